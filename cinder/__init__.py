@@ -1,0 +1,102 @@
+"""cinder: PyTorch's API in Python, computing on NumPy (CPU) and CuPy (CUDA GPUs).
+
+``import cinder as torch`` and a PyTorch program runs on cinder. The layout mirrors PyTorch:
+``cinder.Tensor``, ``cinder.autograd``, ``cinder.nn``... See DESIGN.md for the architecture.
+"""
+
+__version__ = "0.1.0"
+
+from . import _dtype
+from ._dtype import (dtype, bool, uint8, int8, int16, int32, int64, float16, bfloat16,  # noqa
+                     float32, float64, complex64, complex128, promote_types, get_default_dtype,
+                     set_default_dtype, can_cast)
+from ._dtype import ALIASES as _ALIASES
+from ._device import device, set_default_device, get_default_device  # noqa: F401
+from ._tensor import Tensor, Size  # noqa: F401
+from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled,  # noqa: F401
+                                 inference_mode, is_grad_enabled, is_inference_mode_enabled)
+from . import random  # noqa: F401
+from .random import (Generator, default_generator, manual_seed, seed,  # noqa: F401
+                     initial_seed, get_rng_state, set_rng_state)
+from . import ops as _ops
+from . import autograd, return_types, cuda  # noqa: F401
+from ._legacy import CPU_TYPES as _CPU_TYPES, set_default_tensor_type  # noqa: F401
+from ._storage import UntypedStorage, TypedStorage  # noqa: F401
+from ._tensor_str import set_printoptions, get_printoptions, printoptions  # noqa: F401
+from .ops.random import bernoulli, multinomial, normal  # noqa: F401
+from .ops.creation import from_numpy, tensor  # noqa: F401
+
+globals().update(_ALIASES)
+globals().update(_CPU_TYPES)
+globals().update({k: v for k, v in _ops.FUNCTIONS.items() if not k.startswith("_")})
+
+complex = _ops.FUNCTIONS["complex"]          # torch.complex is the op (shadows the builtin)
+range = _ops.FUNCTIONS["range"]
+
+
+class _Layout:
+    """``torch.strided``: the only layout cinder has."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "torch." + self.name
+
+
+class _MemoryFormat(_Layout):
+    pass
+
+
+strided = _Layout("strided")
+contiguous_format = _MemoryFormat("contiguous_format")
+preserve_format = _MemoryFormat("preserve_format")
+channels_last = _MemoryFormat("channels_last")
+
+
+def is_tensor(obj):
+    """Whether ``obj`` is a cinder Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def is_storage(obj):
+    return isinstance(obj, (UntypedStorage, TypedStorage))
+
+
+def numel(input):
+    return input.numel()
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def is_complex(input):
+    return input.is_complex()
+
+
+def is_nonzero(input):
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous"
+                           if input.numel() else
+                           "Boolean value of Tensor with no values is ambiguous")
+    return builtins_bool(input.item())
+
+
+def result_type(tensor1, tensor2):
+    from .ops._prep import result_type as _rt
+    return _rt(tensor1, tensor2)
+
+
+def set_num_threads(n):
+    """Accepted for compatibility; NumPy's BLAS threads are set by its environment variables."""
+
+
+def get_num_threads():
+    return 1
+
+
+from builtins import bool as builtins_bool  # noqa: E402
+from .ops._registry import FUNCTIONS as _F  # noqa: E402
+
+_autograd_variable = autograd.Variable

@@ -1,0 +1,593 @@
+"""``cinder.Tensor``: a backend array that *is* the strided view, plus autograd bookkeeping.
+
+The array (``_data``, a NumPy or CuPy ndarray) carries shape, strides and offset; NumPy views
+share memory exactly as PyTorch views do, so ``storage()``, ``stride()``, ``data_ptr()`` and
+``is_contiguous()`` are read off the array instead of being tracked twice. The math methods
+(``add``, ``sum``, ``view``, ...) are not written here: the op table in ``cinder/ops`` attaches
+them, together with the ``cinder.*`` functions, so each op is defined in exactly one place.
+"""
+
+import warnings
+import weakref
+
+import numpy as np
+
+from . import _dtype as D
+from . import backend
+from ._device import CPU, as_device
+from .autograd import grad_mode
+from .autograd.graph import AccumulateGrad, RemovableHandle
+
+__all__ = ["Tensor", "make_tensor"]
+
+
+class _VersionCounter:
+    """Shared by a tensor and all its views; bumped by every in-place change."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+
+class Tensor:
+    """A multi-dimensional array with autograd, PyTorch's ``torch.Tensor``."""
+
+    __slots__ = ("_data", "_dtype", "_device", "_requires_grad", "_grad", "_grad_fn",
+                 "_output_nr", "_vc", "_base", "_hooks", "_retains_grad", "_grad_acc",
+                 "_is_inference", "_volatile", "__dict__", "__weakref__")
+
+    # Attributes read by reflection (e.g. hasattr(t, 'grad_fn')) must exist on the class.
+    __array_priority__ = 1000          # numpy scalars defer to Tensor's reflected operators
+
+    def __new__(cls, *args, **kwargs):
+        # Legacy constructor: Tensor(2, 3), Tensor([1, 2]), Tensor(ndarray), Tensor(storage).
+        from .ops.creation import legacy_new
+        return legacy_new(cls, D.get_default_dtype(), None, args, kwargs)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    # ------------------------------------------------------------------------------------------
+    # Basic properties
+    # ------------------------------------------------------------------------------------------
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        """The shape as a ``cinder.Size``, or the size of one dimension."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[self._wrap_dim(dim)]
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.size * self._dtype.itemsize
+
+    @property
+    def is_cuda(self):
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self._device.type == "cpu"
+
+    @property
+    def is_meta(self):
+        return False
+
+    @property
+    def is_sparse(self):
+        return False
+
+    @property
+    def is_quantized(self):
+        return False
+
+    @property
+    def layout(self):
+        from . import strided
+        return strided
+
+    def get_device(self):
+        """The CUDA device index, or -1 for CPU tensors."""
+        if self._device.type == "cuda":
+            return 0 if self._device.index is None else self._device.index
+        return -1
+
+    def is_floating_point(self):
+        return self._dtype.category == D.FLOATING
+
+    def is_complex(self):
+        return self._dtype.category == D.COMPLEX
+
+    def is_signed(self):
+        return self._dtype.is_signed
+
+    def is_inference(self):
+        return self._is_inference
+
+    def _wrap_dim(self, dim):
+        return wrap_dim(dim, self._data.ndim)
+
+    # ------------------------------------------------------------------------------------------
+    # Strides and storage (read off the array)
+    # ------------------------------------------------------------------------------------------
+    def stride(self, dim=None):
+        """Strides in elements (NumPy keeps them in bytes)."""
+        item = self._dtype.itemsize
+        strides = tuple(s // item for s in self._data.strides)
+        if dim is None:
+            return strides
+        return strides[self._wrap_dim(dim)]
+
+    def storage_offset(self):
+        root = backend.storage_root(self._data)
+        return (backend.data_ptr(self._data) - backend.data_ptr(root)) // self._dtype.itemsize
+
+    def data_ptr(self):
+        return backend.data_ptr(self._data)
+
+    def untyped_storage(self):
+        from ._storage import UntypedStorage
+        return UntypedStorage._from_root(backend.storage_root(self._data), self._device)
+
+    def storage(self):
+        from ._storage import TypedStorage
+        return TypedStorage._from_tensor(self)
+
+    def is_contiguous(self, memory_format=None):
+        # PyTorch ignores strides of size-1 dims, and an empty tensor is contiguous.
+        shape, strides = self._data.shape, self._data.strides
+        if self._data.size == 0:
+            return True
+        expected = self._dtype.itemsize
+        for n, s in zip(reversed(shape), reversed(strides)):
+            if n != 1:
+                if s != expected:
+                    return False
+                expected *= n
+        return True
+
+    def is_set_to(self, other):
+        return (self.data_ptr() == other.data_ptr() and self.shape == other.shape
+                and self.stride() == other.stride())
+
+    def _is_view(self):
+        return self._base is not None
+
+    # ------------------------------------------------------------------------------------------
+    # Autograd fields
+    # ------------------------------------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self._set_requires_grad(bool(value))
+
+    def _set_requires_grad(self, value):
+        if self._grad_fn is not None:
+            if not value:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().")
+            return
+        if value and self._dtype.category < D.FLOATING:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        if value and self._is_inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
+        self._requires_grad = value
+
+    def requires_grad_(self, requires_grad=True):
+        """Set ``requires_grad`` in place and return self."""
+        self._set_requires_grad(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def creator(self):
+        """Legacy (Variable-era) name of ``grad_fn``."""
+        return self._grad_fn
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self._retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed "
+                "want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() "
+                "on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
+                "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
+                "for more informations.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value._dtype is not self._dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._device != self._device:
+                raise RuntimeError("assigned grad has data located on a different device")
+            if value.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def _version(self):
+        vc = self._vc
+        return 0 if vc is None else vc.value
+
+    def _bump_version(self):
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = _VersionCounter()
+        vc.value += 1
+
+    def _shared_version_counter(self):
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = _VersionCounter()
+        return vc
+
+    def _grad_accumulator(self):
+        """The leaf's AccumulateGrad node (created once, held weakly like PyTorch does)."""
+        ref = self._grad_acc
+        acc = ref() if ref is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            self._grad_acc = weakref.ref(acc)
+        return acc
+
+    def _gradient_edge(self):
+        """(node, input_nr) through which a gradient reaches this tensor."""
+        if self._grad_fn is not None:
+            return self._grad_fn, self._output_nr
+        return self._grad_accumulator(), 0
+
+    def retain_grad(self):
+        """Keep ``.grad`` for this non-leaf tensor after backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        self._retains_grad = True
+        ref = weakref.ref(self)
+
+        def store(grad):
+            t = ref()
+            if t is None:
+                return
+            if t._grad is None:
+                t._grad = grad.detach().clone() if not grad_mode.STATE.grad_enabled else grad
+            else:
+                t._grad = t._grad + grad
+        node = self._grad_fn
+        if node._retain_grad_hooks is None:
+            node._retain_grad_hooks = {}
+        node._retain_grad_hooks[self._output_nr] = store
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def register_hook(self, hook):
+        """Register ``hook(grad) -> Tensor or None``, run when this tensor's gradient is computed."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            return self._grad_fn._register_tensor_hook(self._output_nr, hook)
+        acc = self._grad_accumulator()
+        if self._hooks is None:
+            self._hooks = acc._tensor_pre_hooks = {}
+        handle = RemovableHandle(self._hooks)
+        self._hooks[handle.id] = (0, hook)
+        # Keep the accumulator (and so the hooks) alive as long as the tensor is.
+        self.__dict__["_hook_acc"] = acc
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Register ``hook(tensor)`` to run after ``.grad`` of this leaf has been accumulated."""
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        acc = self._grad_accumulator()
+        self.__dict__["_hook_acc"] = acc
+        return acc.register_hook(lambda grad_inputs, grad_outputs: hook(self) and None)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor w.r.t. the graph leaves (see autograd.backward)."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        """A new tensor sharing this one's data, cut off from the graph."""
+        out = make_tensor(self._data, self._dtype, self._device)
+        out._vc = self._shared_version_counter()
+        out._is_inference = self._is_inference
+        return out
+
+    def detach_(self):
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self):
+        """The same data without autograd history (the legacy ``.data``)."""
+        out = make_tensor(self._data, self._dtype, self._device)
+        out._is_inference = self._is_inference
+        return out
+
+    @data.setter
+    def data(self, new):
+        if not isinstance(new, Tensor):
+            raise TypeError("data must be a Tensor")
+        self._data = new._data
+        self._dtype = new._dtype
+        self._device = new._device
+
+    @property
+    def volatile(self):
+        """Legacy: whether the tensor was created as ``Variable(..., volatile=True)``."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return self._volatile
+
+    # ------------------------------------------------------------------------------------------
+    # Python protocols and the NumPy bridge
+    # ------------------------------------------------------------------------------------------
+    def __repr__(self, *, tensor_contents=None):
+        from ._tensor_str import tensor_repr
+        return tensor_repr(self, tensor_contents=tensor_contents)
+
+    def __str__(self):
+        return self.__repr__()
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and not spec == "":
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def _host_numpy(self):
+        """A NumPy copy of the values, for printing."""
+        return np.array(backend.to_numpy(self._data), copy=True)
+
+    def numpy(self, *, force=False):
+        """The values as a NumPy array sharing memory (CPU tensors that don't require grad)."""
+        if force:
+            return np.array(backend.to_numpy(self._data))
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        if self._device.type != "cpu":
+            raise TypeError(f"can't convert {self._device} device type tensor to numpy. Use "
+                            "Tensor.cpu() to copy the tensor to host memory first.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+    def __array_wrap__(self, arr, context=None, return_scalar=False):
+        # np.exp(tensor) returns a Tensor, as it does with PyTorch.
+        from .ops.creation import from_numpy
+        if return_scalar:
+            return arr[()]
+        return from_numpy(np.ascontiguousarray(arr))
+
+    def tolist(self):
+        return backend.to_numpy(self._data).tolist()
+
+    def item(self):
+        """The single value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return backend.to_numpy(self._data).reshape(()).item()
+
+    def _scalar_value(self, what):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return self.item()
+
+    def __float__(self):
+        return float(self._scalar_value("float"))
+
+    def __int__(self):
+        return int(self._scalar_value("int"))
+
+    def __complex__(self):
+        return complex(self._scalar_value("complex"))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is "
+                               "ambiguous")
+        return bool(self.item())
+
+    def __index__(self):
+        if self._dtype.category != D.INTEGRAL and self._dtype is not D.bool or \
+                self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self.item())
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __contains__(self, element):
+        if isinstance(element, (Tensor, int, float, bool, complex)):
+            return bool((self == element).any().item())
+        raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                           f"in a {type(element)}.")
+
+    __hash__ = object.__hash__
+
+    def __reduce_ex__(self, protocol):
+        from .serialization import reduce_tensor
+        return reduce_tensor(self)
+
+    def __deepcopy__(self, memo):
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                               "the deepcopy protocol at the moment.  If you were attempting to "
+                               "deepcopy a module, this may be because of a torch.nn.utils."
+                               "weight_norm usage, see https://github.com/pytorch/pytorch/pull/"
+                               "103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        with grad_mode.no_grad():
+            new = self.clone()
+        new.__class__ = type(self)
+        new._requires_grad = self._requires_grad
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        new.__dict__.update({k: v for k, v in self.__dict__.items() if k != "_hook_acc"})
+        memo[id(self)] = new
+        return new
+
+    # Type names as PyTorch prints them in .type() and in error messages.
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """With no argument, the type name ('torch.FloatTensor'); otherwise a cast."""
+        if dtype is None:
+            prefix = "torch.cuda." if self._device.type == "cuda" else "torch."
+            return prefix + self._dtype._tensor_name
+        from .ops.conversion import cast_to_type
+        return cast_to_type(self, dtype, non_blocking)
+
+
+def make_tensor(data, dtype=None, device=None, requires_grad=False):
+    """Wrap a backend array in a Tensor without copying (the one internal constructor).
+
+    Every op result goes through here, so it is kept to slot assignments.
+    """
+    t = object.__new__(Tensor)
+    t._data = data
+    t._dtype = D._FROM_NUMPY[data.dtype] if dtype is None else dtype
+    t._device = CPU if device is None else device
+    t._requires_grad = requires_grad
+    t._grad = None
+    t._grad_fn = None
+    t._output_nr = 0
+    t._vc = None
+    t._base = None
+    t._hooks = None
+    t._retains_grad = False
+    t._grad_acc = None
+    t._is_inference = grad_mode.STATE.inference
+    t._volatile = False
+    return t
+
+
+def wrap_dim(dim, ndim):
+    """Normalise a possibly negative dim, raising PyTorch's IndexError when out of range."""
+    if not isinstance(dim, int):
+        dim = dim.__index__()
+    lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if dim < lo or dim > hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but "
+                         f"got {dim})")
+    if ndim == 0:
+        return 0
+    return dim + ndim if dim < 0 else dim
+
+
+class Size(tuple):
+    """``torch.Size``: a tuple of ints with PyTorch's repr and ``numel()``."""
+
+    def __new__(cls, sizes=()):
+        return tuple.__new__(cls, (s.__index__() for s in sizes))
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+
+    def __getitem__(self, item):
+        result = tuple.__getitem__(self, item)
+        return Size(result) if isinstance(item, slice) else result
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, n):
+        return Size(tuple(self) * n)
+
+    __rmul__ = __mul__
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+def as_device_or_none(d):
+    return None if d is None else as_device(d)

@@ -1,0 +1,218 @@
+"""Graph nodes: the objects behind ``tensor.grad_fn``.
+
+A node is one recorded operation. ``next_functions`` holds one ``(node, input_nr)`` pair per
+differentiable input (``(None, 0)`` for inputs that need no gradient); ``AccumulateGrad`` is the
+node that writes into a leaf's ``.grad``. Op nodes are generated from the op table, one class per
+PyTorch name (``MulBackward0``); custom ``autograd.Function`` s plug in as ``BackwardCFunction``.
+"""
+
+import itertools
+
+from . import grad_mode
+
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle"]
+
+# Nodes created later get larger numbers; the engine runs larger numbers first, which is a
+# valid topological order for a graph recorded by running the forward pass.
+_sequence = itertools.count()
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``: ``handle.remove()`` unregisters the hook."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks_dict):
+        self.hooks_dict = hooks_dict
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self):
+        self.hooks_dict.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when it was saved.
+
+    Unpacking checks the version, which is how an in-place change to a saved tensor becomes the
+    "modified by an inplace operation" error instead of a silently wrong gradient. An op's own
+    output is saved as its array and version counter rather than the Tensor object, so the
+    output does not keep itself alive through its own grad_fn (no reference cycle).
+    """
+
+    __slots__ = ("tensor", "version", "vc", "data", "dtype", "device", "output_nr")
+
+    def __init__(self, tensor, is_output=False):
+        if tensor._is_inference and not grad_mode.STATE.inference:
+            raise RuntimeError("Inference tensors cannot be saved for backward. To work around "
+                               "you can make a clone to get a normal tensor and use it in "
+                               "autograd.")
+        self.version = tensor._version
+        if is_output:
+            self.tensor = None
+            self.vc = tensor._shared_version_counter()
+            self.data, self.dtype, self.device = tensor._data, tensor._dtype, tensor._device
+            self.output_nr = tensor._output_nr
+        else:
+            self.tensor = tensor
+
+    def unpack(self, node):
+        t = self.tensor
+        if t is None:
+            from .._tensor import make_tensor
+            t = make_tensor(self.data, self.dtype, self.device, True)
+            t._vc, t._grad_fn, t._output_nr = self.vc, node, self.output_nr
+        if t._version != self.version:
+            where = "" if t._grad_fn is None else \
+                f", which is output {t._output_nr} of {t._grad_fn.name()},"
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{t.type()} {list(t.shape)}]{where} is at version "
+                f"{t._version}; expected version {self.version} instead. Hint: enable anomaly "
+                "detection to find the operation that failed to compute its gradient, with "
+                "torch.autograd.set_detect_anomaly(True).")
+        return t
+
+
+_FREED = object()
+
+
+class Node:
+    """Base of every graph node. Subclasses implement ``backward(grad_outputs) -> grad_inputs``."""
+
+    __slots__ = ("next_functions", "_input_meta", "_saved", "_hooks", "_pre_hooks",
+                 "_tensor_pre_hooks", "_retain_grad_hooks", "_sequence_nr", "metadata",
+                 "_anomaly_trace", "__weakref__", "__dict__")
+
+    def __init__(self):
+        self.next_functions = ()
+        self._input_meta = ()
+        self._saved = None
+        self._hooks = None
+        self._pre_hooks = None
+        self._tensor_pre_hooks = None
+        self._retain_grad_hooks = None
+        self._sequence_nr = next(_sequence)
+        self.metadata = {}
+        self._anomaly_trace = None
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    @property
+    def requires_grad(self):
+        return True
+
+    # -- saved values ------------------------------------------------------------------------
+    def saved(self, key):
+        """The value saved under ``key``, unpacking saved tensors with the version check."""
+        saved = self._saved
+        if saved is _FREED:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved "
+                "tensors after they have already been freed). Saved intermediate values of the "
+                "graph are freed when you call .backward() or autograd.grad(). Specify "
+                "retain_graph=True if you need to backward through the graph a second time or "
+                "if you need to access saved tensors after calling backward.")
+        value = saved[key]
+        return value.unpack(self) if type(value) is SavedTensor else value
+
+    def release_saved(self):
+        if self._saved is not None:
+            self._saved = _FREED
+
+    def __getattr__(self, name):
+        # grad_fn._saved_self / _saved_other, as PyTorch exposes them for inspection.
+        if name.startswith("_saved_"):
+            saved = object.__getattribute__(self, "_saved")
+            key = name[len("_saved_"):]
+            if saved not in (None, _FREED) and key in saved:
+                return self.saved(key)
+            if saved is _FREED:
+                return self.saved(key)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    # -- hooks -------------------------------------------------------------------------------
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = {}
+        handle = RemovableHandle(self._hooks)
+        self._hooks[handle.id] = fn
+        return handle
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        handle = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[handle.id] = fn
+        return handle
+
+    def _register_tensor_hook(self, output_nr, fn):
+        # Hooks of a non-leaf tensor run on the gradient of that output of its grad_fn.
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        handle = RemovableHandle(self._tensor_pre_hooks)
+        self._tensor_pre_hooks[handle.id] = (output_nr, fn)
+        return handle
+
+    # -- running -----------------------------------------------------------------------------
+    def backward(self, grad_outputs):
+        raise NotImplementedError
+
+    def __call__(self, *grad_outputs):
+        return self.apply(*grad_outputs)
+
+    def apply(self, *grad_outputs):
+        """Run this node on output gradients (what ``z.grad_fn.apply(grad)`` does in the book).
+
+        Returns one gradient per input edge; a single gradient is returned bare.
+        """
+        grads = self.backward(grad_outputs)
+        return grads[0] if len(grads) == 1 else grads
+
+
+class AccumulateGrad(Node):
+    """The node for a leaf tensor: adds the incoming gradient into ``variable.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__()
+        self.variable = variable
+        self._sequence_nr = 2 ** 62      # leaves run last; only dependencies decide anyway
+
+    def backward(self, grad_outputs):
+        accumulate_into_leaf(self.variable, grad_outputs[0])
+        return ()
+
+    def apply(self, *grad_outputs):
+        self.backward(grad_outputs)
+        return ()
+
+
+def accumulate_into_leaf(variable, grad):
+    """``variable.grad += grad`` with PyTorch's rules.
+
+    The first gradient is stored as a copy, because the engine may hand the same gradient
+    object to several leaves (``x + y``) and a later in-place accumulation must not leak from
+    one ``.grad`` into another. Under ``create_graph`` the sum stays differentiable instead.
+    """
+    if grad is None:
+        return
+    old = variable._grad
+    if grad_mode.STATE.grad_enabled:          # create_graph=True: keep the graph of the grad
+        variable._grad = grad if old is None else old + grad
+    elif old is None:
+        variable._grad = grad.detach().clone()
+    else:
+        old.add_(grad)

@@ -1,0 +1,113 @@
+"""The only layer that knows NumPy from CuPy.
+
+Kernels are written once against an *array namespace* ``xp`` (``numpy`` or ``cupy``), picked by
+``array_module(device)``. Moving arrays between devices, asking whether CUDA exists, and reading
+the memory address of an array also live here.
+"""
+
+import numpy as np
+
+from .._device import CPU, device
+
+__all__ = ["array_module", "cuda_is_available", "to_device", "data_ptr", "storage_root"]
+
+_cupy = None
+_cupy_checked = False
+
+
+def _load_cupy():
+    """Import CuPy on first use; None when it is missing or no GPU is visible."""
+    global _cupy, _cupy_checked
+    if not _cupy_checked:
+        _cupy_checked = True
+        try:
+            import cupy
+            if cupy.cuda.runtime.getDeviceCount() > 0:
+                _cupy = cupy
+        except Exception:  # no cupy, no driver, or no device: CUDA is simply unavailable
+            _cupy = None
+    return _cupy
+
+
+def cuda_is_available():
+    return _load_cupy() is not None
+
+
+def cuda_device_count():
+    cp = _load_cupy()
+    return 0 if cp is None else cp.cuda.runtime.getDeviceCount()
+
+
+def cupy_module():
+    """CuPy itself, or the RuntimeError PyTorch raises when CUDA is absent."""
+    cp = _load_cupy()
+    if cp is None:
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    return cp
+
+
+def array_module(dev):
+    """``numpy`` for the CPU, ``cupy`` for CUDA devices."""
+    if dev.type == "cpu":
+        return np
+    if dev.type == "cuda":
+        return cupy_module()
+    raise RuntimeError(f"no array backend for device type {dev.type!r}")
+
+
+def is_numpy(arr):
+    return isinstance(arr, np.ndarray)
+
+
+def device_of_array(arr):
+    """The cinder device an array lives on."""
+    if isinstance(arr, np.ndarray):
+        return CPU
+    return device("cuda", arr.device.id)
+
+
+def to_device(arr, dev, copy=False):
+    """Move (or copy) an array to ``dev``; returns the same array when nothing has to change."""
+    if dev.type == "cpu":
+        if isinstance(arr, np.ndarray):
+            return arr.copy() if copy else arr
+        return arr.get()
+    cp = cupy_module()
+    index = 0 if dev.index is None else dev.index
+    with cp.cuda.Device(index):
+        if isinstance(arr, cp.ndarray) and arr.device.id == index and not copy:
+            return arr
+        return cp.array(arr, copy=True)
+
+
+def to_numpy(arr):
+    """A NumPy array with the values of ``arr`` (the array itself when it already is one)."""
+    return arr if isinstance(arr, np.ndarray) else arr.get()
+
+
+def data_ptr(arr):
+    """Address of the first element of ``arr``."""
+    if isinstance(arr, np.ndarray):
+        return arr.__array_interface__["data"][0]
+    return arr.data.ptr
+
+
+def storage_root(arr):
+    """The array that owns the memory ``arr`` views.
+
+    NumPy keeps ``base`` pointing at the owner for ordinary views; ``as_strided`` views reach
+    it through an intermediate object, so follow ``base`` links and keep the last array seen.
+    """
+    root = arr
+    node = arr.base
+    while node is not None:
+        if type(node) is type(arr):
+            root = node
+        node = getattr(node, "base", None)
+    return root
+
+
+def synchronize(dev=None):
+    cp = _load_cupy()
+    if cp is not None:
+        cp.cuda.Device(0 if dev is None or dev.index is None else dev.index).synchronize()

@@ -1,0 +1,154 @@
+"""Argument preparation shared by every op: tensors vs scalars, promotion, devices, dims.
+
+This is done once here, not in each op: ``binary_operands`` gives the kernel two arrays (or an
+array and a Python scalar) already in the result dtype and on one device.
+"""
+
+import numpy as np
+
+from .. import _dtype as D
+from .. import backend
+from .._device import CPU
+from .._tensor import Tensor, make_tensor, wrap_dim
+
+_SCALAR_TYPES = (int, float, bool, complex, np.number, np.bool_)
+
+
+def xp_of(t):
+    """The array namespace (numpy or cupy) of a tensor."""
+    return np if t._device is CPU else backend.array_module(t._device)
+
+
+def is_scalar(x):
+    return isinstance(x, _SCALAR_TYPES)
+
+
+def device_mismatch(a, b, name=""):
+    raise RuntimeError(
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        f"{_dev_name(a)} and {_dev_name(b)}!" if not name else
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        f"{_dev_name(a)} and {_dev_name(b)}! (when checking argument for argument {name})")
+
+
+def _dev_name(d):
+    return "cuda:0" if d.type == "cuda" and d.index is None else str(d)
+
+
+def common_device(tensors):
+    """The device all tensors share; 0-d CPU tensors may join CUDA tensors, as in PyTorch."""
+    dev = None
+    for t in tensors:
+        d = t._device
+        if dev is None or dev is d:
+            dev = d
+            continue
+        if d == dev:
+            continue
+        if d is CPU and t._data.ndim == 0:
+            continue
+        if dev is CPU and not any(x._device is CPU and x._data.ndim > 0 for x in tensors):
+            dev = d
+            continue
+        device_mismatch(dev, d)
+    return dev
+
+
+def result_type(*args):
+    """PyTorch's promotion over tensors (n-d over 0-d) and Python scalars."""
+    dim, zero, scal = [], [], []
+    for a in args:
+        if isinstance(a, Tensor):
+            (dim if a._data.ndim else zero).append(a._dtype)
+        elif a is not None:
+            scal.append(a)
+    return D.result_type_of(dim, zero, scal)
+
+
+def as_compute(t, dtype, dev):
+    """The array of ``t`` in ``dtype`` on ``dev`` (no copy when nothing changes)."""
+    arr = t._data
+    if t._device is not dev and t._device != dev:
+        arr = backend.to_device(arr, dev)
+    if t._dtype is not dtype:
+        arr = arr.astype(dtype.numpy_dtype)
+    return arr
+
+
+def scalar_as(value, dtype):
+    """A Python scalar converted to the kernel dtype's Python kind (so NumPy keeps the dtype)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    cat = dtype.category
+    if cat == D.COMPLEX:
+        return complex(value)
+    if cat == D.FLOATING:
+        if isinstance(value, complex):
+            raise RuntimeError("value cannot be converted to type float without overflow")
+        return float(value)
+    if cat == D.INTEGRAL:
+        return int(value)
+    return bool(value)
+
+
+def binary_operands(a, b, name):
+    """(array_a, array_b_or_scalar, result dtype, device) for a binary op with ``a`` a Tensor."""
+    if isinstance(b, Tensor):
+        dt = a._dtype
+        if dt is not b._dtype:
+            dt = result_type(a, b)
+        dev = a._device
+        if dev is not b._device and dev != b._device:
+            dev = common_device((a, b))
+        return as_compute(a, dt, dev), as_compute(b, dt, dev), dt, dev
+    if is_scalar(b):
+        dt = a._dtype
+        cat = dt.category
+        if cat == D.BOOL or (cat == D.INTEGRAL and not isinstance(b, (int, np.integer))) or \
+                (cat == D.FLOATING and isinstance(b, (complex, np.complexfloating))):
+            dt = D.result_type_of((dt,) if a._data.ndim else (),
+                                  (dt,) if not a._data.ndim else (), (b,))
+        arr = a._data if dt is a._dtype else a._data.astype(dt.numpy_dtype)
+        return arr, scalar_as(b, dt), dt, a._device
+    raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
+                    f"{type(b).__name__}")
+
+
+def to_tensor_like(x, like=None):
+    """A scalar or sequence as a Tensor on ``like``'s device (Tensor inputs pass through)."""
+    if isinstance(x, Tensor):
+        return x
+    from .creation import tensor
+    dev = None if like is None else like._device
+    return tensor(x, device=dev)
+
+
+def wrap(arr, dtype, dev):
+    return make_tensor(arr, dtype, dev)
+
+
+def dims_arg(dim, ndim):
+    """Normalise a dim argument (int, tuple/list of ints, or None) to a sorted tuple or None."""
+    if dim is None:
+        return None
+    if isinstance(dim, (int, np.integer)) or isinstance(dim, Tensor):
+        return (wrap_dim(int(dim), ndim),)
+    dims = tuple(wrap_dim(d, ndim) for d in dim)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+    return dims
+
+
+def shape_arg(args, name="size"):
+    """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size)`` all mean shape (2, 3)."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = args[0]
+    out = []
+    for s in args:
+        if isinstance(s, Tensor):
+            s = int(s)
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"{name}(): argument 'size' must be tuple of ints, but found element "
+                            f"of type {type(s).__name__} at pos {len(out)}")
+        out.append(int(s))
+    return tuple(out)

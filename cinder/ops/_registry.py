@@ -1,0 +1,282 @@
+"""The op table and the generator that turns entries into functions, methods and graph nodes.
+
+An op is defined once, in one family file (``pointwise.py``, ``reduction.py``, ...), by:
+- a forward function with PyTorch's Python signature that computes on backend arrays, and
+- if differentiable, derivative formulas written in cinder Tensor ops, one per input, in the
+  vocabulary of PyTorch's ``derivatives.yaml`` (``grad``, ``result``, ``self``, ``other``...).
+``register`` then publishes ``cinder.<name>``, ``Tensor.<name>``, the in-place ``Tensor.<name>_``
+(with version bump and leaf checks), and ``out=``. ``node_class`` builds the graph-node class
+(``MulBackward0``...) and, by reading which names the formulas use, what the node must save:
+an op that runs with grad disabled saves nothing at all.
+"""
+
+from .. import _dtype as D
+from .._tensor import Tensor, make_tensor
+from ..autograd import grad_mode
+from ..autograd.graph import Node, SavedTensor
+
+__all__ = ["register", "node_class", "record", "needs_grad", "FUNCTIONS", "OPS"]
+
+FUNCTIONS = {}        # name -> function, exported as cinder.<name>
+OPS = {}              # name -> OpInfo: the op table, walked by the coverage test
+
+
+class OpInfo:
+    """One row of the op table (what exists for an op, and its graph nodes)."""
+
+    __slots__ = ("name", "function", "method", "inplace", "nodes", "family")
+
+    def __init__(self, name, function, method, inplace, nodes, family):
+        self.name = name
+        self.function = function
+        self.method = method
+        self.inplace = inplace
+        self.nodes = nodes
+        self.family = family
+
+    def __repr__(self):
+        return f"OpInfo({self.name!r}, family={self.family!r})"
+
+
+# ----------------------------------------------------------------------------------------------
+# Graph nodes generated from derivative formulas
+# ----------------------------------------------------------------------------------------------
+
+class OpNode(Node):
+    """Base of generated nodes; ``_formulas`` holds one formula (or None) per input edge."""
+
+    __slots__ = ()
+    _formulas = ()
+    _saves = frozenset()
+    _num_outputs = 1
+
+    def __getattr__(self, name):
+        # Formulas read saved values as attributes: ``s.other``, ``s.result``, ``s.dim``.
+        saved = object.__getattribute__(self, "_saved")
+        if saved is not None and name in self._saves:
+            return self.saved(name)
+        return Node.__getattr__(self, name)
+
+    def backward(self, grad_outputs):
+        grad = grad_outputs[0] if self._num_outputs == 1 else grad_outputs
+        if self._num_outputs == 1 and grad is None:
+            return (None,) * len(self.next_functions)
+        out = []
+        for formula, (edge, _) in zip(self._formulas, self.next_functions):
+            out.append(None if edge is None or formula is None else formula(grad, self))
+        return tuple(out)
+
+
+def _names_used(formula):
+    """Every attribute/global name a formula's code mentions (nested lambdas included)."""
+    names = set()
+    stack = [formula.__code__]
+    while stack:
+        code = stack.pop()
+        names.update(code.co_names)
+        stack.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+    return names
+
+
+def node_class(name, formulas, saves_also=(), num_outputs=1):
+    """Build the graph-node class ``name`` from per-input formulas ``{input: f(grad, s)}``.
+
+    ``formulas`` is ordered like the op's differentiable inputs; a value of None marks an input
+    that never gets a gradient. The node saves exactly the names the formulas read.
+    """
+    known_inputs = tuple(formulas)
+    used = set(saves_also)
+    for f in formulas.values():
+        if f is not None:
+            used |= _names_used(f)
+    cls = type(name, (OpNode,), {
+        "__slots__": (),
+        "_formulas": tuple(formulas.values()),
+        "_inputs": known_inputs,
+        "_saves": frozenset(used),
+        "_num_outputs": num_outputs,
+    })
+    cls.__module__ = "cinder.autograd.generated"
+    return cls
+
+
+# ----------------------------------------------------------------------------------------------
+# Recording
+# ----------------------------------------------------------------------------------------------
+
+def needs_grad(*tensors):
+    """Whether an op on these inputs must be recorded (grad mode on and an input needs grad)."""
+    if not grad_mode.STATE.grad_enabled:
+        return False
+    for t in tensors:
+        if t is not None and t._requires_grad:
+            return True
+    return False
+
+
+def record(cls, inputs, outputs, **values):
+    """Attach a new ``cls`` node to ``outputs``; ``inputs`` are the differentiable inputs
+    (None for an input that is not a tensor). ``values`` are candidates for saving: the node
+    keeps only those its formulas use."""
+    node = cls()
+    node.next_functions = tuple(
+        t._gradient_edge() if t is not None and t._requires_grad else (None, 0) for t in inputs)
+    node._input_meta = tuple(
+        (t._data.shape, t._dtype, t._device) if t is not None else None for t in inputs)
+    saves = cls._saves
+    if saves:
+        saved = {}
+        for key in saves:
+            if key == "result":
+                saved[key] = SavedTensor(outputs[0], is_output=True)
+            elif key in values:
+                v = values[key]
+                saved[key] = SavedTensor(v) if isinstance(v, Tensor) else v
+        node._saved = saved
+    for i, out in enumerate(outputs):
+        if out is None:
+            continue
+        out._grad_fn = node
+        out._output_nr = i
+        out._requires_grad = True
+    if grad_mode.ANOMALY.enabled:
+        grad_mode.ANOMALY.attach(node)
+    return node
+
+
+# ----------------------------------------------------------------------------------------------
+# Publishing functions, methods, in-place and out= variants
+# ----------------------------------------------------------------------------------------------
+
+def register(name, function=None, *, method=True, inplace=None, family="", nodes=(),
+             method_name=None):
+    """Publish ``function`` as ``cinder.<name>`` and (if ``method``) as ``Tensor.<name>``.
+
+    ``inplace`` may be a function to publish as ``Tensor.<name>_``; ``True`` generates one from
+    the out-of-place function (compute, then copy into self, with PyTorch's checks).
+    Usable as a decorator.
+    """
+    def publish(fn):
+        FUNCTIONS[name] = fn
+        meth = None
+        if method:
+            meth = fn if method is True else method
+            setattr(Tensor, method_name or name, meth)
+        inp = inplace
+        if inp is True:
+            inp = make_inplace(fn, name)
+        if inp is not None:
+            setattr(Tensor, name + "_", inp)
+        OPS[name] = OpInfo(name, fn, meth, inp, nodes, family)
+        return fn
+    return publish if function is None else publish(function)
+
+
+def check_inplace(t):
+    """PyTorch's refusals before modifying ``t`` in place."""
+    if grad_mode.STATE.grad_enabled and t._requires_grad and t._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    base = t._base
+    if grad_mode.STATE.grad_enabled and base is not None and base._requires_grad \
+            and base._grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    if t._is_inference and not grad_mode.STATE.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
+
+
+def cast_check(result_dtype, out_dtype, out_name="desired output type"):
+    """In-place/out= results may not go down a category (float result into a long tensor)."""
+    if result_dtype.category > out_dtype.category:
+        raise RuntimeError(f"result type {_type_name(result_dtype)} can't be cast to the "
+                           f"{out_name} {_type_name(out_dtype)}")
+
+
+def _type_name(d):
+    return {D.float32: "Float", D.float64: "Double", D.float16: "Half", D.bfloat16: "BFloat16",
+            D.int64: "Long", D.int32: "Int", D.int16: "Short", D.int8: "Char", D.uint8: "Byte",
+            D.bool: "Bool", D.complex64: "ComplexFloat", D.complex128: "ComplexDouble"}[d]
+
+
+def make_inplace(fn, name):
+    """``Tensor.<name>_`` from the out-of-place ``fn``: compute, then write the result into self."""
+    def inplace(self, *args, **kwargs):
+        check_inplace(self)
+        recording = needs_grad(self, *[a for a in args if isinstance(a, Tensor)],
+                               *[a for a in kwargs.values() if isinstance(a, Tensor)])
+        src = _snapshot_for_backward(self) if recording else self
+        result = fn(src, *args, **kwargs)
+        return commit_inplace(self, result)
+    inplace.__name__ = name + "_"
+    inplace.__qualname__ = "Tensor." + name + "_"
+    inplace.__doc__ = f"In-place version of :meth:`Tensor.{name}`."
+    return inplace
+
+
+def _snapshot_for_backward(t):
+    """An alias of ``t``'s graph position with its current values, so a node recorded before
+    ``t`` is overwritten still sees the old values (PyTorch saves ``original_self`` likewise)."""
+    snap = make_tensor(t._data.copy(), t._dtype, t._device, t._requires_grad)
+    snap._grad_fn = t._grad_fn
+    snap._output_nr = t._output_nr
+    return snap
+
+
+def commit_inplace(self, result):
+    """Write ``result`` into ``self``; bump the version; move the graph onto ``self``."""
+    cast_check(result._dtype, self._dtype)
+    if result._data.shape != self._data.shape:
+        try:
+            import numpy as np
+            np.broadcast_shapes(result._data.shape, self._data.shape)
+            ok = len(result._data.shape) <= len(self._data.shape) and all(
+                r in (1, s) for r, s in zip(result._data.shape[::-1], self._data.shape[::-1]))
+        except ValueError:
+            ok = False
+        if not ok:
+            raise RuntimeError(
+                f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                f"{list(_broadcast(self.shape, result.shape))}")
+    self._data[...] = result._data
+    self._bump_version()
+    if result._grad_fn is not None:
+        from .views import rebase_history
+        rebase_history(self, result)
+    return self
+
+
+def _broadcast(a, b):
+    import numpy as np
+    return np.broadcast_shapes(tuple(a), tuple(b))
+
+
+def write_out(out, result):
+    """Implement ``out=``: resize ``out`` (warning if it was non-empty) and copy ``result``."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
+    if grad_mode.STATE.grad_enabled and (result._requires_grad or out._requires_grad):
+        raise RuntimeError("functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    cast_check(result._dtype, out._dtype, "desired output type")
+    if out._device != result._device:
+        raise RuntimeError(f"Expected out tensor to have device {result._device}, but got "
+                           f"out.device = {out._device} instead")
+    if out._data.shape != result._data.shape:
+        if out._data.size != 0:
+            import warnings
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(out.shape)}, which does not match the required output shape "
+                f"{list(result.shape)}. This behavior is deprecated, and in a future PyTorch "
+                "release outputs will not be resized unless they have zero elements. You can "
+                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
+                "t.resize_(0).", UserWarning, stacklevel=3)
+        out._data = result._data.astype(out._dtype.numpy_dtype, copy=True)
+    else:
+        out._data[...] = result._data
+    out._bump_version()
+    return out

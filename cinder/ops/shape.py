@@ -1,0 +1,113 @@
+"""Joining ops: cat / concat / concatenate, stack (and their gradients: split / unbind)."""
+
+from .._tensor import Tensor, wrap_dim
+from ._prep import as_compute, common_device, result_type, wrap, xp_of
+from ._registry import OpNode, needs_grad, record, register, write_out
+
+
+class _JoinBackward(OpNode):
+    """One gradient per joined tensor: slices of the output gradient (cat) or its unbind (stack)."""
+
+    __slots__ = ()
+
+    def backward(self, grad_outputs):
+        grad = grad_outputs[0]
+        if grad is None:
+            return (None,) * len(self.next_functions)
+        dim, sizes = self.saved("dim"), self.saved("sizes")
+        if self.saved("stacked"):
+            return tuple(grad.unbind(dim))
+        return tuple(grad.split(sizes, dim))
+
+
+def _join_node(name):
+    cls = type(name, (_JoinBackward,), {"__slots__": (),
+                                          "_saves": frozenset({"dim", "sizes", "stacked"})})
+    cls.__module__ = "cinder.autograd.generated"
+    return cls
+
+
+CatBackward = _join_node("CatBackward0")
+StackBackward = _join_node("StackBackward0")
+
+
+def _check_seq(tensors, name):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")
+    if len(tensors) == 0:
+        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+
+
+def cat(tensors, dim=0, *, out=None):
+    """Concatenate along an existing ``dim`` (dtypes promote; legacy empty 1-D are skipped)."""
+    _check_seq(tensors, "cat")
+    tensors = list(tensors)
+    parts = [t for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)] or tensors[:1]
+    ref = parts[0]
+    if ref.dim() == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = wrap_dim(dim, ref.dim())
+    for i, t in enumerate(parts):
+        if t.dim() != ref.dim():
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.dim()} and "
+                               f"{t.dim()}")
+        for k in range(ref.dim()):
+            if k != d and t.shape[k] != ref.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list.")
+    dt = result_type(*parts)
+    dev = common_device(parts)
+    xp = xp_of(ref)
+    result = wrap(xp.concatenate([as_compute(t, dt, dev) for t in parts], axis=d), dt, dev)
+    if needs_grad(*tensors):
+        sizes = [t.shape[d] if t.dim() else 0 for t in tensors]
+        record(CatBackward, tensors, (result,), dim=d, sizes=sizes, stacked=False)
+    return write_out(out, result) if out is not None else result
+
+
+register("cat", cat, method=False, family="shape", nodes=(CatBackward,))
+register("concat", cat, method=False, family="alias")
+register("concatenate", cat, method=False, family="alias")
+
+
+def stack(tensors, dim=0, *, out=None):
+    """Join along a new ``dim``; all tensors must have the same shape."""
+    _check_seq(tensors, "stack")
+    ref = tensors[0]
+    d = wrap_dim(dim, ref.dim() + 1)
+    for i, t in enumerate(tensors):
+        if t.shape != ref.shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(ref.shape)} at entry 0 and {list(t.shape)} at entry {i}")
+    dt = result_type(*tensors)
+    dev = common_device(tensors)
+    xp = xp_of(ref)
+    result = wrap(xp.stack([as_compute(t, dt, dev) for t in tensors], axis=d), dt, dev)
+    if needs_grad(*tensors):
+        record(StackBackward, tensors, (result,), dim=d, sizes=None, stacked=True)
+    return write_out(out, result) if out is not None else result
+
+
+register("stack", stack, method=False, family="shape", nodes=(StackBackward,))
+
+
+def hstack(tensors, *, out=None):
+    """Join horizontally: along dim 0 for 1-D tensors, dim 1 otherwise."""
+    ts = [t if t.dim() else t.reshape(1) for t in tensors]
+    return cat(ts, 0 if ts[0].dim() == 1 else 1, out=out)
+
+
+def vstack(tensors, *, out=None):
+    """Join vertically, turning 1-D tensors into rows first."""
+    return cat([t if t.dim() >= 2 else t.reshape(1, -1) for t in tensors], 0, out=out)
+
+
+register("hstack", hstack, method=False, family="shape")
+register("vstack", vstack, method=False, family="shape")
+register("row_stack", vstack, method=False, family="alias")

@@ -1,0 +1,763 @@
+"""View ops: results share memory with their input (NumPy views), and the version counter.
+
+``make_view`` is the one place a view is created: it wraps the NumPy view, points ``_base`` at
+the root tensor, shares the version counter, and records the node. ``rebase_history`` is what
+happens when a view is modified in place while autograd records: the base's history is
+rewritten through a ``CopySlices`` node so gradients flow through the modified region.
+"""
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Size, Tensor, make_tensor, wrap_dim
+from ..autograd.graph import Node
+from ._prep import dims_arg, shape_arg
+from ._registry import node_class, needs_grad, record, register
+
+
+def make_view(input, arr, node=None, **saved):
+    """Wrap ``arr`` (a view of ``input._data``) as a view tensor of ``input``."""
+    out = make_tensor(arr, input._dtype, input._device)
+    out._base = input if input._base is None else input._base
+    out._vc = input._shared_version_counter()
+    out._is_inference = input._is_inference
+    if node is not None and input._requires_grad and needs_grad(input):
+        record(node, (input,), (out,), **saved)
+    return out
+
+
+def _infer_size(shape, numel):
+    """Resolve a single -1 in ``shape`` (PyTorch's messages for the bad cases)."""
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for s in shape:
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s}")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if neg:
+        if known == 0 or numel % known != 0:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = list(shape)
+        shape[neg[0]] = numel // known
+        return tuple(shape)
+    if known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def _view_strides(old_shape, old_strides, new_shape):
+    """Strides (bytes) that show ``new_shape`` without copying, or None when impossible.
+
+    Splits the old dims into contiguous chunks and maps the new dims onto them (the rule
+    PyTorch's ``computeStride`` implements).
+    """
+    if not old_shape:
+        return tuple(0 if n == 1 else None for n in new_shape) if all(n == 1 for n in new_shape) \
+            else None
+    numel = int(np.prod(old_shape))
+    if numel == 0:
+        return None
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base = old_strides[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[d]
+        if d == 0 or (old_shape[d - 1] != 1 and
+                      old_strides[d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk_base = old_strides[d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def _backend_strided(arr, shape, strides):
+    """A view of ``arr``'s memory (starting at its first element) with byte ``strides``."""
+    if isinstance(arr, np.ndarray):
+        return np.lib.stride_tricks.as_strided(arr, shape, strides)
+    from ..backend import cupy_module
+    return cupy_module().lib.stride_tricks.as_strided(arr, shape, strides)
+
+
+ViewNode = node_class("ViewBackward0", {"self": lambda grad, s: grad.reshape(s.self_sizes)})
+UnsafeViewNode = node_class("UnsafeViewBackward0", {
+    "self": lambda grad, s: grad.reshape(s.self_sizes)})
+
+
+def view(input, *shape):
+    """A view with a new shape (or, given a dtype, the same bytes reinterpreted)."""
+    if len(shape) == 1 and isinstance(shape[0], D.dtype):
+        return _view_dtype(input, shape[0])
+    shape = _infer_size(shape_arg(shape, "view"), input._data.size)
+    arr = input._data
+    try:
+        new = arr.reshape(shape) if arr.flags.c_contiguous else _reshape_no_copy(arr, shape)
+    except ValueError:
+        new = None
+    if new is None:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return make_view(input, new, ViewNode, self_sizes=input._data.shape)
+
+
+def _reshape_no_copy(arr, shape):
+    strides = _view_strides(arr.shape, arr.strides, shape)
+    if strides is None:
+        if arr.size == 0:
+            return arr.reshape(shape)
+        return None
+    return _backend_strided(arr, shape, strides)
+
+
+def _view_dtype(input, dt):
+    if dt.itemsize != input._dtype.itemsize and input._data.ndim == 0:
+        raise RuntimeError("self.dim() cannot be 0 to view "
+                           f"{input.dtype} as {dt} (different element sizes)")
+    out = make_view(input, input._data.view(dt.numpy_dtype))
+    out._dtype = dt
+    return out
+
+
+register("view", view, family="views", nodes=(ViewNode,))
+Tensor.view_as = lambda self, other: view(self, other.shape)
+
+
+def reshape(input, *shape):
+    """A view when the strides allow it, otherwise a copy (as PyTorch decides)."""
+    shape = _infer_size(shape_arg(shape, "reshape"), input._data.size)
+    arr = input._data
+    if arr.flags.c_contiguous:
+        return make_view(input, arr.reshape(shape), ViewNode, self_sizes=arr.shape)
+    new = _reshape_no_copy(arr, shape)
+    if new is not None:
+        return make_view(input, new, ViewNode, self_sizes=arr.shape)
+    copy = input.clone(memory_format="contiguous")
+    out = make_tensor(copy._data.reshape(shape), input._dtype, input._device)
+    if copy._requires_grad and needs_grad(copy):
+        record(UnsafeViewNode, (copy,), (out,), self_sizes=arr.shape)
+    return out
+
+
+register("reshape", reshape, family="views")
+Tensor.reshape_as = lambda self, other: reshape(self, other.shape)
+
+AsStridedNode = node_class("AsStridedBackward0", {
+    "self": lambda grad, s: _as_strided_backward(grad, s)})
+
+
+def _as_strided_backward(grad, s):
+    from .creation import zeros
+    out = zeros(s.self_storage_numel, dtype=grad.dtype, device=grad.device)
+    region = out.as_strided(grad.shape, s.stride, s.offset)
+    with _no_grad():
+        region.copy_(region + grad)
+    return out.as_strided(s.self_sizes, s.self_strides, s.self_offset)
+
+
+def _no_grad():
+    from ..autograd.grad_mode import no_grad
+    return no_grad()
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    """A view with explicit size, stride (elements) and storage offset over the same storage."""
+    from .. import backend
+    item = input._dtype.itemsize
+    root = backend.storage_root(input._data)
+    offset = input.storage_offset() if storage_offset is None else storage_offset
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    need = offset + sum((n - 1) * st for n, st in zip(size, stride)) + 1 if all(size) else 0
+    root_numel = root.nbytes // item
+    if need > root_numel:
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+            f"and itemsize {item} requiring a storage size of {need * item} are out of bounds "
+            f"for storage of size {root.nbytes}")
+    flat = root.reshape(-1, order="A").view(input._dtype.numpy_dtype) \
+        if isinstance(root, np.ndarray) and (root.flags.c_contiguous or root.flags.f_contiguous) \
+        else root
+    if isinstance(flat, np.ndarray):
+        arr = np.ndarray(size, input._dtype.numpy_dtype, buffer=flat, offset=offset * item,
+                         strides=tuple(st * item for st in stride))
+    else:
+        arr = _backend_strided(flat[offset:], size, tuple(st * item for st in stride))
+    return make_view(input, arr, AsStridedNode, self_sizes=input._data.shape,
+                     self_strides=input.stride(), self_offset=input.storage_offset(),
+                     self_storage_numel=root_numel, stride=stride, offset=offset)
+
+
+register("as_strided", as_strided, family="views", nodes=(AsStridedNode,))
+
+ExpandNode = node_class("ExpandBackward0", {
+    "self": lambda grad, s: grad.sum_to_size(s.self_sizes)})
+
+
+def expand(input, *sizes):
+    """Broadcast to ``sizes`` without copying (-1 keeps a dim); new dims get stride 0."""
+    sizes = shape_arg(sizes, "expand")
+    shape = input._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(
+            f"expand(torch.{input._dtype._tensor_name}{{{list(shape)}}}, size={list(sizes)}): "
+            "the number of sizes provided "
+            f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
+            f"({len(shape)})")
+    lead = len(sizes) - len(shape)
+    target = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            target.append(s)
+            continue
+        cur = shape[i - lead]
+        if s == -1:
+            s = cur
+        if cur != s and cur != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                f"{list(shape)}")
+        target.append(s)
+    xp = np if input._device.type == "cpu" else None
+    arr = np.broadcast_to(input._data, tuple(target)) if xp is np else \
+        _cupy_broadcast(input._data, tuple(target))
+    return make_view(input, arr, ExpandNode, self_sizes=shape)
+
+
+def _cupy_broadcast(arr, shape):
+    from ..backend import cupy_module
+    return cupy_module().broadcast_to(arr, shape)
+
+
+register("expand", expand, family="views", nodes=(ExpandNode,))
+Tensor.expand_as = lambda self, other: expand(self, other.shape)
+
+
+def broadcast_to(input, size):
+    return expand(input, size)
+
+
+register("broadcast_to", broadcast_to, family="views")
+
+TransposeNode = node_class("TransposeBackward0", {
+    "self": lambda grad, s: grad.transpose(s.dim0, s.dim1)})
+TNode = node_class("TBackward0", {"self": lambda grad, s: grad.t()})
+PermuteNode = node_class("PermuteBackward0", {
+    "self": lambda grad, s: grad.permute(_inverse_perm(s.dims))})
+
+
+def _inverse_perm(dims):
+    inv = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inv[d] = i
+    return tuple(inv)
+
+
+def transpose(input, dim0, dim1):
+    nd = input._data.ndim
+    d0, d1 = wrap_dim(dim0, nd), wrap_dim(dim1, nd)
+    arr = input._data.swapaxes(d0, d1) if nd else input._data
+    return make_view(input, arr, TransposeNode, dim0=d0, dim1=d1)
+
+
+register("transpose", transpose, family="views", nodes=(TransposeNode,))
+register("swapaxes", transpose, family="alias")
+register("swapdims", transpose, family="alias")
+
+
+def t(input):
+    """Transpose a tensor of at most 2 dims."""
+    nd = input._data.ndim
+    if nd > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
+    return make_view(input, input._data.T, TNode)
+
+
+register("t", t, family="views", nodes=(TNode,))
+
+
+def permute(input, *dims):
+    dims = shape_arg(dims, "permute")
+    nd = input._data.ndim
+    if len(dims) != nd:
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
+                           "not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {nd} is not equal to len(dims) = {len(dims)}")
+    dims = tuple(wrap_dim(d, nd) for d in dims)
+    if len(set(dims)) != nd:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return make_view(input, input._data.transpose(dims), PermuteNode, dims=dims)
+
+
+register("permute", permute, family="views", nodes=(PermuteNode,))
+
+
+def _T(self):
+    nd = self._data.ndim
+    return permute(self, tuple(range(nd - 1, -1, -1))) if nd != 2 else \
+        make_view(self, self._data.T, PermuteNode, dims=(1, 0))
+
+
+Tensor.T = property(_T)
+Tensor.mT = property(lambda self: transpose(self, -2, -1))
+Tensor.H = property(lambda self: _T(self).conj())
+Tensor.mH = property(lambda self: transpose(self, -2, -1).conj())
+Tensor.adjoint = lambda self: transpose(self, -2, -1).conj()
+
+
+def movedim(input, source, destination):
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    nd = input._data.ndim
+    src = tuple(wrap_dim(d, nd) for d in src)
+    dst = tuple(wrap_dim(d, nd) for d in dst)
+    order = [d for d in range(nd) if d not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute(input, tuple(order))
+
+
+register("movedim", movedim, family="views")
+register("moveaxis", movedim, family="alias")
+
+SqueezeNode0 = node_class("SqueezeBackward0", {
+    "self": lambda grad, s: grad.reshape(s.self_sizes)})
+SqueezeNode1 = node_class("SqueezeBackward1", {
+    "self": lambda grad, s: grad.reshape(s.self_sizes)})
+SqueezeNode2 = node_class("SqueezeBackward2", {
+    "self": lambda grad, s: grad.reshape(s.self_sizes)})
+UnsqueezeNode = node_class("UnsqueezeBackward0", {"self": lambda grad, s: grad.squeeze(s.dim)})
+
+
+def squeeze(input, dim=None):
+    """Remove size-1 dims (all, one, or a tuple of dims; other sizes are left alone)."""
+    shape = input._data.shape
+    if dim is None:
+        axes = tuple(i for i, n in enumerate(shape) if n == 1)
+        node = SqueezeNode0
+    else:
+        axes = dims_arg(dim, len(shape)) if shape else ()
+        node = SqueezeNode1 if isinstance(dim, int) else SqueezeNode2
+        axes = tuple(a for a in axes if shape and shape[a] == 1)
+    return make_view(input, input._data.squeeze(axes) if axes else input._data[...], node,
+                     self_sizes=shape)
+
+
+register("squeeze", squeeze, family="views", nodes=(SqueezeNode0, SqueezeNode1, SqueezeNode2))
+
+
+def unsqueeze(input, dim):
+    d = wrap_dim(dim, input._data.ndim + 1)
+    return make_view(input, np.expand_dims(input._data, d) if input._device.type == "cpu"
+                     else input._data.reshape(input.shape[:d] + (1,) + input.shape[d:]),
+                     UnsqueezeNode, dim=d)
+
+
+register("unsqueeze", unsqueeze, family="views", nodes=(UnsqueezeNode,))
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    nd = input._data.ndim
+    if nd == 0:
+        return reshape(input, (1,))
+    s, e = wrap_dim(start_dim, nd), wrap_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shape = input._data.shape
+    n = 1
+    for k in shape[s:e + 1]:
+        n *= k
+    return reshape(input, shape[:s] + (n,) + shape[e + 1:])
+
+
+register("flatten", flatten, family="views")
+
+
+def unflatten(input, dim, sizes):
+    nd = input._data.ndim
+    d = wrap_dim(dim, nd)
+    shape = input._data.shape
+    sizes = _infer_size(tuple(sizes), shape[d])
+    return view(input, shape[:d] + tuple(sizes) + shape[d + 1:])
+
+
+register("unflatten", unflatten, family="views")
+
+# -- narrowing views: the backward embeds the gradient into zeros ----------------------------
+
+SelectNode = node_class("SelectBackward0", {
+    "self": lambda grad, s: view_scatter(grad, s.self_sizes, lambda t: t.select(s.dim, s.index))})
+SliceNode = node_class("SliceBackward0", {
+    "self": lambda grad, s: view_scatter(
+        grad, s.self_sizes, lambda t: _slice(t, s.dim, s.start, s.end, s.step))})
+DiagonalNode = node_class("DiagonalBackward0", {
+    "self": lambda grad, s: view_scatter(
+        grad, s.self_sizes, lambda t: t.diagonal(s.offset, s.dim1, s.dim2))})
+
+
+class ViewScatterBackward(Node):
+    """Backward of ``view_scatter``: the gradient of the embedded region, via the same view."""
+
+    __slots__ = ("view_fn",)
+
+    def backward(self, grad_outputs):
+        return (self.view_fn(grad_outputs[0]),)
+
+
+ViewScatterBackward.__name__ = "ViewScatterBackward0"
+
+
+def view_scatter(grad, sizes, view_fn):
+    """Zeros of ``sizes`` with ``view_fn(zeros)`` set to ``grad`` (differentiable)."""
+    from ..autograd.grad_mode import no_grad
+    from .creation import zeros
+    out = zeros(sizes, dtype=grad.dtype, device=grad.device)
+    with no_grad():
+        view_fn(out).copy_(grad)
+    if needs_grad(grad):
+        node = ViewScatterBackward()
+        node.view_fn = view_fn
+        node.next_functions = (grad._gradient_edge(),)
+        out._grad_fn, out._requires_grad, out._output_nr = node, True, 0
+    return out
+
+
+def select(input, dim, index):
+    nd = input._data.ndim
+    if nd == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, nd)
+    n = input._data.shape[d]
+    index = int(index)
+    if index < -n or index >= n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {d}")
+    if index < 0:
+        index += n
+    key = (slice(None),) * d + (index,)
+    return make_view(input, input._data[key], SelectNode, self_sizes=input._data.shape, dim=d,
+                     index=index)
+
+
+register("select", select, family="views", nodes=(SelectNode,))
+
+
+def _slice(input, dim, start, end, step):
+    d = wrap_dim(dim, input._data.ndim)
+    key = (slice(None),) * d + (slice(start, end, step),)
+    return make_view(input, input._data[key], SliceNode, self_sizes=input._data.shape, dim=d,
+                     start=start, end=end, step=step)
+
+
+def narrow(input, dim, start, length):
+    nd = input._data.ndim
+    if nd == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, nd)
+    n = input._data.shape[d]
+    start = int(start)
+    if start < -n or start > n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got "
+                         f"{start})")
+    if start < 0:
+        start += n
+    if length < 0 or start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return _slice(input, d, start, start + length, 1)
+
+
+register("narrow", narrow, family="views")
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    nd = input._data.ndim
+    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    arr = np.diagonal(input._data, offset, d1, d2) if input._device.type == "cpu" else \
+        input._data.diagonal(offset, d1, d2)
+    return make_view(input, arr, DiagonalNode, self_sizes=input._data.shape, offset=offset,
+                     dim1=d1, dim2=d2)
+
+
+register("diagonal", diagonal, family="views", nodes=(DiagonalNode,))
+
+UnfoldNode = node_class("UnfoldBackward0", {
+    "self": lambda grad, s: _unfold_backward(grad, s.self_sizes, s.dim, s.size, s.step)})
+
+
+def _unfold_backward(grad, sizes, dim, size, step):
+    # Windows may overlap, so add each window offset's slab instead of scattering.
+    from .creation import zeros
+    out = zeros(sizes, dtype=grad.dtype, device=grad.device)
+    n_windows = grad.shape[dim]
+    for k in range(size):
+        stop = k + step * (n_windows - 1) + 1
+        out = _add_into(out, dim, k, stop, step, grad.select(-1, k))
+    return out
+
+
+def _add_into(out, dim, start, stop, step, part):
+    key = (slice(None),) * dim + (slice(start, stop, step),)
+    piece = out[key] + part
+    return _replace_slab(out, key, piece)
+
+
+def _replace_slab(out, key, piece):
+    from .indexing import index_put_slices
+    return index_put_slices(out, key, piece)
+
+
+def unfold(input, dimension, size, step):
+    """Windows of ``size`` along ``dimension`` every ``step``, as a new last dim (a view)."""
+    nd = input._data.ndim
+    d = wrap_dim(dimension, nd) if nd else 0
+    n = input._data.shape[d] if nd else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    count = (n - size) // step + 1
+    shape = list(input._data.shape)
+    strides = list(input._data.strides)
+    item_stride = strides[d] if nd else input._dtype.itemsize
+    if nd:
+        shape[d] = count
+        strides[d] = item_stride * step
+    arr = _backend_strided(input._data, tuple(shape) + (size,), tuple(strides) + (item_stride,))
+    return make_view(input, arr, UnfoldNode, self_sizes=input._data.shape, dim=d, size=size,
+                     step=step)
+
+
+register("unfold", unfold, family="views", nodes=(UnfoldNode,))
+
+# -- multi-output views: unbind, split, chunk ------------------------------------------------
+
+UnbindNode = node_class("UnbindBackward0", {
+    "self": lambda grads, s: _stack_grads(grads, s.self_sizes, s.dim)}, num_outputs=None)
+SplitNode = node_class("SplitBackward0", {
+    "self": lambda grads, s: _cat_grads(grads, s.self_sizes, s.dim, s.sizes)}, num_outputs=None)
+SplitSizesNode = node_class("SplitWithSizesBackward0", {
+    "self": lambda grads, s: _cat_grads(grads, s.self_sizes, s.dim, s.sizes)}, num_outputs=None)
+
+
+def _fill_missing(grads, shapes, like):
+    from .creation import zeros
+    return [g if g is not None else zeros(sh, dtype=like.dtype, device=like.device)
+            for g, sh in zip(grads, shapes)]
+
+
+def _stack_grads(grads, sizes, dim):
+    from .shape import stack
+    like = next(g for g in grads if g is not None)
+    shape = list(sizes)
+    del shape[dim]
+    return stack(_fill_missing(grads, [tuple(shape)] * len(grads), like), dim)
+
+
+def _cat_grads(grads, sizes, dim, split_sizes):
+    from .shape import cat
+    like = next(g for g in grads if g is not None)
+    shapes = []
+    for n in split_sizes:
+        sh = list(sizes)
+        sh[dim] = n
+        shapes.append(tuple(sh))
+    return cat(_fill_missing(grads, shapes, like), dim)
+
+
+def _multi_view(input, arrays, node_cls, **saved):
+    outs = []
+    for arr in arrays:
+        out = make_tensor(arr, input._dtype, input._device)
+        out._base = input if input._base is None else input._base
+        out._vc = input._shared_version_counter()
+        outs.append(out)
+    if input._requires_grad and needs_grad(input):
+        node = record(node_cls, (input,), outs, **saved)
+        node._num_outputs = len(outs)
+    return tuple(outs)
+
+
+def unbind(input, dim=0):
+    nd = input._data.ndim
+    if nd == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = wrap_dim(dim, nd)
+    arrays = [input._data[(slice(None),) * d + (i,)] for i in range(input._data.shape[d])]
+    return _multi_view(input, arrays, UnbindNode, self_sizes=input._data.shape, dim=d)
+
+
+register("unbind", unbind, family="views", nodes=(UnbindNode,))
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Pieces of ``split_size`` along ``dim`` (last may be smaller), or of the given sizes."""
+    nd = tensor._data.ndim
+    d = wrap_dim(dim, nd)
+    n = tensor._data.shape[d] if nd else 1
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                f"at dimension {d}), but got split_sizes={sizes}")
+        node = SplitSizesNode
+    else:
+        size = int(split_size_or_sections)
+        if size <= 0 and n > 0 or size < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size="
+                               f"{size}")
+        sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
+        if n == 0:
+            sizes = [0]
+        node = SplitNode
+    arrays, start = [], 0
+    for s in sizes:
+        arrays.append(tensor._data[(slice(None),) * d + (slice(start, start + s),)])
+        start += s
+    return _multi_view(tensor, arrays, node, self_sizes=tensor._data.shape, dim=d, sizes=sizes)
+
+
+register("split", split, family="views", nodes=(SplitNode, SplitSizesNode))
+register("split_with_sizes", lambda input, split_sizes, dim=0: split(input, list(split_sizes),
+                                                                      dim), family="views")
+
+
+def chunk(input, chunks, dim=0):
+    """``chunks`` pieces (ceil-sized, so possibly fewer) along ``dim``."""
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    n = input.shape[wrap_dim(dim, input.dim())]
+    size = -(-n // chunks) if n else 1
+    return split(input, size, dim)
+
+
+register("chunk", chunk, family="views")
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    d = wrap_dim(dim, input.dim())
+    n = input.shape[d]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        base, extra = divmod(n, k)
+        sizes = [base + 1] * extra + [base] * (k - extra)
+    else:
+        idx = [0] + [min(max(int(i), 0), n) for i in indices_or_sections] + [n]
+        sizes = [max(b - a, 0) for a, b in zip(idx[:-1], idx[1:])]
+    return split(input, sizes, d)
+
+
+register("tensor_split", tensor_split, family="views")
+
+# ----------------------------------------------------------------------------------------------
+# In-place on views: rewriting the base's history
+# ----------------------------------------------------------------------------------------------
+
+
+class CopySlices(Node):
+    """The base's node after one of its views was modified in place.
+
+    Edge 0 leads to the base's previous history (with the modified region's gradient removed),
+    edge 1 to the node that produced the new values of the region.
+    """
+
+    __slots__ = ("geometry",)
+
+    def backward(self, grad_outputs):
+        grad = grad_outputs[0]
+        if grad is None:
+            return (None, None)
+        region_of = self.geometry
+        base_grad = grad.clone()
+        from ..autograd.grad_mode import no_grad
+        with no_grad():
+            region_of(base_grad).zero_()
+        region_grad = region_of(grad.contiguous()).clone()
+        return (base_grad, region_grad)
+
+
+def _region_fn(view_t, base_t):
+    """A function mapping a tensor shaped like ``base_t`` to the region ``view_t`` covers."""
+    item = base_t._dtype.itemsize
+    base_arr = base_t._data
+    base_strides = tuple(s // item for s in base_arr.strides)
+    from .. import backend
+    offset = (backend.data_ptr(view_t._data) - backend.data_ptr(base_arr)) // item
+    size, stride = view_t._data.shape, view_t.stride()
+
+    def region(t):
+        # Lay ``t`` out with the base's strides, then take the same window of it.
+        if t.stride() != base_strides:
+            t = _with_strides(t, base_t)
+        return t.as_strided(size, stride, t.storage_offset() + offset)
+    return region
+
+
+def _with_strides(t, like):
+    """``t``'s values in a fresh tensor whose strides equal ``like``'s (``like`` is dense)."""
+    from .creation import empty_like
+    out = empty_like(like, dtype=t.dtype)
+    out.copy_(t)
+    if t._requires_grad:
+        return t.contiguous()
+    return out
+
+
+def rebase_history(self, result):
+    """After ``self`` was overwritten in place with ``result``, move the graph onto ``self``."""
+    base = self._base
+    if base is None or not (base._requires_grad or result._requires_grad):
+        self._grad_fn = result._grad_fn
+        self._output_nr = result._output_nr
+        self._requires_grad = True
+        return
+    node = CopySlices()
+    node.geometry = _region_fn(self, base)
+    node.next_functions = (base._gradient_edge() if base._requires_grad else (None, 0),
+                           (result._grad_fn, result._output_nr))
+    node._input_meta = ((base._data.shape, base._dtype, base._device),
+                        (self._data.shape, self._dtype, self._device))
+    base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
+    # The view now derives from the rewritten base.
+    view_node = _ViewOfBase()
+    view_node.geometry = node.geometry
+    view_node.base_shape = base._data.shape
+    view_node.next_functions = ((node, 0),)
+    self._grad_fn, self._output_nr, self._requires_grad = view_node, 0, True
+
+
+class _ViewOfBase(Node):
+    """AsStridedBackward0 of a view whose base was rewritten: embed into the base's shape."""
+
+    __slots__ = ("geometry", "base_shape")
+
+    def backward(self, grad_outputs):
+        grad = grad_outputs[0]
+        return (view_scatter(grad, self.base_shape, self.geometry),)
+
+
+_ViewOfBase.__name__ = "AsStridedBackward0"
+_ = Size
