@@ -100,3 +100,9 @@ from builtins import bool as builtins_bool  # noqa: E402
 from .ops._registry import FUNCTIONS as _F  # noqa: E402
 
 _autograd_variable = autograd.Variable
+
+
+def __getattr__(name):
+    # A PyTorch name cinder lacks is an AttributeError naming the torch.* spelling.
+    from .compat import missing_attribute_error
+    raise missing_attribute_error(__name__, name)
