@@ -4,9 +4,11 @@ Every case builds one NumPy array, turns it into a torch tensor and a cinder ten
 the two reprs. torch (the real library, CPU build) is the oracle: no expected string is written by
 hand.
 
-When ``cinder.tensor`` is not usable the cinder side is a small stand-in object that offers just
-the attributes ``cinder._tensor_str.tensor_repr`` reads (dtype, shape, device, grad info and
-``_host_numpy``), so the printing code can be tested on its own.
+The cinder side is a real cinder tensor made by ``cinder.tensor`` (with real autograd for the
+``grad_fn`` cases) whenever that works. Where it does not -- and always for what cannot be built on
+this machine (CUDA and meta tensors, Tensor subclasses) -- it is ``FakeTensor``, a stand-in with
+just the attributes ``cinder._tensor_str.tensor_repr`` reads (dtype, shape, device, grad info and
+``_host_numpy``).
 """
 
 import dataclasses
