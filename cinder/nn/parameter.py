@@ -1,0 +1,41 @@
+"""``nn.Parameter``: a tensor that a Module registers as one of its parameters."""
+
+from .._tensor import Tensor
+
+
+class Parameter(Tensor):
+    """A leaf tensor marked as a module parameter (``requires_grad=True`` by default).
+
+    It shares memory with ``data``; printing adds the ``Parameter containing:`` header.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            from ..ops.creation import empty
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter data must be a Tensor, got {type(data).__name__}")
+        t = data.detach()
+        t.__class__ = cls
+        t._requires_grad = False
+        t.requires_grad_(requires_grad)
+        return t
+
+    def __init__(self, data=None, requires_grad=True):
+        pass
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.data.clone(), self.requires_grad)
+        memo[id(self)] = result
+        return result
+
+    def __reduce_ex__(self, protocol):
+        from ..serialization import rebuild_parameter
+        return (rebuild_parameter, (self.data, self.requires_grad))
