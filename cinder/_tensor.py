@@ -520,6 +520,8 @@ def make_tensor(data, dtype=None, device=None, requires_grad=False):
 
     Every op result goes through here, so it is kept to slot assignments.
     """
+    if data.__class__ is not np.ndarray and isinstance(data, np.generic):
+        data = np.asarray(data)     # NumPy returns scalars from ops on 0-d arrays
     t = object.__new__(Tensor)
     t._data = data
     t._dtype = D._FROM_NUMPY[data.dtype] if dtype is None else dtype

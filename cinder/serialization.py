@@ -13,10 +13,8 @@ from ._device import device as device_cls
 
 
 def reduce_tensor(t):
-    """``Tensor.__reduce_ex__``: refuse non-leaves (as PyTorch does), else pickle the values."""
-    if t._grad_fn is not None and t._requires_grad:
-        raise RuntimeError("Can't pickle a tensor that is not a leaf and requires grad; detach() "
-                           "it first.")
+    """``Tensor.__reduce_ex__``: values, dtype, device and requires_grad (a non-leaf comes back
+    as a leaf that requires grad, its history dropped, as in PyTorch)."""
     values = np.ascontiguousarray(backend.to_numpy(t._data))
     state = dict(t.__dict__)
     state.pop("_hook_acc", None)

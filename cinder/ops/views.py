@@ -455,7 +455,8 @@ def select(input, dim, index):
                          f"{list(input.shape)} at dimension {d}")
     if index < 0:
         index += n
-    key = (slice(None),) * d + (index,)
+    # The trailing Ellipsis keeps NumPy from returning a scalar copy for 1-d input.
+    key = (slice(None),) * d + (index, Ellipsis)
     return make_view(input, input._data[key], SelectNode, self_sizes=input._data.shape, dim=d,
                      index=index)
 
@@ -605,7 +606,8 @@ def unbind(input, dim=0):
     if nd == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, nd)
-    arrays = [input._data[(slice(None),) * d + (i,)] for i in range(input._data.shape[d])]
+    lead = (slice(None),) * d
+    arrays = [input._data[lead + (i, Ellipsis)] for i in range(input._data.shape[d])]
     return _multi_view(input, arrays, UnbindNode, self_sizes=input._data.shape, dim=d)
 
 
