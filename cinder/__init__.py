@@ -22,6 +22,8 @@ from . import ops as _ops
 from . import autograd, return_types, cuda, nn, serialization  # noqa: F401
 from ._legacy import CPU_TYPES as _CPU_TYPES, set_default_tensor_type  # noqa: F401
 from ._storage import UntypedStorage, TypedStorage  # noqa: F401
+from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa
+                                    set_anomaly_enabled)
 from ._tensor_str import set_printoptions, get_printoptions, printoptions  # noqa: F401
 from .ops.random import bernoulli, multinomial, normal  # noqa: F401
 from .ops.creation import from_numpy, tensor  # noqa: F401

@@ -1,9 +1,11 @@
 """Storages: the flat memory under tensors (``untyped_storage()`` and the typed ``storage()``).
 
-A storage here is a view of the root array's bytes, so it shares memory with every tensor made
-from it, the way PyTorch's storages do.
+A storage here is a byte view of the array that owns a tensor's memory (its *root*), so it
+shares memory with every tensor made from it, the way PyTorch's storages do: writing through a
+storage changes the tensors, and ``Tensor(storage)`` / ``t.set_(storage)`` build tensors over it.
 """
 
+import pickle
 import warnings
 
 import numpy as np
@@ -14,25 +16,92 @@ from ._device import CPU
 
 
 def _flat_bytes(root):
-    """The whole buffer of ``root`` (an array that owns dense memory) as 1-D uint8 (a view)."""
-    flat = root if root.ndim == 1 else root.reshape(-1, order="K")
+    """The whole buffer of ``root`` (the array that owns the memory) as 1-D uint8, a view.
+
+    The owner may be laid out in any axis order (F-ordered results, permuted ``empty_like``),
+    so the buffer is described by its extent from the first element rather than reshaped.
+    """
+    item = root.itemsize
+    span = item + sum((n - 1) * s for n, s in zip(root.shape, root.strides)) if root.size else 0
+    if isinstance(root, np.ndarray):
+        flat = np.lib.stride_tricks.as_strided(root, (span // item,), (item,))
+    else:
+        flat = backend.cupy_module().lib.stride_tricks.as_strided(root, (span // item,), (item,))
     return flat.view(np.uint8)
 
 
+def storage_view(root, np_dtype, shape, strides, offset):
+    """An array of ``np_dtype`` laid over ``root``'s buffer with element ``strides`` starting
+    ``offset`` elements in: what ``as_strided``, ``set_`` and ``Tensor(storage)`` build on."""
+    flat = _flat_bytes(root)
+    item = np.dtype(np_dtype).itemsize
+    byte_strides = tuple(st * item for st in strides)
+    if isinstance(flat, np.ndarray):
+        return np.ndarray(tuple(shape), np_dtype, buffer=flat, offset=offset * item,
+                          strides=byte_strides)
+    cp = backend.cupy_module()
+    return cp.ndarray(tuple(shape), np_dtype, memptr=flat.data + offset * item,
+                      strides=byte_strides)
+
+
+def adopt_numpy(arr):
+    """A view of the NumPy array ``arr`` whose storage is exactly the memory ``arr`` spans, as
+    ``torch.from_numpy`` makes it (storage offset 0, not the offset inside ``arr``'s owner).
+
+    The bytes are re-exposed through a memoryview, which ends the ``base`` chain that
+    ``storage_root`` follows while keeping the original array alive.
+    """
+    if not arr.size or any(st < 0 for st in arr.strides):
+        return arr
+    item = arr.itemsize
+    span = item + sum((n - 1) * st for n, st in zip(arr.shape, arr.strides))
+    if span % item:
+        return arr
+    flat = np.lib.stride_tricks.as_strided(arr, (span // item,), (item,),
+                                           writeable=arr.flags.writeable)
+    owner = np.frombuffer(memoryview(flat.view(np.uint8)), np.uint8)
+    return np.ndarray(arr.shape, arr.dtype, buffer=owner, strides=arr.strides)
+
+
+def _storage_repr(values, head):
+    return " " + "\n ".join(str(v) for v in values) + f"\n[{head}]"
+
+
+def _allocate(nbytes, device):
+    xp = np if device is None or device.type == "cpu" else backend.array_module(device)
+    return xp.zeros(int(nbytes), dtype=np.uint8)
+
+
 class UntypedStorage:
-    """Bytes on a device. ``nbytes()``, ``data_ptr()``, indexing by byte, ``tolist()``."""
+    """Bytes on a device: ``nbytes()``, ``data_ptr()``, byte indexing and slicing (slices share
+    memory), ``tolist()``, ``fill_``, ``copy_``, ``clone``, ``resize_``."""
+
+    is_sparse = False
 
     def __init__(self, size=0, *, device=None):
+        from ._device import as_device
+        dev = CPU if device is None else as_device(device)
         if isinstance(size, (bytes, bytearray)):
             self._bytes = np.frombuffer(bytearray(size), dtype=np.uint8)
+        elif isinstance(size, (list, tuple)):
+            self._bytes = np.array(size, dtype=np.uint8)
         else:
-            self._bytes = np.zeros(int(size), dtype=np.uint8)
-        self.device = CPU if device is None else device
+            self._bytes = _allocate(size, dev)
+        if dev.type != "cpu":
+            self._bytes = backend.to_device(self._bytes, dev)
+        self.device = dev
 
     @classmethod
     def _from_root(cls, root, device):
         self = object.__new__(cls)
         self._bytes = _flat_bytes(root)
+        self.device = device
+        return self
+
+    @classmethod
+    def _wrap(cls, flat, device):
+        self = object.__new__(cls)
+        self._bytes = flat
         self.device = device
         return self
 
@@ -45,9 +114,24 @@ class UntypedStorage:
         return self._bytes.size
 
     def data_ptr(self):
-        return backend.data_ptr(self._bytes)
+        return backend.data_ptr(self._bytes) if self._bytes.size else 0
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    def element_size(self):
+        return 1
+
+    def type(self):
+        return "torch.storage.UntypedStorage"
 
     def __getitem__(self, i):
+        if isinstance(i, slice):
+            return UntypedStorage._wrap(self._bytes[i], self.device)
+        n = self._bytes.size
+        if not -n <= i < n:
+            raise IndexError(f"index {i} out of range for storage of size {n}")
         return int(self._bytes[i])
 
     def __setitem__(self, i, v):
@@ -56,41 +140,91 @@ class UntypedStorage:
     def tolist(self):
         return backend.to_numpy(self._bytes).tolist()
 
-    def element_size(self):
-        return 1
-
-    @property
-    def dtype(self):
-        return D.uint8
-
-    def __repr__(self):
-        body = "\n".join(f" {v}" for v in self.tolist())
-        head = f"[torch.storage.UntypedStorage(device={self.device}) of size {self.nbytes()}]"
-        return f"{body}\n{head}" if body else head
-
-    def _as_tensor(self, dtype):
-        from ._tensor import make_tensor
-        arr = self._bytes.view(dtype.numpy_dtype)
-        return make_tensor(arr, dtype, self.device)
-
     def fill_(self, value):
         self._bytes[...] = value
         return self
 
+    def copy_(self, src, non_blocking=False):
+        src_bytes = src._untyped._bytes if isinstance(src, TypedStorage) else src._bytes
+        if src_bytes.size != self._bytes.size:
+            raise RuntimeError(f"size mismatch, expected {self._bytes.size} bytes, got "
+                               f"{src_bytes.size}")
+        self._bytes[...] = backend.to_device(src_bytes, self.device)
+        return self
+
+    def clone(self):
+        return UntypedStorage._wrap(self._bytes.copy(), self.device)
+
+    def cpu(self):
+        return self if self.device.type == "cpu" else \
+            UntypedStorage._wrap(backend.to_device(self._bytes, CPU), CPU)
+
+    def is_shared(self):
+        return False
+
+    def is_pinned(self, device="cuda"):
+        return False
+
+    def share_memory_(self):
+        return self
+
+    def resize_(self, size):
+        """Resize to ``size`` bytes, keeping the leading bytes. New memory is allocated, so
+        tensors made earlier keep the old bytes (PyTorch would grow them in place)."""
+        new = _allocate(size, self.device)
+        keep = min(int(size), self._bytes.size)
+        new[:keep] = self._bytes[:keep]
+        self._bytes = new
+        return self
+
+    def untyped(self):
+        return self
+
+    def __repr__(self):
+        return _storage_repr(self.tolist(), f"torch.storage.UntypedStorage(device={self.device}) "
+                                            f"of size {self.nbytes()}")
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (_rebuild_untyped, (bytes(backend.to_numpy(self._bytes)), str(self.device)))
+
+    def _as_tensor(self, dtype):
+        from ._tensor import make_tensor
+        numel = self.nbytes() // dtype.itemsize
+        arr = storage_view(self._bytes, dtype.numpy_dtype, (numel,), (1,), 0)
+        return make_tensor(arr, dtype, self.device)
+
+
+def _rebuild_untyped(data, device):
+    from ._device import device as device_cls
+    return UntypedStorage(bytearray(data), device=device_cls(device))
+
 
 class TypedStorage:
-    """A storage seen as elements of one dtype (``tensor.storage()``; deprecated in PyTorch)."""
+    """A storage seen as elements of one dtype (``tensor.storage()``; deprecated in PyTorch).
+
+    ``TypedStorage(n)``, ``TypedStorage([1, 2], dtype=...)``, ``torch.FloatStorage(3)``.
+    """
+
+    __slots__ = ("dtype", "_wrapped", "_root", "_root_device")
+    is_sparse = False
 
     def __init__(self, *args, dtype=None, device=None, wrap_storage=None):
         self.dtype = D.get_default_dtype() if dtype is None else dtype
+        self._root = None
         if wrap_storage is not None:
             self._untyped = wrap_storage
+            return
+        data = args[0] if args else 0
+        if isinstance(data, (list, tuple)):
+            arr = np.array(data, dtype=self.dtype.numpy_dtype).reshape(-1)
+            self._untyped = UntypedStorage._from_root(arr, CPU)
+            if device is not None:
+                self._untyped = UntypedStorage._wrap(
+                    backend.to_device(self._untyped._bytes, device), device)
         else:
-            n = args[0] if args and isinstance(args[0], int) else 0
-            self._untyped = UntypedStorage(n * self.dtype.itemsize, device=device)
-            if args and isinstance(args[0], (list, tuple)):
-                arr = np.array(args[0], dtype=self.dtype.numpy_dtype)
-                self._untyped = UntypedStorage._from_root(arr, CPU)
+            self._untyped = UntypedStorage(int(data) * self.dtype.itemsize, device=device)
 
     @classmethod
     def _from_tensor(cls, t):
@@ -99,19 +233,48 @@ class TypedStorage:
             "be the only storage class. This should only matter to you if you are using storages "
             "directly.  To access UntypedStorage directly, use tensor.untyped_storage() instead "
             "of tensor.storage()", UserWarning, stacklevel=3)
-        return cls(dtype=t._dtype, wrap_storage=t.untyped_storage())
+        # One allocation only; the UntypedStorage is made when first needed. (Like PyTorch's
+        # temporaries, ``id(a.storage()) == id(b.storage())`` then holds, as the book shows.)
+        self = object.__new__(cls)
+        self.dtype = t._dtype
+        self._root = backend.storage_root(t._data)
+        self._root_device = t._device
+        return self
+
+    @property
+    def _untyped(self):
+        if self._root is not None:
+            self._wrapped = UntypedStorage._from_root(self._root, self._root_device)
+            self._root = None
+        return self._wrapped
+
+    @_untyped.setter
+    def _untyped(self, storage):
+        self._wrapped = storage
+        self._root = None
 
     @property
     def device(self):
-        return self._untyped.device
+        return self._root_device if self._root is not None else self._wrapped.device
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    @property
+    def _untyped_storage(self):
+        return self._untyped
 
     def _array(self):
-        return self._untyped._bytes.view(self.dtype.numpy_dtype)
+        raw = self._untyped._bytes
+        usable = raw.size - raw.size % self.dtype.itemsize
+        return raw[:usable].view(self.dtype.numpy_dtype)
 
     def size(self):
         return self._untyped.nbytes() // self.dtype.itemsize
 
-    __len__ = size
+    def __len__(self):
+        return self.size()
 
     def nbytes(self):
         return self._untyped.nbytes()
@@ -125,7 +288,18 @@ class TypedStorage:
     def untyped(self):
         return self._untyped
 
+    def type(self):
+        return "torch." + self.dtype._tensor_name.replace("Tensor", "Storage")
+
+    def pickle_storage_type(self):
+        return self.dtype._tensor_name.replace("Tensor", "Storage")
+
     def __getitem__(self, i):
+        if isinstance(i, slice):
+            raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
+        n = self.size()
+        if not -n <= i < n:
+            raise IndexError(f"index {i} out of range for storage of size {n}")
         return self._array()[i].item()
 
     def __setitem__(self, i, v):
@@ -134,9 +308,67 @@ class TypedStorage:
     def tolist(self):
         return backend.to_numpy(self._array()).tolist()
 
+    def __iter__(self):
+        return iter(self.tolist())
+
     def fill_(self, value):
         self._array()[...] = value
         return self
+
+    def copy_(self, src, non_blocking=False):
+        src_arr = src._array() if isinstance(src, TypedStorage) else src._bytes
+        self._array()[...] = backend.to_device(src_arr, self.device)
+        return self
+
+    def clone(self):
+        return TypedStorage(dtype=self.dtype, wrap_storage=self._untyped.clone())
+
+    def cpu(self):
+        return TypedStorage(dtype=self.dtype, wrap_storage=self._untyped.cpu().clone()
+                            if self.device.type != "cpu" else self._untyped)
+
+    def is_shared(self):
+        return False
+
+    def is_pinned(self, device="cuda"):
+        return False
+
+    def share_memory_(self):
+        return self
+
+    def resize_(self, size):
+        self._untyped.resize_(int(size) * self.dtype.itemsize)
+
+    def _to(self, dtype):
+        arr = self._array().astype(dtype.numpy_dtype)
+        return TypedStorage(dtype=dtype, wrap_storage=UntypedStorage._from_root(arr, self.device))
+
+    def double(self):
+        return self._to(D.float64)
+
+    def float(self):
+        return self._to(D.float32)
+
+    def half(self):
+        return self._to(D.float16)
+
+    def long(self):
+        return self._to(D.int64)
+
+    def int(self):
+        return self._to(D.int32)
+
+    def short(self):
+        return self._to(D.int16)
+
+    def char(self):
+        return self._to(D.int8)
+
+    def byte(self):
+        return self._to(D.uint8)
+
+    def bool(self):
+        return self._to(D.bool)
 
     def _as_tensor(self, dtype):
         from ._tensor import make_tensor
@@ -145,14 +377,15 @@ class TypedStorage:
         return make_tensor(self._array(), self.dtype, self.device)
 
     def __repr__(self):
-        vals = self.tolist()
-        if self.dtype.category == D.FLOATING:
-            body = "\n".join(f" {v}" for v in vals)
-        else:
-            body = "\n".join(f" {v}" for v in vals)
-        head = (f"[torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size "
-                f"{self.size()}]")
-        return f"{body}\n{head}" if body else head
+        head = (f"torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size "
+                f"{self.size()}")
+        return _storage_repr(self.tolist(), head)
 
-    def __iter__(self):
-        return iter(self.tolist())
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (_rebuild_typed, (pickle.dumps(self._untyped), self.dtype))
+
+
+def _rebuild_typed(untyped, dtype):
+    return TypedStorage(dtype=dtype, wrap_storage=pickle.loads(untyped))

@@ -15,6 +15,7 @@ import numpy as np
 from . import _dtype as D
 from . import backend
 from ._device import CPU, as_device
+from ._storage import storage_view
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad, RemovableHandle
 
@@ -35,15 +36,15 @@ class Tensor:
 
     __slots__ = ("_data", "_dtype", "_device", "_requires_grad", "_grad", "_grad_fn",
                  "_output_nr", "_vc", "_base", "_hooks", "_retains_grad", "_grad_acc",
-                 "_is_inference", "_volatile", "__dict__", "__weakref__")
+                 "_is_inference", "__dict__", "__weakref__")
 
     # Attributes read by reflection (e.g. hasattr(t, 'grad_fn')) must exist on the class.
     __array_priority__ = 1000          # numpy scalars defer to Tensor's reflected operators
 
     def __new__(cls, *args, **kwargs):
         # Legacy constructor: Tensor(2, 3), Tensor([1, 2]), Tensor(ndarray), Tensor(storage).
-        from .ops.creation import legacy_new
-        return legacy_new(cls, D.get_default_dtype(), None, args, kwargs)
+        from ._legacy import tensor_class_new
+        return tensor_class_new(cls, args, kwargs)
 
     def __init__(self, *args, **kwargs):
         pass
@@ -147,6 +148,9 @@ class Tensor:
         """Strides in elements (NumPy keeps them in bytes)."""
         item = self._dtype.itemsize
         strides = tuple(s // item for s in self._data.strides)
+        if not self._data.size and strides and not any(strides):
+            # NumPy gives freshly allocated empty arrays all-zero strides; PyTorch's are dense.
+            strides = contiguous_strides(self._data.shape)
         if dim is None:
             return strides
         return strides[self._wrap_dim(dim)]
@@ -156,7 +160,8 @@ class Tensor:
         return (backend.data_ptr(self._data) - backend.data_ptr(root)) // self._dtype.itemsize
 
     def data_ptr(self):
-        return backend.data_ptr(self._data)
+        # PyTorch reports a null pointer for tensors without elements.
+        return backend.data_ptr(self._data) if self._data.size else 0
 
     def untyped_storage(self):
         from ._storage import UntypedStorage
@@ -187,6 +192,104 @@ class Tensor:
         return self._base is not None
 
     # ------------------------------------------------------------------------------------------
+    # Re-pointing a tensor at memory: resize_, resize_as_, set_
+    # ------------------------------------------------------------------------------------------
+    def resize_(self, *sizes, memory_format=None):
+        """Give the tensor a new shape over its storage (contiguous from its storage offset).
+
+        The storage keeps its data; when it is too small a larger one is allocated and the old
+        bytes copied over. (Other tensors on the old storage keep the old memory: cinder cannot
+        grow a NumPy buffer in place the way PyTorch grows a storage.)
+        """
+        if self._requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        from .ops._prep import shape_arg
+        shape = shape_arg(sizes, "resize_")
+        if any(n < 0 for n in shape):
+            raise RuntimeError("numel: integer multiplication overflow")
+        if shape != self._data.shape:
+            self._repoint(shape, contiguous_strides(shape), self.storage_offset())
+        self._bump_version()
+        return self
+
+    def resize_as_(self, other, memory_format=None):
+        return self.resize_(other._data.shape)
+
+    def _repoint(self, shape, strides, offset, root=None):
+        """Rebuild ``_data`` as ``shape``/``strides``/``offset`` over ``root`` (default: the
+        current storage), growing the storage when the view would run past its end."""
+        from ._storage import _flat_bytes
+        if root is None:
+            root = backend.storage_root(self._data)
+        item = self._dtype.itemsize
+        numel = 1
+        for n in shape:
+            numel *= n
+        extent = offset + sum((n - 1) * s for n, s in zip(shape, strides)) + 1 if numel else 0
+        have = _flat_bytes(root).size
+        if extent * item > have:
+            old = _flat_bytes(root)
+            xp = np if isinstance(old, np.ndarray) else backend.cupy_module()
+            grown = xp.zeros(extent * item, dtype=np.uint8)
+            grown[:have] = old
+            root = grown
+        self._data = storage_view(root, self._dtype.numpy_dtype, shape, strides, offset)
+
+    def set_(self, source=None, storage_offset=None, size=None, stride=None):
+        """Point this tensor at ``source``'s memory: another tensor (same dtype; shares its
+        storage, shape and strides), a storage (with optional offset, size and stride), or
+        nothing (an empty tensor)."""
+        from ._storage import TypedStorage, UntypedStorage
+        from .ops._registry import check_inplace
+        if storage_offset is not None and size is None:
+            kind = "Tensor" if isinstance(source, Tensor) else \
+                "torch.storage." + type(source).__name__
+            raise TypeError(
+                f"set_() received an invalid combination of arguments - got ({kind}, "
+                f"{type(storage_offset).__name__}), but expected one of:\n * ()\n * (torch.Storage "
+                "source)\n * (torch.Storage source, int storage_offset, tuple of ints size, tuple "
+                "of ints stride = None)\n * (Tensor source)\n * (Tensor source, int "
+                "storage_offset, tuple of ints size, tuple of ints stride = None)\n")
+        check_inplace(self)
+        if isinstance(source, Tensor) and size is not None:
+            source = source.untyped_storage() if source._dtype is self._dtype else source
+        if source is None:
+            self._data = np.empty((0,), self._dtype.numpy_dtype) if self._device.type == "cpu" \
+                else backend.array_module(self._device).empty((0,), self._dtype.numpy_dtype)
+        elif isinstance(source, Tensor):
+            if source._dtype is not self._dtype:
+                raise RuntimeError(f"Could not set tensor of type {_cpp_name(source._dtype)} to a "
+                                   f"tensor of type {_cpp_name(self._dtype)}")
+            self._data = source._data
+        elif isinstance(source, (UntypedStorage, TypedStorage)):
+            if isinstance(source, TypedStorage):
+                if source.dtype is not self._dtype:
+                    raise RuntimeError(
+                        f"Expected a Storage of type {_cpp_name(self._dtype)} or an "
+                        f"UntypedStorage, but got type {source.dtype._tensor_name[:-6]} for "
+                        "argument 1 'storage'")
+                source = source._untyped
+            if size is None:
+                size = (source.nbytes() // self._dtype.itemsize,)
+            size = tuple(int(n) for n in size)
+            stride = contiguous_strides(size) if stride is None else tuple(int(s) for s in stride)
+            self._repoint(size, stride, int(storage_offset or 0), root=source._bytes)
+        else:
+            raise TypeError(f"set_(): argument 'source' must be Tensor or Storage, not "
+                            f"{type(source).__name__}")
+        self._bump_version()
+        return self
+
+    def is_shared(self):
+        return False
+
+    def is_pinned(self, device=None):
+        return False
+
+    def share_memory_(self):
+        return self
+
+    # ------------------------------------------------------------------------------------------
     # Autograd fields
     # ------------------------------------------------------------------------------------------
     @property
@@ -195,9 +298,10 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
-        self._set_requires_grad(bool(value))
+        self._set_requires_grad(bool(value), "only Tensors of floating point and complex dtype "
+                                             "can require gradients")
 
-    def _set_requires_grad(self, value):
+    def _set_requires_grad(self, value, dtype_message):
         if self._grad_fn is not None:
             if not value:
                 raise RuntimeError(
@@ -206,16 +310,16 @@ class Tensor:
                     "use var_no_grad = var.detach().")
             return
         if value and self._dtype.category < D.FLOATING:
-            raise RuntimeError("only Tensors of floating point and complex dtype can require "
-                               "gradients")
-        if value and self._is_inference:
+            raise RuntimeError(dtype_message)
+        if value and self._is_inference and not grad_mode.STATE.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
         self._requires_grad = value
 
     def requires_grad_(self, requires_grad=True):
         """Set ``requires_grad`` in place and return self."""
-        self._set_requires_grad(requires_grad)
+        self._set_requires_grad(bool(requires_grad), "only Tensors of floating point dtype can "
+                                                     "require gradients")
         return self
 
     @property
@@ -233,14 +337,14 @@ class Tensor:
 
     @property
     def grad(self):
-        if self._grad_fn is not None and not self._retains_grad:
+        if self._grad is None and self._grad_fn is not None and not self._retains_grad:
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
                 ".grad attribute won't be populated during autograd.backward(). If you indeed "
                 "want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() "
                 "on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
                 "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
-                "for more informations.", UserWarning, stacklevel=2)
+                "for more information.", UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
@@ -250,11 +354,23 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
             if value._dtype is not self._dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_cpp_name(value._dtype)}' to a "
+                    f"tensor with grad_dtype '{self._dtype._tensor_name[:-6]}'. The gradient must "
+                    "match the tensor's grad_dtype (defaults to the tensor's dtype). You can set "
+                    "the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
+                    "gradient may break downstream systems that assume they match.")
             if value._device != self._device:
-                raise RuntimeError("assigned grad has data located on a different device")
-            if value.shape != self.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError("attempting to assign a gradient located on device with type "
+                                   f"'{value._device.type}' to a tensor located on device with "
+                                   f"type '{self._device.type}'. Please ensure that the gradient "
+                                   "and the tensor are on the same device")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
+                    f"tensor of size '{list(self._data.shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size")
         self._grad = value
 
     @grad.deleter
@@ -263,6 +379,8 @@ class Tensor:
 
     @property
     def _version(self):
+        if self._is_inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         vc = self._vc
         return 0 if vc is None else vc.value
 
@@ -357,7 +475,12 @@ class Tensor:
 
     def detach_(self):
         if self._base is not None and self._base._requires_grad:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
         self._grad_fn = None
         self._requires_grad = False
         return self
@@ -379,10 +502,10 @@ class Tensor:
 
     @property
     def volatile(self):
-        """Legacy: whether the tensor was created as ``Variable(..., volatile=True)``."""
+        """Legacy: always False now (``Variable(..., volatile=True)`` has no effect)."""
         warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
                       stacklevel=2)
-        return self._volatile
+        return False
 
     # ------------------------------------------------------------------------------------------
     # Python protocols and the NumPy bridge
@@ -395,7 +518,8 @@ class Tensor:
         return self.__repr__()
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and not spec == "":
+        # Like PyTorch, a 0-d tensor formats as its number; others as their repr.
+        if self._data.ndim == 0 and type(self) is Tensor:
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 
@@ -438,8 +562,7 @@ class Tensor:
 
     def _scalar_value(self, what):
         if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
-                               "to Scalar")
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return self.item()
 
     def __float__(self):
@@ -453,8 +576,9 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is "
-                               "ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous"
+                               if self._data.size else
+                               "Boolean value of Tensor with no values is ambiguous")
         return bool(self.item())
 
     def __index__(self):
@@ -536,8 +660,22 @@ def make_tensor(data, dtype=None, device=None, requires_grad=False):
     t._retains_grad = False
     t._grad_acc = None
     t._is_inference = grad_mode.STATE.inference
-    t._volatile = False
     return t
+
+
+def _cpp_name(dtype):
+    from ._legacy import _CPP_NAMES
+    return _CPP_NAMES[dtype]
+
+
+def contiguous_strides(shape):
+    """Row-major strides in elements, PyTorch's way (a size-0 dim counts as size 1)."""
+    strides = []
+    step = 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
 
 
 def wrap_dim(dim, ndim):
@@ -557,7 +695,7 @@ class Size(tuple):
     """``torch.Size``: a tuple of ints with PyTorch's repr and ``numel()``."""
 
     def __new__(cls, sizes=()):
-        return tuple.__new__(cls, (s.__index__() for s in sizes))
+        return tuple.__new__(cls, _size_items(sizes))
 
     def __repr__(self):
         return f"torch.Size([{', '.join(str(s) for s in self)}])"
@@ -568,7 +706,8 @@ class Size(tuple):
 
     def __add__(self, other):
         if not isinstance(other, tuple):
-            return NotImplemented
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to "
+                            "torch.Size")
         return Size(tuple(self) + tuple(other))
 
     def __radd__(self, other):
@@ -589,6 +728,20 @@ class Size(tuple):
 
     def __reduce__(self):
         return (Size, (tuple(self),))
+
+
+def _size_items(sizes):
+    items = []
+    for i, n in enumerate(sizes):
+        if isinstance(n, int):
+            items.append(int(n))
+            continue
+        index = getattr(n, "__index__", None)
+        if index is None or isinstance(n, float):
+            raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
+                            f"'{type(n).__name__}')")
+        items.append(index())
+    return items
 
 
 def as_device_or_none(d):

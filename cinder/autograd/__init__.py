@@ -1,5 +1,7 @@
 """``torch.autograd``: backward, grad, grad modes, graph nodes, custom Functions, gradcheck."""
 
+import warnings
+
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
                         is_grad_enabled, is_inference_mode_enabled)
 from . import graph  # noqa: F401
@@ -10,12 +12,12 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False):
     """Default ``gradient`` for each output: ones for scalars; an error for other shapes."""
     from ..ops.creation import ones_like
     grads = []
-    for out, g in zip(outputs, grad_outputs):
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
             if out._requires_grad:
-                if out.numel() != 1:
+                if out._data.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if out._dtype.category < 2:
+                if out._dtype.category != 2:
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {out.dtype}")
                 g = ones_like(out)
@@ -23,8 +25,8 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False):
             from ..ops.creation import tensor
             g = tensor(g, dtype=out.dtype, device=out.device)
         elif g.shape != out.shape:
-            raise RuntimeError(f"Mismatch in shape: grad_output[{len(grads)}] has a shape of "
-                               f"{g.shape} and output[{len(grads)}] has a shape of {out.shape}.")
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} "
+                               f"and output[{i}] has a shape of {out.shape}.")
         grads.append(g)
     return grads
 
@@ -47,49 +49,72 @@ def _roots(outputs):
     return roots
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
-             grad_variables=None, inputs=None):
-    """Accumulate gradients of ``tensors`` w.r.t. graph leaves into their ``.grad``."""
-    outputs = _as_tuple(tensors)
-    grads = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
+def _check_inputs(inputs):
+    for t in inputs:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+
+
+def _output_grads(outputs, grad_outputs):
+    grads = _as_tuple(grad_outputs)
     if not grads:
         grads = (None,) * len(outputs)
     if len(grads) != len(outputs):
-        raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
+    return grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    """Accumulate gradients of ``tensors`` w.r.t. graph leaves into their ``.grad``.
+
+    With ``inputs``, only those tensors (leaves or not) receive gradients.
+    """
+    outputs = _as_tuple(tensors)
+    if grad_variables is not None:
+        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.",
+                      FutureWarning, stacklevel=2)
+        if grad_tensors is None:
+            grad_tensors = grad_variables
+    if inputs is not None and len(_as_tuple(inputs)) == 0:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    grads = _output_grads(outputs, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
     inputs = _as_tuple(inputs) or None
-    if inputs is not None:
-        for t in inputs:
-            if not t._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _make_grads(outputs, grads)
-    run_backward(_roots(outputs), grads, retain_graph, create_graph, inputs=inputs,
-                 accumulate=True)
+    roots = _roots(outputs)
+    if inputs is not None:
+        _check_inputs(inputs)
+    if create_graph:
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the "
+            "parameter and its gradient which can cause a memory leak. We recommend using "
+            "autograd.grad when creating the graph to avoid this. If you have to use this "
+            "function, make sure to reset the .grad fields of your parameters to None after use "
+            "to break the cycle and avoid the leak.", UserWarning, stacklevel=3)
+    run_backward(roots, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Gradients of ``outputs`` w.r.t. ``inputs``, returned (``.grad`` is left untouched)."""
-    outputs = _as_tuple(outputs)
-    single = not isinstance(inputs, (list, tuple))
-    inputs = _as_tuple(inputs)
-    if allow_unused is None:
-        allow_unused = materialize_grads
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
-    grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"grad_outputs contains {len(grads)} tensors but outputs contains "
-                           f"{len(outputs)}")
-    for t in inputs:
-        if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    grads = _output_grads(outputs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
     grads = _make_grads(outputs, grads)
-    result = run_backward(_roots(outputs), grads, retain_graph, create_graph, inputs=inputs,
+    roots = _roots(outputs)
+    _check_inputs(inputs)
+    result = run_backward(roots, grads, retain_graph, create_graph, inputs=inputs,
                           accumulate=False, allow_unused=allow_unused)
     if materialize_grads:
         from ..ops.creation import zeros_like
@@ -97,27 +122,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-def _register_optional_modules():
-    """Function, gradcheck, functional and anomaly mode live in their own files."""
-    import importlib
-    names = {}
-    for mod, attrs in (("function", ("Function", "once_differentiable", "FunctionCtx",
-                                     "BackwardCFunction", "InplaceFunction", "NestedIOFunction")),
-                       ("gradcheck", ("gradcheck", "gradgradcheck")),
-                       ("anomaly_mode", ("detect_anomaly", "set_detect_anomaly",
-                                         "is_anomaly_enabled"))):
-        try:
-            m = importlib.import_module(f"{__name__}.{mod}")
-        except ModuleNotFoundError as e:
-            if e.name != f"{__name__}.{mod}":
-                raise
-            continue
-        for a in attrs:
-            if hasattr(m, a):
-                names[a] = getattr(m, a)
-    return names
-
-
 from .variable import Variable  # noqa: E402,F401
 
-globals().update(_register_optional_modules())
+from .function import (Function, FunctionCtx, BackwardCFunction, InplaceFunction,  # noqa
+                       once_differentiable)
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401
+from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled  # noqa
+from . import functional  # noqa: E402,F401

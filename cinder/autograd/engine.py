@@ -11,8 +11,8 @@ of accumulating into ``.grad``, and skips nodes that cannot reach those inputs.
 
 import heapq
 
-from . import grad_mode
-from .graph import AccumulateGrad
+from . import anomaly_mode, grad_mode
+from .graph import AccumulateGrad, accumulate_into_leaf
 
 __all__ = ["run_backward"]
 
@@ -37,16 +37,15 @@ def _collect_dependencies(roots):
 
 
 def _nodes_leading_to(roots, targets):
-    """Nodes from which some target node can be reached (so their gradients are needed)."""
+    """Nodes with an edge path to some target node (they must run for the targets' grads)."""
     # Post-order walk without recursion (long RNN unrolls make deep graphs).
     stack = [(r, False) for r in roots if r is not None]
     state = {}
     while stack:
         node, expanded = stack.pop()
         if expanded:
-            res = node in targets or any(
-                state.get(n, False) for n, _ in node.next_functions if n is not None)
-            state[node] = res
+            state[node] = any(n in targets or state.get(n, False)
+                              for n, _ in node.next_functions if n is not None)
             continue
         if node in state:
             continue
@@ -99,14 +98,41 @@ def _expandable(shape, target):
     return True
 
 
+def _hook_name(fn):
+    return getattr(fn, "__name__", type(fn).__name__)
+
+
+def _checked_tensor_hook_result(fn, old, new):
+    """A tensor hook may replace the gradient only with one of the same type and size."""
+    if not hasattr(new, "_data"):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if new._dtype is not old._dtype or new._device != old._device:
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the type of value (was "
+                           f"{old.type()} got {new.type()})")
+    if new._data.shape != old._data.shape:
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the size of value")
+    return new
+
+
+def _checked_hook_values(fn, new, expected):
+    """A node hook may replace the gradients only with a tuple of as many values."""
+    if not isinstance(new, (tuple, list)):
+        raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+    if len(new) != expected:
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has returned an incorrect number of values "
+                           f"(got {len(new)}, but expected {expected})")
+    return new
+
+
 def _call_tensor_pre_hooks(node, buffer):
     hooks = node._tensor_pre_hooks
     if hooks:
         for output_nr, fn in list(hooks.values()):
-            if buffer[output_nr] is not None:
-                new = fn(buffer[output_nr])
+            old = buffer[output_nr]
+            if old is not None:
+                new = fn(old)
                 if new is not None:
-                    buffer[output_nr] = new
+                    buffer[output_nr] = _checked_tensor_hook_result(fn, old, new)
     if node._retain_grad_hooks:
         for output_nr, fn in list(node._retain_grad_hooks.items()):
             if buffer[output_nr] is not None:
@@ -120,13 +146,19 @@ def _call_node(node, buffer):
         for fn in list(node._pre_hooks.values()):
             new = fn(tuple(buffer))
             if new is not None:
-                buffer = list(new)
-    grads = node.backward(tuple(buffer))
+                buffer = list(_checked_hook_values(fn, new, len(buffer)))
+    try:
+        grads = node.backward(tuple(buffer))
+    except Exception:
+        anomaly_mode.report_node_error(node)    # prints the forward trace in anomaly mode
+        raise
     if node._hooks:
         for fn in list(node._hooks.values()):
             new = fn(tuple(grads), tuple(buffer))
             if new is not None:
-                grads = tuple(new)
+                grads = tuple(_checked_hook_values(fn, new, len(grads)))
+    if grad_mode.ANOMALY.enabled:
+        anomaly_mode.check_node_output(node, grads)
     return grads
 
 
@@ -138,20 +170,18 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                  accumulate=True, allow_unused=False):
     """Backpropagate ``root_grads`` from the nodes in ``roots`` (pairs of (node, output_nr)).
 
-    With ``accumulate`` leaves get ``.grad``; otherwise the gradients reaching ``inputs``
-    (tensors) are captured and returned in order.
+    With ``accumulate`` leaves get ``.grad`` (only the ``inputs``, when given, non-leaf ones
+    included); otherwise the gradients reaching ``inputs`` are captured and returned in order.
     """
     root_nodes = [node for node, _ in roots]
     deps = _collect_dependencies(root_nodes)
 
-    capture = {}                  # (node, output_nr) -> index in inputs
+    capture = {}                  # (node, output_nr) -> indices in inputs
     needed = None
     if inputs is not None:
         for i, t in enumerate(inputs):
-            node, nr = t._gradient_edge()
-            capture.setdefault((node, nr), []).append(i)
-        targets = {node for node, _ in capture}
-        needed = _nodes_leading_to(root_nodes, targets)
+            capture.setdefault(t._gradient_edge(), []).append(i)
+        needed = _nodes_leading_to(root_nodes, {node for node, _ in capture})
     captured = [None] * (len(inputs) if inputs is not None else 0)
 
     buffers = {}
@@ -172,21 +202,21 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     try:
         while ready:
             _, _, node = heapq.heappop(ready)
-            buffer = buffers.pop(node)
-            buffer = _call_tensor_pre_hooks(node, buffer)
-            if capture:
+            buffer = _call_tensor_pre_hooks(node, buffers.pop(node))
+            if needed is None:
+                run = True
+            else:
                 for nr, g in enumerate(buffer):
                     for idx in capture.get((node, nr), ()):
                         captured[idx] = g
-            skip = (needed is not None and node not in needed) or \
-                   (not accumulate and isinstance(node, AccumulateGrad))
-            if inputs is not None and accumulate and isinstance(node, AccumulateGrad):
-                skip = (node, 0) not in capture
-            if not skip:
-                if all(g is None for g in buffer) and not isinstance(node, AccumulateGrad):
-                    grads = (None,) * len(node.next_functions)
-                else:
+                run = node in needed or (accumulate and (node, 0) in capture and
+                                         isinstance(node, AccumulateGrad))
+            if run:
+                if isinstance(node, AccumulateGrad) or any(g is not None for g in buffer) \
+                        or getattr(node, "_call_with_undefined_grads", False):
                     grads = _validate(node, _call_node(node, buffer))
+                else:
+                    grads = (None,) * len(node.next_functions)
                 if not retain_graph:
                     node.release_saved()
             else:
@@ -202,6 +232,11 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 deps[nxt] -= 1
                 if deps[nxt] == 0:
                     heapq.heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
+        if accumulate and inputs is not None:
+            # Non-leaf inputs of backward(inputs=...) get their gradient in .grad too.
+            for t, g in zip(inputs, captured):
+                if t._grad_fn is not None and g is not None:
+                    accumulate_into_leaf(t, g)
     finally:
         grad_mode.STATE.grad_enabled = prev_mode
 
@@ -210,7 +245,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
             for i, g in enumerate(captured):
                 if g is None:
                     raise RuntimeError(
-                        "One of the differentiated Tensors appears to not have been used in the "
-                        "graph. Set allow_unused=True if this is the desired behavior.")
+                        f"The differentiated Tensor at index {i} appears to not have been used "
+                        "in the graph. Set allow_unused=True if this is the desired behavior.")
         return captured
     return None

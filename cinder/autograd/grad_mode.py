@@ -7,6 +7,7 @@ off in another. Every mode works as a context manager and as a decorator.
 import functools
 import inspect
 import threading
+import warnings
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled"]
@@ -29,8 +30,14 @@ class _AnomalyState:
         self.check_nan = True
 
     def attach(self, node):
+        """Remember the user's frames that created ``node`` (cinder's own frames dropped, so the
+        trace ends at the user's line, as PyTorch's does for built-in ops)."""
+        import os
         import traceback
-        node._anomaly_trace = "".join(traceback.format_stack()[:-2])
+        package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        frames = [f for f in traceback.extract_stack()[:-1]
+                  if not os.path.abspath(f.filename).startswith(package_dir + os.sep)]
+        node._anomaly_trace = "".join(traceback.format_list(frames))
 
 
 ANOMALY = _AnomalyState()
@@ -50,26 +57,17 @@ class _DecoratorContextManager:
 
     def __call__(self, func):
         if inspect.isclass(func):
-            raise RuntimeError("Decorating classes is not supported")
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. You "
+                "should only decorate functions or methods. To preserve the current behavior of "
+                "class decoration, you can directly decorate the `__init__` method and nothing "
+                "else.", FutureWarning, stacklevel=2)
+            cls = func
+
+            def func(*args, **kwargs):
+                return cls(*args, **kwargs)
         if inspect.isgeneratorfunction(func):
-            @functools.wraps(func)
-            def generator_wrapper(*args, **kwargs):
-                gen = func(*args, **kwargs)
-                with self.clone():
-                    response = gen.send(None)
-                while True:
-                    try:
-                        request = yield response
-                    except GeneratorExit:
-                        gen.close()
-                        raise
-                    except BaseException as exc:
-                        with self.clone():
-                            response = gen.throw(exc)
-                    else:
-                        with self.clone():
-                            response = gen.send(request)
-            return generator_wrapper
+            return self._wrap_generator(func)
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
@@ -77,11 +75,45 @@ class _DecoratorContextManager:
                 return func(*args, **kwargs)
         return wrapper
 
+    def _wrap_generator(self, func):
+        """Run each step of the generator inside the mode, never the caller's code between."""
+        @functools.wraps(func)
+        def generator_wrapper(*args, **kwargs):
+            gen = func(*args, **kwargs)
+            try:
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException as exc:
+                        with self.clone():
+                            response = gen.throw(exc)
+                    else:
+                        with self.clone():
+                            response = gen.send(request)
+            except StopIteration as stop:
+                return stop.value
+        return generator_wrapper
+
     def clone(self):
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """A mode usable bare as a decorator too: ``@no_grad`` as well as ``@no_grad()``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Disable gradient recording inside the block (results have ``requires_grad=False``)."""
 
     def __init__(self):
@@ -95,7 +127,7 @@ class no_grad(_DecoratorContextManager):
         STATE.grad_enabled = self.prev
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     """Enable gradient recording inside the block, e.g. inside a ``no_grad`` region."""
 
     def __init__(self):
@@ -114,8 +146,8 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def __init__(self, mode):
         if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not "
-                            f"{type(mode).__name__}")
+            raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
         self.prev = STATE.grad_enabled
         self.mode = mode
         STATE.grad_enabled = mode
@@ -138,23 +170,23 @@ class inference_mode(_DecoratorContextManager):
     """Like ``no_grad``, and tensors made inside are *inference tensors*.
 
     Inference tensors may not be saved for backward or modified in place outside the mode,
-    the restrictions PyTorch enforces.
+    the restrictions PyTorch enforces. ``inference_mode(False)`` switches the mode off (and
+    grad mode on) inside an enclosing inference_mode block.
     """
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)                  # bare @inference_mode on a function
 
     def __init__(self, mode=True):
         self.mode = mode
         self.prev_grad = True
         self.prev_inf = False
 
-    def __call__(self, func):
-        if isinstance(func, bool):          # inference_mode(False) used as @inference_mode(False)
-            return self.__class__(func)
-        return super().__call__(func)
-
     def __enter__(self):
         self.prev_grad, self.prev_inf = STATE.grad_enabled, STATE.inference
-        if self.mode:
-            STATE.grad_enabled = False
+        STATE.grad_enabled = not self.mode
         STATE.inference = self.mode
 
     def __exit__(self, *exc):

@@ -7,6 +7,7 @@ PyTorch name (``MulBackward0``); custom ``autograd.Function`` s plug in as ``Bac
 """
 
 import itertools
+import re
 
 from . import grad_mode
 
@@ -49,10 +50,13 @@ class SavedTensor:
 
     def __init__(self, tensor, is_output=False):
         if tensor._is_inference and not grad_mode.STATE.inference:
-            raise RuntimeError("Inference tensors cannot be saved for backward. To work around "
-                               "you can make a clone to get a normal tensor and use it in "
-                               "autograd.")
-        self.version = tensor._version
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                "created in inference mode in computation tracked by autograd. To work around "
+                "this, you can make a clone to get a normal tensor and use it in autograd, or use "
+                "`torch.no_grad()` instead of `torch.inference_mode()`.")
+        vc = tensor._vc
+        self.version = 0 if vc is None else vc.value
         if is_output:
             self.tensor = None
             self.vc = tensor._shared_version_counter()
@@ -67,19 +71,38 @@ class SavedTensor:
             from .._tensor import make_tensor
             t = make_tensor(self.data, self.dtype, self.device, True)
             t._vc, t._grad_fn, t._output_nr = self.vc, node, self.output_nr
-        if t._version != self.version:
-            where = "" if t._grad_fn is None else \
-                f", which is output {t._output_nr} of {t._grad_fn.name()},"
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{t.type()} {list(t.shape)}]{where} is at version "
-                f"{t._version}; expected version {self.version} instead. Hint: enable anomaly "
-                "detection to find the operation that failed to compute its gradient, with "
-                "torch.autograd.set_detect_anomaly(True).")
+        vc = t._vc
+        if (0 if vc is None else vc.value) != self.version:
+            raise RuntimeError(_modified_message(t, self.version))
         return t
 
 
-_FREED = object()
+def _modified_message(t, expected):
+    """PyTorch's error for a saved tensor changed in place after it was saved."""
+    where = ""
+    if t._grad_fn is not None:
+        # PyTorch names the forward op: "output 0 of Exp" for ExpBackward0.
+        op = re.sub(r"Backward\d*$", "", t._grad_fn.name())
+        where = f", which is output {t._output_nr} of {op},"
+    if grad_mode.ANOMALY.enabled:
+        hint = ("Hint: the backtrace further above shows the operation that failed to compute "
+                "its gradient. The variable in question was changed in there or anywhere later. "
+                "Good luck!")
+    else:
+        hint = ("Hint: enable anomaly detection to find the operation that failed to compute "
+                "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+    return ("one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{t.type()} {list(t.shape)}]{where} is at version "
+            f"{t._vc.value}; expected version {expected} instead. {hint}")
+
+
+_FREED = object()          # what a node's saved values become once backward freed them
+_FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward.")
 
 
 class Node:
@@ -105,7 +128,7 @@ class Node:
         return type(self).__name__
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     @property
     def requires_grad(self):
@@ -116,27 +139,27 @@ class Node:
         """The value saved under ``key``, unpacking saved tensors with the version check."""
         saved = self._saved
         if saved is _FREED:
-            raise RuntimeError(
-                "Trying to backward through the graph a second time (or directly access saved "
-                "tensors after they have already been freed). Saved intermediate values of the "
-                "graph are freed when you call .backward() or autograd.grad(). Specify "
-                "retain_graph=True if you need to backward through the graph a second time or "
-                "if you need to access saved tensors after calling backward.")
+            raise RuntimeError(_FREED_MESSAGE)
         value = saved[key]
         return value.unpack(self) if type(value) is SavedTensor else value
 
     def release_saved(self):
-        if self._saved is not None:
-            self._saved = _FREED
+        """Free what was saved for backward. A node that saved no tensor (only sizes, scalars)
+        keeps its values: PyTorch lets such a node run a second time."""
+        saved = self._saved
+        if saved and saved is not _FREED:
+            for value in saved.values():
+                if type(value) is SavedTensor or (type(value) is tuple and any(
+                        type(v) is SavedTensor for v in value)):
+                    self._saved = _FREED
+                    return
 
     def __getattr__(self, name):
         # grad_fn._saved_self / _saved_other, as PyTorch exposes them for inspection.
         if name.startswith("_saved_"):
             saved = object.__getattribute__(self, "_saved")
             key = name[len("_saved_"):]
-            if saved not in (None, _FREED) and key in saved:
-                return self.saved(key)
-            if saved is _FREED:
+            if saved is _FREED or (saved is not None and key in saved):
                 return self.saved(key)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
@@ -170,14 +193,14 @@ class Node:
         raise NotImplementedError
 
     def __call__(self, *grad_outputs):
-        return self.apply(*grad_outputs)
+        """Run this node on output gradients, as ``z.grad_fn(grad)`` does in PyTorch.
 
-    def apply(self, *grad_outputs):
-        """Run this node on output gradients (what ``z.grad_fn.apply(grad)`` does in the book).
-
-        Returns one gradient per input edge; a single gradient is returned bare.
+        Returns one gradient per input edge (a tuple), bare when there is exactly one.
         """
-        grads = self.backward(grad_outputs)
+        expected = getattr(self, "_num_outputs", 1)
+        if isinstance(expected, int) and len(grad_outputs) != expected:
+            raise TypeError(f"expected {expected} arguments, got {len(grad_outputs)} instead")
+        grads = tuple(self.backward(grad_outputs))
         return grads[0] if len(grads) == 1 else grads
 
 
@@ -191,12 +214,11 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._sequence_nr = 2 ** 62      # leaves run last; only dependencies decide anyway
 
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
     def backward(self, grad_outputs):
         accumulate_into_leaf(self.variable, grad_outputs[0])
-        return ()
-
-    def apply(self, *grad_outputs):
-        self.backward(grad_outputs)
         return ()
 
 
@@ -211,8 +233,32 @@ def accumulate_into_leaf(variable, grad):
         return
     old = variable._grad
     if grad_mode.STATE.grad_enabled:          # create_graph=True: keep the graph of the grad
-        variable._grad = grad if old is None else old + grad
+        variable._grad = _differentiable_copy(grad) if old is None else old + grad
     elif old is None:
         variable._grad = grad.detach().clone()
     else:
         old.add_(grad)
+
+
+class CopyBackwards(Node):
+    """The node of a gradient stored under ``create_graph=True``: PyTorch stores a copy of the
+    incoming gradient (made with ``copy_``), so ``x.grad.grad_fn`` is a CopyBackwards."""
+
+    __slots__ = ()
+
+    def name(self):
+        return "torch::autograd::CopyBackwards"
+
+    def backward(self, grad_outputs):
+        return (None, grad_outputs[0])
+
+
+def _differentiable_copy(grad):
+    from .._tensor import make_tensor
+    out = make_tensor(grad._data.copy(), grad._dtype, grad._device)
+    if grad._requires_grad:
+        node = CopyBackwards()
+        node.next_functions = ((None, 0), grad._gradient_edge())
+        node._input_meta = (None, (grad._data.shape, grad._dtype, grad._device))
+        out._grad_fn, out._requires_grad = node, True
+    return out

@@ -3,21 +3,38 @@
 import warnings
 
 
-def Variable(data, requires_grad=False, volatile=False):
-    """The pre-0.4 wrapper: returns the tensor itself (Variables and Tensors merged in 0.4).
+class _VariableMeta(type):
+    """Every tensor is a Variable: ``isinstance(t, Variable)`` is true for any Tensor."""
 
-    ``volatile=True`` marks the tensor so results computed from it record no graph, as the
-    old documentation describes; it warns, as PyTorch did after the merge.
+    def __instancecheck__(cls, obj):
+        from .._tensor import Tensor
+        return isinstance(obj, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The pre-0.4 wrapper. ``Variable(t, requires_grad)`` is ``t.detach()`` (same memory and
+    version counter) with ``requires_grad`` set, as in PyTorch since the merge.
+
+    ``volatile=True`` has no effect beyond PyTorch's warning (use ``torch.no_grad()``).
     """
-    from .._tensor import Tensor
-    if not isinstance(data, Tensor):
-        raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-    if volatile:
-        warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
-                      "instead.", UserWarning, stacklevel=2)
-    t = data
-    if requires_grad:
-        t.requires_grad_(True)
-    if volatile:
-        t._volatile = True
-    return t
+
+    def __new__(cls, data, requires_grad=False, volatile=False, **kwargs):
+        from .. import _dtype as D
+        from .._tensor import Tensor
+        if kwargs:
+            raise TypeError(f"'{next(iter(kwargs))}' is an invalid keyword argument for this "
+                            "function")
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        if volatile:
+            warnings.warn("volatile was removed and now has no effect. Use `with "
+                          "torch.no_grad():` instead.", UserWarning, stacklevel=2)
+            if requires_grad:
+                raise ValueError("Variable can't be volatile and require_grad at the same time!")
+        out = data.detach()
+        if requires_grad:
+            if out._dtype.category < D.FLOATING:
+                raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                                   "gradients")
+            out._requires_grad = True
+        return out

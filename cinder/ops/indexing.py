@@ -1,133 +1,248 @@
 """Indexing: ``t[key]`` and ``t[key] = value``, masked_fill, index_select, gather and friends.
 
-Basic keys (ints, slices, None, ...) become a chain of view ops, so the results are views and
-carry PyTorch's node names (SelectBackward0, SliceBackward0, UnsqueezeBackward0). Keys with
-tensors, lists or bools use advanced indexing: a copy, laid out by NumPy's rules (which are
-PyTorch's), with IndexBackward0 / IndexPutBackward0 nodes.
+``t[key]`` follows PyTorch's two steps. First the *basic* part of the key (ints, slices, None,
+Ellipsis, 0-d integer tensors) is applied left to right as view ops, so those results are views
+with PyTorch's node names (SelectBackward0, SliceBackward0, UnsqueezeBackward0, AliasBackward0).
+Then, if the key held tensors, lists or bools, *advanced* indexing gathers a copy from that view
+(IndexBackward0), laid out by NumPy's rule, which is PyTorch's: the indexed dims go where the
+first index was when the indices are adjacent, and to the front when slices separate them.
+``t[key] = value`` applies the same basic part and then copies into the view (CopySlices on the
+base when autograd records) or puts values at the advanced indices (IndexPutBackward0).
 """
+
+import warnings
 
 import numpy as np
 
 from .. import _dtype as D
 from .. import backend
-from .._tensor import Tensor, make_tensor
+from .._tensor import Tensor, contiguous_strides, make_tensor
 from ._prep import as_compute, scalar_as, wrap, xp_of
-from ._registry import check_inplace, node_class, needs_grad, record, register
+from ._registry import _type_name, check_inplace, needs_grad, node_class, record, register
 from .views import _slice, make_view
 
-_BASIC = (int, slice, type(None), type(Ellipsis))
-
-
-def _normalize_key(key):
-    if isinstance(key, tuple):
-        return key
-    if isinstance(key, list) and key and all(isinstance(k, (list, tuple, slice, Tensor)) or
-                                             k is None or k is Ellipsis for k in key):
-        return tuple(key)      # legacy: a list of index objects is treated as a tuple
-    return (key,)
-
-
-def _is_basic(key):
-    for k in key:
-        if isinstance(k, bool) or not isinstance(k, _BASIC):
-            if isinstance(k, (np.integer,)) or (isinstance(k, Tensor) and k.dim() == 0 and
-                                                k._dtype.category == D.INTEGRAL):
-                continue
-            return False
-    return True
-
-
-def _count_dims(key):
-    return sum(1 for k in key if k is not None and k is not Ellipsis and not isinstance(k, bool))
-
-
-def _basic_index(t, key):
-    """Apply a basic key as select/slice/unsqueeze views, left to right."""
-    n_real = _count_dims(key)
-    if n_real > t.dim():
-        raise IndexError(f"too many indices for tensor of dimension {t.dim()}")
-    if sum(1 for k in key if k is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    out = t
-    dim = 0
-    for k in key:
-        if k is Ellipsis:
-            dim += t.dim() - n_real
-        elif k is None:
-            out = out.unsqueeze(dim)
-            dim += 1
-        elif isinstance(k, slice):
-            start, stop, step = k.start, k.stop, k.step
-            step = 1 if step is None else int(step)
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
-            n = out.shape[dim]
-            s0, s1, _ = slice(start, stop, step).indices(n)
-            out = _slice(out, dim, s0, max(s0, s1), step)
-            dim += 1
-        else:
-            idx = int(k)
-            n = out.shape[dim]
-            if idx < -n or idx >= n:
-                raise IndexError(f"index {idx} is out of bounds for dimension {dim} with size {n}")
-            out = out.select(dim, idx)
-    if out is t:
-        out = make_view(t, t._data[...], AliasNode)
-    return out
-
+_BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+              "are valid indices (got {})")
+_NOT_INDEX_DTYPE = "tensors used as indices must be long, int, byte or bool tensors"
+_MAXSIZE = 2 ** 63 - 1
 
 AliasNode = node_class("AliasBackward0", {"self": lambda grad, s: grad})
 
 
-def _to_index_array(k, t, dim_size=None):
-    """One key element as something NumPy's advanced indexing takes."""
-    if isinstance(k, Tensor):
-        if k._dtype.category >= D.FLOATING:
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        arr = k._data
-        if k._device != t._device:
-            if k._device.type == "cpu" or k.dim() == 0:
-                arr = backend.to_device(arr, t._device)
+# ----------------------------------------------------------------------------------------------
+# Reading a key
+# ----------------------------------------------------------------------------------------------
+
+def _is_int(k):
+    """What PyTorch accepts as an integer index: Python ints (not bools), NumPy integers."""
+    return (type(k) is int) or (isinstance(k, (int, np.integer)) and not isinstance(k, bool))
+
+
+def _is_mask_dtype(dtype):
+    return dtype is D.bool or dtype is D.uint8
+
+
+def _key_tuple(key):
+    """The key as a tuple; short lists holding slices, sequences or tensors count as tuples."""
+    if type(key) is tuple:
+        return key
+    if isinstance(key, (list, str)) and len(key) < 32 and any(
+            isinstance(k, (Tensor, list, tuple, slice, str)) or k is None or k is Ellipsis
+            for k in key):
+        warnings.warn(
+            "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+            "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this "
+            "will be interpreted as tensor index, x[torch.tensor(seq)], which will result "
+            "either in an error or a different result", UserWarning, stacklevel=3)
+        return tuple(key)
+    if isinstance(key, tuple):
+        return tuple(key)
+    return (key,)
+
+
+def _specified_dims(key):
+    """How many dims of the tensor the key consumes (a bool mask consumes its own ndim)."""
+    n = 0
+    for k in key:
+        if isinstance(k, Tensor):
+            n += k._data.ndim if _is_mask_dtype(k._dtype) else 1
+        elif k is not None and k is not Ellipsis and k is not True and k is not False:
+            n += 1
+    return n
+
+
+def _select_checked(t, dim, idx, real_dim=None):
+    """``t.select(dim, idx)``; errors name ``real_dim``, the index's position in the key."""
+    n = t._data.shape[dim]
+    if idx < -n or idx >= n:
+        where = dim if real_dim is None else real_dim
+        raise IndexError(f"index {idx} is out of bounds for dimension {where} with size {n}")
+    return t.select(dim, idx)
+
+
+def _slice_bounds(k):
+    """(start, stop, step) of a Python slice as PyTorch reads it (before clamping)."""
+    step = 1 if k.step is None else k.step.__index__()
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    start = 0 if k.start is None else k.start.__index__()
+    stop = _MAXSIZE if k.stop is None else k.stop.__index__()
+    if step < 0:
+        raise ValueError("step must be greater than zero")
+    return start, stop, step
+
+
+def _apply_slice(t, dim, k, optimize):
+    start, stop, step = _slice_bounds(k)
+    n = t._data.shape[dim]
+    if optimize and start == 0 and stop >= n and step == 1:
+        return t                      # a full slice is no op at all inside a tuple key
+    start = min(max(start + n if start < 0 else start, 0), n)
+    stop = min(max(stop + n if stop < 0 else stop, 0), n)
+    return _slice(t, dim, start, max(start, stop), step)
+
+
+def _apply_basic(t, key, optimize=True):
+    """PyTorch's ``applySlicing``: the view that the basic part of ``key`` selects, and the
+    advanced indices as ``[(dim in that view, index object)]``."""
+    ndim = t._data.ndim
+    specified = _specified_dims(key)
+    if specified > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    out, dim, advanced = t, 0, []
+    for position, k in enumerate(key):
+        if _is_int(k):
+            out = _select_checked(out, dim, int(k), position)
+        elif isinstance(k, slice):
+            out = _apply_slice(out, dim, k, optimize)
+            dim += 1
+        elif k is Ellipsis:
+            dim += ndim - specified
+        elif k is None:
+            out = out.unsqueeze(dim)
+            dim += 1
+        elif k is True or k is False:
+            out = out.unsqueeze(dim)
+            advanced.append((dim, k))
+            dim += 1
+        elif isinstance(k, Tensor):
+            if k._data.ndim == 0 and k._dtype.category == D.INTEGRAL and k._dtype is not D.uint8:
+                out = _select_checked(out, dim, int(k.item()), position)
+            elif k._data.ndim == 0 and _is_mask_dtype(k._dtype):
+                out = out.unsqueeze(dim)
+                advanced.append((dim, bool(k.item())))
+                dim += 1
             else:
-                raise RuntimeError("indices should be either on cpu or on the same device as the "
-                                   f"indexed tensor ({t._device})")
-        if k._dtype is D.uint8:
-            arr = arr.astype(bool)
+                advanced.append((dim, k))
+                dim += k._data.ndim if _is_mask_dtype(k._dtype) else 1
+        elif isinstance(k, (list, tuple, range, np.ndarray, str)):
+            arr = _sequence_index(k)
+            advanced.append((dim, arr))
+            dim += arr.ndim if arr.dtype == np.bool_ else 1
+        else:
+            raise IndexError(_BAD_INDEX.format(type(k).__name__))
+    return out, advanced
+
+
+def _sequence_index(seq):
+    """A list/tuple/ndarray index as a NumPy int64 (or bool) array, as PyTorch converts it."""
+    if isinstance(seq, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if isinstance(seq, np.ndarray):
+        arr = seq
+    else:
+        try:
+            arr = np.array(seq)
+        except ValueError:
+            raise IndexError(_NOT_INDEX_DTYPE) from None
+    if arr.dtype == np.bool_:
         return arr
-    if isinstance(k, (list, tuple)):
-        arr = np.asarray(k)
-        if arr.dtype.kind == "f":
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        if arr.dtype == object:
-            raise IndexError("too many indices")
-        return arr if t._device.type == "cpu" else backend.to_device(arr, t._device)
-    if isinstance(k, (bool, np.bool_)):
-        return bool(k)
-    if isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis:
-        return k
-    raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
-                     "Variables are valid indices (got " + type(k).__name__ + ")")
+    if arr.dtype == object or arr.dtype.kind not in "iufb":
+        bad = type(next(iter(np.ravel(arr)), seq)).__name__ if arr.size else "list"
+        raise TypeError(f"new(): invalid data type '{bad}'")
+    if arr.dtype.kind == "f" and isinstance(seq, np.ndarray):
+        raise IndexError(_NOT_INDEX_DTYPE)
+    return arr.astype(np.int64)
 
 
-def _np_key(t, key):
-    out = tuple(_to_index_array(k, t) for k in key)
-    for k in out:
-        if isinstance(k, slice) and k.step is not None and k.step <= 0:
-            raise ValueError("step must be greater than zero")
+def _index_positions(view, advanced):
+    """Advanced indices as ``[(dim, integer array)]`` on ``view``'s device: masks become the
+    coordinates of their True entries, bool scalars become [0] or []."""
+    xp = xp_of(view)
+    shape = view._data.shape
+    out = []
+    for dim, k in advanced:
+        if k is True or k is False:
+            out.append((dim, xp.zeros((1 if k else 0,), dtype=np.int64)))
+            continue
+        if isinstance(k, Tensor):
+            if k._dtype.category >= D.FLOATING:
+                raise IndexError(_NOT_INDEX_DTYPE)
+            arr = k._data
+            if k._device != view._device:
+                if k._device.type != "cpu" and k._data.ndim:
+                    raise RuntimeError("indices should be either on cpu or on the same device as "
+                                       f"the indexed tensor ({view._device})")
+                arr = backend.to_device(arr, view._device)
+            is_mask = _is_mask_dtype(k._dtype)
+            if k._dtype is D.uint8:
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
+                              "dtype torch.bool instead.", UserWarning, stacklevel=4)
+        else:
+            arr = k if xp is np else backend.to_device(k, view._device)
+            is_mask = arr.dtype == np.bool_
+        if is_mask:
+            for j, n in enumerate(arr.shape):
+                if n != shape[dim + j]:
+                    raise IndexError(
+                        f"The shape of the mask {list(arr.shape)} at index {j} does not match "
+                        f"the shape of the indexed tensor {list(shape)} at index {dim + j}")
+            out.extend((dim + j, a) for j, a in enumerate(xp.nonzero(arr.astype(bool))))
+        else:
+            out.append((dim, arr))
+    _check_indices(out, shape)
     return out
 
 
-def _advanced_get(t, key):
+def _check_indices(positions, shape):
     try:
-        arr = t._data[key]
-    except IndexError as e:
-        raise IndexError(_torch_index_message(str(e))) from None
-    return arr
+        np.broadcast_shapes(*(a.shape for _, a in positions))
+    except ValueError:
+        shapes = ", ".join(str(list(a.shape)) for _, a in positions)
+        raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together "
+                         f"with shapes {shapes}") from None
+    for order, (dim, a) in enumerate(positions):
+        n = shape[dim]
+        if a.size == 0:
+            continue
+        bad = (a >= n) | (a < -n)
+        if bad.any():
+            first = int(a.reshape(-1)[int(bad.reshape(-1).argmax())])
+            raise IndexError(f"index {first} is out of bounds for dimension {order} with size "
+                             f"{n}")
 
 
-def _torch_index_message(msg):
-    return msg.replace("for axis", "for dimension").replace("axis", "dimension")
+def _np_key(view, positions):
+    key = [slice(None)] * view._data.ndim
+    for dim, a in positions:
+        key[dim] = a
+    return tuple(key)
 
+
+def _dense(arr):
+    """``arr`` with exactly row-major strides (PyTorch's index results are dense)."""
+    item = arr.itemsize
+    if arr.strides == tuple(s * item for s in contiguous_strides(arr.shape)) or not arr.size:
+        return arr
+    xp = np if isinstance(arr, np.ndarray) else backend.cupy_module()
+    out = xp.empty(arr.shape, arr.dtype)
+    out[...] = arr
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# t[key]
+# ----------------------------------------------------------------------------------------------
 
 def _index_backward(grad, s):
     from .creation import zeros
@@ -139,21 +254,40 @@ IndexNode = node_class("IndexBackward0", {"self": _index_backward})
 
 
 def getitem(self, key):
-    key = _normalize_key(key)
-    if _is_basic(key):
-        return _basic_index(self, tuple(int(k) if isinstance(k, (np.integer, Tensor)) else k
-                                        for k in key))
-    np_key = _np_key(self, key)
-    arr = _advanced_get(self, np_key)
-    result = make_tensor(arr if arr.base is None or arr.base is not self._data else arr.copy(),
-                         self._dtype, self._device)
-    if self._requires_grad and needs_grad(self):
-        record(IndexNode, (self,), (result,), self_sizes=self._data.shape, key=np_key)
+    # Single simple keys take PyTorch's fast paths (a lone slice always records a slice).
+    if _is_int(key):
+        if self._data.ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        return _select_checked(self, 0, int(key))
+    if isinstance(key, slice):
+        if self._data.ndim == 0:
+            raise IndexError("too many indices for tensor of dimension 0")
+        return _apply_slice(self, 0, key, optimize=False)
+    if key is None:
+        return self.unsqueeze(0)
+    if key is Ellipsis:
+        return make_view(self, self._data[...], AliasNode)
+    view, advanced = _apply_basic(self, _key_tuple(key))
+    if not advanced:
+        return make_view(self, self._data[...], AliasNode) if view is self else view
+    return getitem_np(view, _np_key(view, _index_positions(view, advanced)))
+
+
+def getitem_np(t, np_key):
+    """Differentiable ``t[np_key]`` for a key already converted to arrays (a dense copy)."""
+    result = make_tensor(_dense(t._data[np_key]), t._dtype, t._device)
+    if t._requires_grad and needs_grad(t):
+        record(IndexNode, (t,), (result,), self_sizes=t._data.shape, key=np_key)
     return result
 
 
 Tensor.__getitem__ = getitem
 
+
+# ----------------------------------------------------------------------------------------------
+# t[key] = value, index_put
+# ----------------------------------------------------------------------------------------------
 
 def _put_self_backward(grad, s):
     if s.accumulate:
@@ -162,29 +296,22 @@ def _put_self_backward(grad, s):
 
 
 def _put_values_backward(grad, s):
-    return make_tensor(grad._data[s.key], grad._dtype, grad._device) if not grad._requires_grad \
-        else getitem_np(grad, s.key)
-
-
-def getitem_np(t, np_key):
-    """Differentiable ``t[np_key]`` for a key already converted to arrays."""
-    result = make_tensor(t._data[np_key], t._dtype, t._device)
-    if t._requires_grad and needs_grad(t):
-        record(IndexNode, (t,), (result,), self_sizes=t._data.shape, key=np_key)
-    return result
+    return getitem_np(grad, s.key).sum_to_size(s.values_sizes)
 
 
 IndexPutNode = node_class("IndexPutBackward0", {
-    "self": _put_self_backward, "values": _put_values_backward})
+    "self": _put_self_backward, "values": _put_values_backward}, saves_also=("values_sizes",))
 
 
 def index_put(input, key, values, accumulate=False):
-    """Out-of-place ``input[key] = values`` (``+=`` with accumulate, duplicates summed)."""
+    """Out-of-place ``input[key] = values`` (``+=`` with accumulate, duplicates summed);
+    ``key`` is a NumPy key from ``_np_key``."""
     out = make_tensor(input._data.copy(), input._dtype, input._device)
     _put_into(out._data, key, values, input._dtype, accumulate)
     v = values if isinstance(values, Tensor) else None
     if needs_grad(input, v):
-        record(IndexPutNode, (input, v), (out,), key=key, accumulate=accumulate)
+        record(IndexPutNode, (input, v), (out,), key=key, accumulate=accumulate,
+               values_sizes=None if v is None else v._data.shape)
     return out
 
 
@@ -193,64 +320,89 @@ def _put_into(arr, key, values, dtype, accumulate):
         vals = values._data if values._dtype is dtype else values._data.astype(dtype.numpy_dtype)
     else:
         vals = scalar_as(values, dtype)
-    if accumulate:
-        xp = np if isinstance(arr, np.ndarray) else backend.cupy_module()
-        if xp is np:
-            np.add.at(arr, key, vals)
+    try:
+        if accumulate:
+            xp = np if isinstance(arr, np.ndarray) else backend.cupy_module()
+            xp.add.at(arr, key, vals)
         else:
-            backend.cupy_module().add.at(arr, key, vals)
-    else:
-        try:
             arr[key] = vals
-        except ValueError as e:
-            raise RuntimeError(f"shape mismatch: value tensor of shape "
-                               f"{list(getattr(values, 'shape', ()))} cannot be broadcast to "
-                               f"indexing result of shape {list(arr[key].shape)}") from e
+    except ValueError:
+        shape = list(np.shape(vals))
+        while shape and shape[0] == 1:
+            shape.pop(0)
+        raise RuntimeError(f"shape mismatch: value tensor of shape {shape} cannot be broadcast "
+                           f"to indexing result of shape {list(arr[key].shape)}") from None
 
 
-def setitem(self, key, value):
-    if not isinstance(value, (Tensor, int, float, bool, complex, np.number, np.bool_)):
-        from .creation import tensor
-        value = tensor(value, dtype=self._dtype, device=self._device)
-    key = _normalize_key(key)
-    if isinstance(value, Tensor) and value._device != self._device and value.dim() > 0:
-        raise RuntimeError(f"expected device {self._device} but got device {value._device}")
-    if _is_basic(key):
-        from ..autograd.grad_mode import no_grad
-        key = tuple(int(k) if isinstance(k, (np.integer, Tensor)) else k for k in key)
-        recording = needs_grad(self, value if isinstance(value, Tensor) else None)
-        if not recording:
-            check_inplace(self)
-            with no_grad():
-                region = _basic_index(self, key)
-            try:
-                region._data[...] = value._data if isinstance(value, Tensor) else value
-            except ValueError:
-                raise RuntimeError(
-                    f"The expanded size of the tensor ({region.shape[-1] if region.dim() else 1})"
-                    f" must match the existing size ({value.shape[-1]}) at non-singleton "
-                    f"dimension {max(value.dim() - 1, 0)}.  Target sizes: {list(region.shape)}."
-                    f"  Tensor sizes: {list(value.shape)}") from None
-            self._bump_version()
-            return
-        region = _basic_index(self, key)
-        if isinstance(value, Tensor):
-            region.copy_(value)
-        else:
-            region.fill_(value)
-        return
+def _value_tensor(self, value):
+    """The right-hand side of ``t[key] = value``: tensors as they are, Python numbers as 0-d
+    tensors of ``t``'s dtype; anything else is PyTorch's TypeError."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+        arr = np.array(scalar_as(value, self._dtype), dtype=self._dtype.numpy_dtype)
+        return make_tensor(arr, self._dtype)
+    raise TypeError(f"can't assign a {_qualname(value)} to a {self.type()}")
+
+
+def _qualname(obj):
+    cls = type(obj)
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+
+
+def _copy_to(dst, src):
+    """PyTorch's ``copy_to``: fill for a 0-d value, else copy the value expanded to ``dst``."""
+    if dst._data.shape == src._data.shape:
+        dst.copy_(src)
+    elif src._data.ndim == 0 and src._device.type == "cpu":
+        dst.fill_(src)
+    else:
+        shape = src._data.shape
+        lead = 0
+        while lead < len(shape) and shape[lead] == 1:
+            lead += 1
+        if lead:
+            src = src.view(shape[lead:])
+        dst.copy_(src.expand(dst.shape))
+
+
+def _index_put_inplace(self, np_key, value, accumulate):
+    """Write ``value`` at ``np_key`` of ``self`` in place (recording IndexPutBackward0)."""
     check_inplace(self)
-    np_key = _np_key(self, key)
-    v = value if isinstance(value, Tensor) else None
-    if needs_grad(self, v):
+    if isinstance(value, Tensor) and value._dtype is not self._dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{_type_name(self._dtype)} for the destination and {_type_name(value._dtype)} for "
+            "the source.")
+    if needs_grad(self, value if isinstance(value, Tensor) else None):
         from .views import rebase_history
-        result = index_put(self, np_key, value)
+        result = index_put(self, np_key, value, accumulate)
         self._data[...] = result._data
         self._bump_version()
         rebase_history(self, result)
-        return
-    _put_into(self._data, np_key, value, self._dtype, False)
+        return self
+    _put_into(self._data, np_key, value, self._dtype, accumulate)
     self._bump_version()
+    return self
+
+
+def setitem(self, key, value):
+    value = _value_tensor(self, value)
+    if key is False:
+        return                        # PyTorch does nothing at all for t[False] = v
+    if isinstance(value, Tensor) and value._device != self._device and value._data.ndim > 0:
+        raise RuntimeError(f"expected device {self._device} but got device {value._device}")
+    if _is_int(key):
+        if self._data.ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        view, advanced = _select_checked(self, 0, int(key)), ()
+    else:
+        view, advanced = _apply_basic(self, _key_tuple(key))
+    if not advanced:
+        _copy_to(view, value)
+        return
+    _index_put_inplace(view, _np_key(view, _index_positions(view, advanced)), value, False)
 
 
 Tensor.__setitem__ = setitem
@@ -263,22 +415,40 @@ def index_put_slices(t, key, piece):
     return out
 
 
+def _indices_key(self, indices, name):
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'indices' (position 1) must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    if len(indices) > self._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self._data.ndim} (got "
+                         f"{len(indices)})")
+    advanced, dim = [], 0
+    for k in indices:
+        if k is not None:
+            advanced.append((dim, k))
+        dim += k._data.ndim if isinstance(k, Tensor) and _is_mask_dtype(k._dtype) else 1
+    return _np_key(self, _index_positions(self, advanced))
+
+
 def index_put_(self, indices, values, accumulate=False):
-    check_inplace(self)
-    np_key = _np_key(self, tuple(indices))
-    result = index_put(self, np_key, values, accumulate)
-    self._data[...] = result._data
-    self._bump_version()
-    if result._grad_fn is not None:
-        from .views import rebase_history
-        rebase_history(self, result)
-    return self
+    """``self[indices] = values`` in place (``+=`` with ``accumulate``); returns self."""
+    return _index_put_inplace(self, _indices_key(self, indices, "index_put_"), values,
+                              accumulate)
+
+
+def _index_put_function(input, indices, values, accumulate=False):
+    key = _indices_key(input, indices, "index_put")
+    if isinstance(values, Tensor) and values._dtype is not input._dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{_type_name(input._dtype)} for the destination and {_type_name(values._dtype)} "
+            "for the source.")
+    return index_put(input, key, values, accumulate)
 
 
 Tensor.index_put_ = index_put_
-register("index_put", lambda input, indices, values, accumulate=False: index_put(
-    input, _np_key(input, tuple(indices)), values, accumulate), family="indexing",
-    nodes=(IndexPutNode,))
+register("index_put", _index_put_function, family="indexing", nodes=(IndexPutNode,))
+
 
 # ----------------------------------------------------------------------------------------------
 # masked_fill, index_select, gather, nonzero, masked_select
@@ -295,7 +465,7 @@ def masked_fill(input, mask, value):
     """``input`` with ``value`` where the bool ``mask`` (broadcast) is True."""
     if not isinstance(mask, Tensor) or mask._dtype is not D.bool:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{mask.dtype if isinstance(mask, Tensor) else type(mask).__name__}")
+                           f"{_CPP_NAMES.get(getattr(mask, 'dtype', None), type(mask).__name__)}")
     xp = xp_of(input)
     if isinstance(value, Tensor):
         if value.dim() != 0:
@@ -324,74 +494,159 @@ register("masked_fill", masked_fill, inplace=True, family="indexing",
          nodes=(MaskedFillNode, MaskedFillTensorNode))
 
 
+_CPP_NAMES = {D.float32: "float", D.float64: "double", D.float16: "c10::Half",
+              D.bfloat16: "c10::BFloat16", D.int64: "long int", D.int32: "int",
+              D.int16: "short int", D.int8: "signed char", D.uint8: "unsigned char",
+              D.bool: "bool", D.complex64: "c10::complex<float>",
+              D.complex128: "c10::complex<double>"}     # how PyTorch's errors name dtypes
+
+
+def _index_select_backward(grad, s):
+    from .creation import zeros
+    out = zeros(s.self_sizes, dtype=grad.dtype, device=grad.device)
+    return index_put(out, s.key, grad, accumulate=True)
+
+
+IndexSelectNode = node_class("IndexSelectBackward0", {"self": _index_select_backward})
+
+
 def index_select(input, dim, index, *, out=None):
+    """The entries of ``input`` at positions ``index`` (1-d) along ``dim`` (a copy)."""
     from .._tensor import wrap_dim
-    d = wrap_dim(dim, max(input.dim(), 1))
+    d = wrap_dim(dim, max(input._data.ndim, 1))
     if not isinstance(index, Tensor) or index._dtype not in (D.int64, D.int32):
-        raise RuntimeError("index_select(): Expected dtype int32/int64 for index")
-    if index.dim() > 1:
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    key = (slice(None),) * d + (index.reshape(-1),)
-    result = input[key] if input.dim() else input[index.reshape(-1)].reshape(())
+    idx = index._data.reshape(-1)
+    if input._data.ndim == 0:
+        view = input.reshape(1)
+        key = (idx,)
+    else:
+        view = input
+        key = (slice(None),) * d + (idx,)
+    positions = [(d if input._data.ndim else 0, idx)]
+    _check_indices(positions, view._data.shape)
+    data = _dense(view._data[key])
+    result = make_tensor(data.reshape(()) if input._data.ndim == 0 else data, input._dtype,
+                         input._device)
+    if view._requires_grad and needs_grad(view):
+        record(IndexSelectNode, (view,), (result,), self_sizes=view._data.shape, key=key)
     if out is not None:
         from ._registry import write_out
         return write_out(out, result)
     return result
 
 
-register("index_select", index_select, family="indexing")
+register("index_select", index_select, family="indexing", nodes=(IndexSelectNode,))
 
 
 def nonzero(input, *, as_tuple=False):
+    """Coordinates of the non-zero entries: an (n, ndim) int64 tensor laid out column-major
+    like PyTorch's, or a tuple of 1-d tensors."""
     xp = xp_of(input)
-    idx = xp.nonzero(input._data if input.dim() else input._data.reshape(1))
+    data = input._data if input._data.ndim else input._data.reshape(1)
+    idx = xp.nonzero(data)
     if as_tuple:
         return tuple(wrap(i.astype(np.int64), D.int64, input._device) for i in idx)
-    return wrap(xp.stack(idx, axis=1).astype(np.int64) if idx else
-                xp.zeros((0, 0), np.int64), D.int64, input._device)
+    n, nd = idx[0].size, input._data.ndim
+    if n and nd:
+        cols = xp.empty((nd, n), np.int64)
+        for j, i in enumerate(idx):
+            cols[j] = i
+        arr = cols.T
+    else:
+        arr = _backend_strided(xp.empty((0,), np.int64), (n, nd), (8, 8 * n))
+    return wrap(arr, D.int64, input._device)
 
 
 register("nonzero", nonzero, family="indexing")
 
 
-def masked_select(input, mask):
-    b_in, b_mask = np.broadcast_arrays(input._data, mask._data) if input._device.type == "cpu" \
-        else (input._data, mask._data)
-    if input._requires_grad:
-        shape = np.broadcast_shapes(input.shape, mask.shape)
-        return input.expand(shape)[mask.expand(shape)]
-    return wrap(b_in[b_mask], input._dtype, input._device)
+def _backend_strided(arr, shape, strides):
+    from .views import _backend_strided as strided
+    return strided(arr, shape, strides)
 
 
-register("masked_select", masked_select, family="indexing")
-
-GatherNode = node_class("GatherBackward0", {
-    "self": lambda grad, s: _scatter_add_zeros(s.self_sizes, s.dim, s.index, grad)})
-
-
-def _scatter_add_zeros(sizes, dim, index, src):
+def _masked_select_backward(grad, s):
     from .creation import zeros
-    out = zeros(sizes, dtype=src.dtype, device=src.device)
-    return out.scatter_add(dim, index, src)
+    out = zeros(s.full_sizes, dtype=grad.dtype, device=grad.device)
+    return index_put(out, s.key, grad).sum_to_size(s.self_sizes)
+
+
+MaskedSelectNode = node_class("MaskedSelectBackward0", {"self": _masked_select_backward})
+
+
+def masked_select(input, mask, *, out=None):
+    """The entries of ``input`` where the bool ``mask`` (broadcast together) is True, as 1-d."""
+    if not isinstance(mask, Tensor) or mask._dtype is not D.bool:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    xp = xp_of(input)
+    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
+    key = xp.nonzero(xp.broadcast_to(as_compute(mask, D.bool, input._device), shape))
+    result = make_tensor(xp.broadcast_to(input._data, shape)[key], input._dtype, input._device)
+    if input._requires_grad and needs_grad(input):
+        record(MaskedSelectNode, (input,), (result,), self_sizes=input._data.shape,
+               full_sizes=shape, key=key)
+    if out is not None:
+        from ._registry import write_out
+        return write_out(out, result)
+    return result
+
+
+register("masked_select", masked_select, family="indexing", nodes=(MaskedSelectNode,))
+
+def _along_dim_key(name, input, d, index, src=None):
+    """The NumPy key that pairs every element of ``index`` with its position along the other
+    dims (gather/scatter), after PyTorch's checks."""
+    if not isinstance(index, Tensor) or index._dtype not in (D.int64, D.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    shape, ishape = input._data.shape, index._data.shape
+    if len(ishape) != len(shape) and not (len(ishape) <= 1 and len(shape) <= 1):
+        what = "input" if name == "gather" else "self"
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} "
+                           "tensor")
+    shape_ = shape or (1,)
+    ishape_ = ishape or (1,)
+    for i, (k, n) in enumerate(zip(ishape_, shape_)):
+        too_big_for_src = src is not None and k > (src._data.shape or (1,))[i]
+        if (i != d and k > n) or too_big_for_src:
+            if name == "gather":
+                raise RuntimeError(f"Size does not match at dimension {i} expected index "
+                                   f"{list(ishape)} to be no larger than self {list(shape)} "
+                                   f"apart from dimension {d}")
+            raise RuntimeError(f"Expected index {list(ishape)} to be no larger than self "
+                               f"{list(shape)} apart from dimension {d} and to be no larger size "
+                               f"than src {list(src._data.shape)}")
+    xp = xp_of(input)
+    idx = as_compute(index, index._dtype, input._device).reshape(ishape_)
+    n = shape_[d]
+    if idx.size:
+        bad = (idx < 0) | (idx >= n)
+        if bad.any():
+            first = int(idx.reshape(-1)[int(bad.reshape(-1).argmax())])
+            raise RuntimeError(f"index {first} is out of bounds for dimension {d} with size {n}")
+    grids = xp.indices(ishape_, sparse=True)
+    return tuple(idx if i == d else g for i, g in enumerate(grids))
+
+
+def _gather_backward(grad, s):
+    from .creation import zeros
+    out = zeros(s.self_sizes, dtype=grad.dtype, device=grad.device)
+    return out.scatter_add(s.dim, s.index, grad)
+
+
+GatherNode = node_class("GatherBackward0", {"self": _gather_backward})
 
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """``out[i][j] = input[index[i][j]][j]`` along ``dim`` (index may be smaller than input)."""
     from .._tensor import wrap_dim
-    d = wrap_dim(dim, input.dim())
-    if index._dtype is not D.int64:
-        raise RuntimeError("gather(): Expected dtype int64 for index")
-    if index.dim() != input.dim():
-        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    xp = xp_of(input)
-    idx = index._data
-    n = input.shape[d]
-    if idx.size and (int(idx.min()) < -n or int(idx.max()) >= n):
-        bad = int(idx.max()) if int(idx.max()) >= n else int(idx.min())
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
-    src = input._data[tuple(slice(0, k) if i != d else slice(None)
-                            for i, k in enumerate(idx.shape))]
-    result = wrap(xp.take_along_axis(src, idx, d), input._dtype, input._device)
+    d = wrap_dim(dim, input._data.ndim)
+    key = _along_dim_key("gather", input, d, index)
+    data = input._data if input._data.ndim else input._data.reshape(1)
+    picked = data[key]
+    result = make_tensor(picked.reshape(index._data.shape), input._dtype, input._device)
     if input._requires_grad and needs_grad(input):
         record(GatherNode, (input,), (result,), self_sizes=input._data.shape, dim=d, index=index)
     if out is not None:
@@ -405,26 +660,90 @@ register("gather", gather, family="indexing", nodes=(GatherNode,))
 ScatterAddNode = node_class("ScatterAddBackward0", {
     "self": lambda grad, s: grad,
     "src": lambda grad, s: grad.gather(s.dim, s.index)})
+ScatterNode = node_class("ScatterBackward0", {
+    "self": lambda grad, s: grad.scatter(s.dim, s.index, 0),
+    "src": lambda grad, s: grad.gather(s.dim, s.index)})
+ScatterValueNode = node_class("ScatterBackward1", {
+    "self": lambda grad, s: grad.scatter(s.dim, s.index, 0)})
 
 
 def scatter_add(input, dim, index, src):
     """``out[index[i][j]][j] += src[i][j]`` along ``dim`` (duplicates accumulate)."""
     from .._tensor import wrap_dim
-    d = wrap_dim(dim, input.dim())
+    d = wrap_dim(dim, input._data.ndim)
+    key = _along_dim_key("scatter_add", input, d, index, src)
     out = input._data.copy()
-    idx = index._data
-    grids = np.indices(idx.shape, sparse=True) if input._device.type == "cpu" else \
-        backend.cupy_module().indices(idx.shape, sparse=True)
-    key = tuple(idx if i == d else g for i, g in enumerate(grids))
-    vals = src._data[tuple(slice(0, k) for k in idx.shape)]
-    if input._device.type == "cpu":
-        np.add.at(out, key, vals.astype(out.dtype, copy=False))
-    else:
-        backend.cupy_module().add.at(out, key, vals.astype(out.dtype, copy=False))
+    flat = out if out.ndim else out.reshape(1)
+    vals = _src_block(src, index)
+    xp = xp_of(input)
+    xp.add.at(flat, key, vals.astype(out.dtype, copy=False))
     result = wrap(out, input._dtype, input._device)
     if needs_grad(input, src):
         record(ScatterAddNode, (input, src), (result,), dim=d, index=index)
     return result
 
 
-register("scatter_add", scatter_add, inplace=True, family="indexing", nodes=(ScatterAddNode,))
+def _src_block(src, index):
+    """The leading block of ``src`` with ``index``'s shape (src may be larger)."""
+    vals = src._data if src._data.ndim else src._data.reshape(1)
+    ishape = index._data.shape or (1,)
+    return vals[tuple(slice(0, k) for k in ishape)]
+
+
+def _along_dim_inplace(fn, name):
+    """``Tensor.<name>_``: the index argument need not broadcast to self, so the registry's
+    generic in-place wrapper (which checks that) is not used."""
+    from ._registry import _snapshot_for_backward, commit_inplace
+
+    def inplace(self, dim, index, *args, **kwargs):
+        check_inplace(self)
+        others = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+        src = _snapshot_for_backward(self) if needs_grad(self, *others) else self
+        return commit_inplace(self, fn(src, dim, index, *args, **kwargs))
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    inplace.__doc__ = f"In-place version of :meth:`Tensor.{name}`."
+    return inplace
+
+
+register("scatter_add", scatter_add, inplace=_along_dim_inplace(scatter_add, "scatter_add"),
+         family="indexing", nodes=(ScatterAddNode,))
+
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    """``out[index[i][j]][j] = src[i][j]`` along ``dim`` (or the scalar ``value``)."""
+    from .._tensor import wrap_dim
+    if src is not None and not isinstance(src, Tensor):
+        src, value = None, src
+    if src is None and value is None:
+        raise TypeError("scatter() received an invalid combination of arguments - got (int, "
+                        "Tensor), but expected one of:\n * (int dim, Tensor index, Tensor src)\n"
+                        " * (int dim, Tensor index, Tensor src, *, str reduce)\n * (int dim, "
+                        "Tensor index, Number value)\n * (int dim, Tensor index, Number value, *, "
+                        "str reduce)\n")
+    if src is not None and src._dtype is not input._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    d = wrap_dim(dim, input._data.ndim)
+    key = _along_dim_key("scatter", input, d, index, src)
+    out = input._data.copy()
+    flat = out if out.ndim else out.reshape(1)
+    vals = scalar_as(value, input._dtype) if src is None else _src_block(src, index)
+    xp = xp_of(input)
+    if reduce is None:
+        flat[key] = vals
+    elif reduce == "add":
+        xp.add.at(flat, key, vals)
+    elif reduce == "multiply":
+        xp.multiply.at(flat, key, vals)
+    else:
+        raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+    result = wrap(out, input._dtype, input._device)
+    if reduce is None and needs_grad(input, src):
+        if src is None:
+            record(ScatterValueNode, (input,), (result,), dim=d, index=index)
+        else:
+            record(ScatterNode, (input, src), (result,), dim=d, index=index)
+    return result
+
+
+register("scatter", scatter, inplace=_along_dim_inplace(scatter, "scatter"), family="indexing",
+         nodes=(ScatterNode, ScatterValueNode))

@@ -6,47 +6,58 @@ happens when a view is modified in place while autograd records: the base's hist
 rewritten through a ``CopySlices`` node so gradients flow through the modified region.
 """
 
+import warnings
+
 import numpy as np
 
 from .. import _dtype as D
+from .. import backend
+from .._storage import storage_view
 from .._tensor import Size, Tensor, make_tensor, wrap_dim
 from ..autograd.graph import Node
 from ._prep import dims_arg, shape_arg
-from ._registry import node_class, needs_grad, record, register
+from ._registry import needs_grad, node_class, record, register
 
 
 def make_view(input, arr, node=None, **saved):
     """Wrap ``arr`` (a view of ``input._data``) as a view tensor of ``input``."""
     out = make_tensor(arr, input._dtype, input._device)
-    out._base = input if input._base is None else input._base
-    out._vc = input._shared_version_counter()
-    out._is_inference = input._is_inference
+    if input._is_inference:
+        out._is_inference = True        # inference tensors track neither views nor versions
+    else:
+        out._base = input if input._base is None else input._base
+        out._vc = input._shared_version_counter()
+        out._is_inference = False
     if node is not None and input._requires_grad and needs_grad(input):
         record(node, (input,), (out,), **saved)
     return out
 
 
 def _infer_size(shape, numel):
-    """Resolve a single -1 in ``shape`` (PyTorch's messages for the bad cases)."""
-    neg = [i for i, s in enumerate(shape) if s == -1]
-    if len(neg) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    for s in shape:
-        if s < -1:
-            raise RuntimeError(f"invalid shape dimension {s}")
+    """Resolve a single -1 in ``shape`` (PyTorch's ``infer_size`` and its messages)."""
+    infer = None
     known = 1
-    for s in shape:
-        if s != -1:
-            known *= s
-    if neg:
-        if known == 0 or numel % known != 0:
-            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    for i, n in enumerate(shape):
+        if n == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif n >= 0:
+            known *= n
+        else:
+            raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape "
+                               f"{list(shape)}")
+    if numel == known or (infer is not None and known > 0 and numel % known == 0):
+        if infer is None:
+            return tuple(shape)
+        if known == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} "
+                               "because the unspecified dimension size -1 can be any value and "
+                               "is ambiguous")
         shape = list(shape)
-        shape[neg[0]] = numel // known
+        shape[infer] = numel // known
         return tuple(shape)
-    if known != numel:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-    return tuple(shape)
+    raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
 
 
 def _view_strides(old_shape, old_strides, new_shape):
@@ -96,6 +107,8 @@ def _backend_strided(arr, shape, strides):
 ViewNode = node_class("ViewBackward0", {"self": lambda grad, s: grad.reshape(s.self_sizes)})
 UnsafeViewNode = node_class("UnsafeViewBackward0", {
     "self": lambda grad, s: grad.reshape(s.self_sizes)})
+ReshapeAliasNode = node_class("ReshapeAliasBackward0", {
+    "self": lambda grad, s: grad.reshape(s.self_sizes)})
 
 
 def view(input, *shape):
@@ -125,12 +138,37 @@ def _reshape_no_copy(arr, shape):
 
 
 def _view_dtype(input, dt):
-    if dt.itemsize != input._dtype.itemsize and input._data.ndim == 0:
-        raise RuntimeError("self.dim() cannot be 0 to view "
-                           f"{input.dtype} as {dt} (different element sizes)")
-    out = make_view(input, input._data.view(dt.numpy_dtype))
-    out._dtype = dt
+    """The same bytes seen as ``dt``; not differentiable, shares the version counter only."""
+    old = input._dtype
+    if dt.itemsize != old.itemsize:
+        what = f"to view {_type_name(old)} as {_type_name(dt)} (different element sizes)"
+        arr = input._data
+        if arr.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if input.stride(-1) != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {input.stride(-1)}")
+        if dt.itemsize > old.itemsize:
+            ratio = dt.itemsize // old.itemsize
+            if arr.shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got "
+                                   f"{arr.shape[-1]}")
+            for st in input.stride()[:-1]:
+                if st % ratio:
+                    raise RuntimeError(f"self.stride(i) must be divisible by {ratio} {what}, "
+                                       f"but got {st} for some i < dim - 1")
+            if input.storage_offset() % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, "
+                                   f"but got {input.storage_offset()}")
+    # NumPy reinterprets any array whose last axis is dense, the condition checked above.
+    out = make_tensor(input._data.view(dt.numpy_dtype), dt, input._device)
+    out._vc = input._shared_version_counter()
+    out._is_inference = input._is_inference
     return out
+
+
+def _type_name(d):
+    from ._registry import _type_name as name
+    return name(d)
 
 
 register("view", view, family="views", nodes=(ViewNode,))
@@ -141,11 +179,12 @@ def reshape(input, *shape):
     """A view when the strides allow it, otherwise a copy (as PyTorch decides)."""
     shape = _infer_size(shape_arg(shape, "reshape"), input._data.size)
     arr = input._data
-    if arr.flags.c_contiguous:
-        return make_view(input, arr.reshape(shape), ViewNode, self_sizes=arr.shape)
+    if input.is_contiguous():
+        new = arr.reshape(shape) if arr.flags.c_contiguous else _reshape_no_copy(arr, shape)
+        return make_view(input, new, ViewNode, self_sizes=arr.shape)
     new = _reshape_no_copy(arr, shape)
     if new is not None:
-        return make_view(input, new, ViewNode, self_sizes=arr.shape)
+        return make_view(input, new, ReshapeAliasNode, self_sizes=arr.shape)
     copy = input.clone(memory_format="contiguous")
     out = make_tensor(copy._data.reshape(shape), input._dtype, input._device)
     if copy._requires_grad and needs_grad(copy):
@@ -157,50 +196,63 @@ register("reshape", reshape, family="views")
 Tensor.reshape_as = lambda self, other: reshape(self, other.shape)
 
 AsStridedNode = node_class("AsStridedBackward0", {
-    "self": lambda grad, s: _as_strided_backward(grad, s)})
+    "self": lambda grad, s: _as_strided_backward(grad, s)},
+    saves_also=("self_sizes", "self_strides", "self_offset", "self_storage_numel", "stride",
+                "offset"))
 
 
 def _as_strided_backward(grad, s):
+    """Sum ``grad`` into a zero storage at the places the view read (overlaps add up), then
+    read the input's geometry out of that storage."""
     from .creation import zeros
-    out = zeros(s.self_storage_numel, dtype=grad.dtype, device=grad.device)
-    region = out.as_strided(grad.shape, s.stride, s.offset)
-    with _no_grad():
-        region.copy_(region + grad)
-    return out.as_strided(s.self_sizes, s.self_strides, s.self_offset)
+    from .indexing import index_put
+    xp = np if grad._device.type == "cpu" else _cupy()
+    flat = xp.full(grad.shape, s.offset, dtype=np.int64)
+    for d, (n, st) in enumerate(zip(grad.shape, s.stride)):
+        shape = [1] * grad.dim()
+        shape[d] = n
+        flat = flat + (xp.arange(n, dtype=np.int64) * st).reshape(shape)
+    storage = zeros(s.self_storage_numel, dtype=grad.dtype, device=grad.device)
+    storage = index_put(storage, (flat.reshape(-1),), grad.reshape(-1), accumulate=True)
+    return storage.as_strided(s.self_sizes, s.self_strides, s.self_offset)
 
 
-def _no_grad():
-    from ..autograd.grad_mode import no_grad
-    return no_grad()
+def _cupy():
+    from ..backend import cupy_module
+    return cupy_module()
 
 
 def as_strided(input, size, stride, storage_offset=None):
     """A view with explicit size, stride (elements) and storage offset over the same storage."""
-    from .. import backend
     item = input._dtype.itemsize
     root = backend.storage_root(input._data)
-    offset = input.storage_offset() if storage_offset is None else storage_offset
-    size, stride = tuple(size), tuple(stride)
+    offset = input.storage_offset() if storage_offset is None else int(storage_offset)
+    size, stride = tuple(int(n) for n in size), tuple(int(st) for st in stride)
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
+    for st in stride:
+        if st < 0:
+            raise RuntimeError("as_strided: Negative strides are not supported at the moment, "
+                               f"got strides: {list(stride)}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     need = offset + sum((n - 1) * st for n, st in zip(size, stride)) + 1 if all(size) else 0
-    root_numel = root.nbytes // item
-    if need > root_numel:
+    storage_bytes = _storage_nbytes(root)
+    if need * item > storage_bytes:
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
             f"and itemsize {item} requiring a storage size of {need * item} are out of bounds "
-            f"for storage of size {root.nbytes}")
-    flat = root.reshape(-1, order="A").view(input._dtype.numpy_dtype) \
-        if isinstance(root, np.ndarray) and (root.flags.c_contiguous or root.flags.f_contiguous) \
-        else root
-    if isinstance(flat, np.ndarray):
-        arr = np.ndarray(size, input._dtype.numpy_dtype, buffer=flat, offset=offset * item,
-                         strides=tuple(st * item for st in stride))
-    else:
-        arr = _backend_strided(flat[offset:], size, tuple(st * item for st in stride))
+            f"for storage of size {storage_bytes}")
+    arr = storage_view(root, input._dtype.numpy_dtype, size, stride, offset)
     return make_view(input, arr, AsStridedNode, self_sizes=input._data.shape,
                      self_strides=input.stride(), self_offset=input.storage_offset(),
-                     self_storage_numel=root_numel, stride=stride, offset=offset)
+                     self_storage_numel=storage_bytes // item, stride=stride, offset=offset)
+
+
+def _storage_nbytes(root):
+    if not root.size:
+        return 0
+    return root.itemsize + sum((n - 1) * s for n, s in zip(root.shape, root.strides))
 
 
 register("as_strided", as_strided, family="views", nodes=(AsStridedNode,))
@@ -237,15 +289,21 @@ def expand(input, *sizes):
                 f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                 f"{list(shape)}")
         target.append(s)
-    xp = np if input._device.type == "cpu" else None
-    arr = np.broadcast_to(input._data, tuple(target)) if xp is np else \
-        _cupy_broadcast(input._data, tuple(target))
+    # A zero stride repeats a size-1 (or new) dim; unlike np.broadcast_to this stays writable.
+    # PyTorch's geometry: a new leading dim of size 1 gets the stride a dense dim would have.
+    old_strides = input._data.strides
+    strides = [0] * len(target)
+    inner = 0
+    for i in range(len(target) - 1, -1, -1):
+        j = i - lead
+        size = shape[j] if j >= 0 else 1
+        stride = old_strides[j] if j >= 0 else inner
+        if size != target[i]:
+            stride = 0
+        strides[i] = stride
+        inner = target[i] * stride
+    arr = _backend_strided(input._data, tuple(target), tuple(strides))
     return make_view(input, arr, ExpandNode, self_sizes=shape)
-
-
-def _cupy_broadcast(arr, shape):
-    from ..backend import cupy_module
-    return cupy_module().broadcast_to(arr, shape)
 
 
 register("expand", expand, family="views", nodes=(ExpandNode,))
@@ -313,26 +371,67 @@ register("permute", permute, family="views", nodes=(PermuteNode,))
 
 def _T(self):
     nd = self._data.ndim
-    return permute(self, tuple(range(nd - 1, -1, -1))) if nd != 2 else \
-        make_view(self, self._data.T, PermuteNode, dims=(1, 0))
+    if nd == 2:
+        return make_view(self, self._data.T, PermuteNode, dims=(1, 0))
+    if nd == 0:
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=2)
+    else:
+        warnings.warn(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
+            "reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
+    return permute(self, tuple(range(nd - 1, -1, -1)))
+
+
+def _mT(self, name="mT"):
+    if self._data.ndim < 2:
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
+                           f"matrices. Got {self._data.ndim}-D tensor.")
+    return transpose(self, -2, -1)
+
+
+def _H(self):
+    nd = self._data.ndim
+    if nd != 2:
+        hint = " For batches of matrices, consider using tensor.mH" if nd > 2 else ""
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {nd}-D "
+                           f"tensor.{hint}")
+    out = transpose(self, 0, 1)
+    return out.conj() if self.is_complex() else out
+
+
+def _mH(self):
+    out = _mT(self, "mH")
+    return out.conj() if self.is_complex() else out
 
 
 Tensor.T = property(_T)
-Tensor.mT = property(lambda self: transpose(self, -2, -1))
-Tensor.H = property(lambda self: _T(self).conj())
-Tensor.mH = property(lambda self: transpose(self, -2, -1).conj())
-Tensor.adjoint = lambda self: transpose(self, -2, -1).conj()
+Tensor.mT = property(_mT)
+Tensor.H = property(_H)
+Tensor.mH = property(_mH)
+Tensor.adjoint = _mH
 
 
 def movedim(input, source, destination):
-    src = (source,) if isinstance(source, int) else tuple(source)
-    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
+                           f"should contain the same number of dims as destination ({dst} dims)")
     nd = input._data.ndim
-    src = tuple(wrap_dim(d, nd) for d in src)
-    dst = tuple(wrap_dim(d, nd) for d in dst)
-    order = [d for d in range(nd) if d not in src]
-    for d, s in sorted(zip(dst, src)):
-        order.insert(d, s)
+    nsrc = [wrap_dim(d, nd) for d in src]
+    ndst = [wrap_dim(d, nd) for d in dst]
+    if len(set(nsrc)) != len(nsrc):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({src})")
+    if len(set(ndst)) != len(ndst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({dst})")
+    order = [None] * nd
+    for s_, d_ in zip(nsrc, ndst):
+        order[d_] = s_
+    rest = iter(d for d in range(nd) if d not in nsrc)
+    order = [next(rest) if o is None else o for o in order]
     return permute(input, tuple(order))
 
 
@@ -395,11 +494,21 @@ register("flatten", flatten, family="views")
 
 
 def unflatten(input, dim, sizes):
+    """Split dim ``dim`` into ``sizes`` (one entry may be -1); a view."""
     nd = input._data.ndim
     d = wrap_dim(dim, nd)
+    sizes = tuple(int(n) for n in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
     shape = input._data.shape
-    sizes = _infer_size(tuple(sizes), shape[d])
-    return view(input, shape[:d] + tuple(sizes) + shape[d + 1:])
+    try:
+        sizes = _infer_size(sizes, shape[d])
+    except RuntimeError as e:
+        if "is invalid for input of size" not in str(e):
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {d} ({shape[d]}) in the input tensor") from None
+    return view(input, shape[:d] + sizes + shape[d + 1:])
 
 
 register("unflatten", unflatten, family="views")
@@ -466,9 +575,20 @@ register("select", select, family="views", nodes=(SelectNode,))
 
 def _slice(input, dim, start, end, step):
     d = wrap_dim(dim, input._data.ndim)
-    key = (slice(None),) * d + (slice(start, end, step),)
-    return make_view(input, input._data[key], SliceNode, self_sizes=input._data.shape, dim=d,
-                     start=start, end=end, step=step)
+    return make_view(input, _slice_array(input, d, start, end, step), SliceNode,
+                     self_sizes=input._data.shape, dim=d, start=start, end=end, step=step)
+
+
+def _slice_array(input, d, start, end, step):
+    """``input._data`` sliced along ``d`` (``start``/``end`` already within bounds)."""
+    arr = input._data
+    out = arr[(slice(None),) * d + (slice(start, end, step),)]
+    if out.size == 0 and arr.size != 0:
+        # NumPy may reset the pointer of an empty slice; PyTorch keeps the offset of ``start``.
+        offset = input.storage_offset() + start * input.stride(d)
+        out = storage_view(backend.storage_root(arr), arr.dtype, out.shape,
+                           tuple(s // arr.itemsize for s in out.strides), offset)
+    return out
 
 
 def narrow(input, dim, start, length):
@@ -496,10 +616,31 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    arr = np.diagonal(input._data, offset, d1, d2) if input._device.type == "cpu" else \
-        input._data.diagonal(offset, d1, d2)
+    arr = _diagonal_view(input._data, offset, d1, d2)
     return make_view(input, arr, DiagonalNode, self_sizes=input._data.shape, offset=offset,
                      dim1=d1, dim2=d2)
+
+
+def _diagonal_view(arr, offset, d1, d2):
+    """A writable strided view of the diagonal (``np.diagonal`` returns a read-only one)."""
+    n1, n2 = arr.shape[d1], arr.shape[d2]
+    s1, s2 = arr.strides[d1], arr.strides[d2]
+    if offset >= 0:
+        length, start = max(min(n1, n2 - offset), 0), offset * s2
+    else:
+        length, start = max(min(n1 + offset, n2), 0), -offset * s1
+    keep = [d for d in range(arr.ndim) if d not in (d1, d2)]
+    shape = tuple(arr.shape[d] for d in keep) + (length,)
+    strides = tuple(arr.strides[d] for d in keep) + (s1 + s2,)
+    if length == 0:
+        root = backend.storage_root(arr)
+        offset = (backend.data_ptr(arr) - backend.data_ptr(root)) // arr.itemsize
+        return storage_view(root, arr.dtype, shape, tuple(st // arr.itemsize for st in strides),
+                            offset)
+    key = [slice(None)] * arr.ndim
+    key[d2 if offset >= 0 else d1] = slice(start // (s2 if offset >= 0 else s1), None)
+    shifted = arr[tuple(key)]
+    return _backend_strided(shifted, shape, strides)
 
 
 register("diagonal", diagonal, family="views", nodes=(DiagonalNode,))
@@ -592,8 +733,12 @@ def _multi_view(input, arrays, node_cls, **saved):
     outs = []
     for arr in arrays:
         out = make_tensor(arr, input._dtype, input._device)
-        out._base = input if input._base is None else input._base
-        out._vc = input._shared_version_counter()
+        if input._is_inference:
+            out._is_inference = True
+        else:
+            out._base = input if input._base is None else input._base
+            out._vc = input._shared_version_counter()
+            out._is_inference = False
         outs.append(out)
     if input._requires_grad and needs_grad(input):
         node = record(node_cls, (input,), outs, **saved)
@@ -637,7 +782,7 @@ def split(tensor, split_size_or_sections, dim=0):
         node = SplitNode
     arrays, start = [], 0
     for s in sizes:
-        arrays.append(tensor._data[(slice(None),) * d + (slice(start, start + s),)])
+        arrays.append(_slice_array(tensor, d, start, start + s, 1))
         start += s
     return _multi_view(tensor, arrays, node, self_sizes=tensor._data.shape, dim=d, sizes=sizes)
 
@@ -660,16 +805,35 @@ register("chunk", chunk, family="views")
 
 
 def tensor_split(input, indices_or_sections, dim=0):
-    d = wrap_dim(dim, input.dim())
-    n = input.shape[d]
+    """Split into pieces at the given indices, or into ``n`` nearly equal pieces; each piece
+    is a ``narrow``-style slice (SliceBackward0), as in PyTorch."""
+    nd = input._data.ndim
+    if nd == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    d = wrap_dim(dim, nd)
+    n = input._data.shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = indices_or_sections.tolist()
     if isinstance(indices_or_sections, int):
         k = indices_or_sections
+        if k <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {k}")
         base, extra = divmod(n, k)
-        sizes = [base + 1] * extra + [base] * (k - extra)
+        bounds, start = [], 0
+        for i in range(k):
+            stop = start + base + (1 if i < extra else 0)
+            bounds.append((start, stop))
+            start = stop
     else:
-        idx = [0] + [min(max(int(i), 0), n) for i in indices_or_sections] + [n]
-        sizes = [max(b - a, 0) for a, b in zip(idx[:-1], idx[1:])]
-    return split(input, sizes, d)
+        cuts = [int(i) for i in indices_or_sections]
+        edges = [0] + cuts + [n]
+        bounds = []
+        for a, b in zip(edges[:-1], edges[1:]):
+            a = min(max(a + n if a < 0 else a, 0), n)
+            b = min(max(b + n if b < 0 else b, 0), n)
+            bounds.append((a, max(a, b)))
+    return tuple(_slice(input, d, a, b, 1) for a, b in bounds)
 
 
 register("tensor_split", tensor_split, family="views")
@@ -687,6 +851,9 @@ class CopySlices(Node):
     """
 
     __slots__ = ("geometry",)
+
+    def name(self):
+        return "torch::autograd::CopySlices"
 
     def backward(self, grad_outputs):
         grad = grad_outputs[0]
