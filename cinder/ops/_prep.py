@@ -87,8 +87,62 @@ def scalar_as(value, dtype):
             raise RuntimeError("value cannot be converted to type float without overflow")
         return float(value)
     if cat == D.INTEGRAL:
-        return int(value)
+        value = int(value)
+        lo, hi = _INT_RANGE[dtype]
+        if lo <= value <= hi:
+            return value
+        return wrap_int(value, dtype)
     return bool(value)
+
+
+_INT_RANGE = {d: (int(np.iinfo(d.numpy_dtype).min), int(np.iinfo(d.numpy_dtype).max))
+              for d in (D.uint8, D.int8, D.int16, D.int32, D.int64)}
+
+
+def wrap_int(value, dtype):
+    """An out-of-range Python int as PyTorch casts it to an integer dtype: modulo 2**bits."""
+    lo, hi = _INT_RANGE[dtype]
+    if dtype is D.int64:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    span = hi - lo + 1
+    return (value - lo) % span + lo
+
+
+def checked_scalar(value, dtype):
+    """A Python scalar converted for storing into a ``dtype`` tensor (``fill_``, ``clamp``
+    bounds), with PyTorch's overflow check: integers must fit the dtype, except that an
+    unsigned dtype also takes negative values down to -max (they wrap, two's complement)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if dtype.category == D.INTEGRAL and isinstance(value, int) and not isinstance(value, bool):
+        lo, hi = _INT_RANGE[dtype]
+        if value > hi or (value < lo and (lo < 0 or -value > hi)):
+            cname = "uint8_t" if dtype is D.uint8 else f"{dtype.name}_t"
+            raise RuntimeError(f"value cannot be converted to type {cname} without overflow")
+        return value if value >= lo else value + hi + 1
+    if dtype.category < D.COMPLEX and isinstance(value, complex):
+        cname = {D.float32: "float", D.float64: "double", D.float16: "at::Half",
+                 D.bfloat16: "at::BFloat16"}.get(dtype, f"{dtype.name}_t")
+        raise RuntimeError(f"value cannot be converted to type {cname} without overflow")
+    return scalar_as(value, dtype)
+
+
+def type_name(dt):
+    """PyTorch's scalar-type name of a dtype ('Float', 'Long', ...), used in messages."""
+    from ._registry import _type_name
+    return _type_name(dt)
+
+
+def not_implemented(kernel, dt):
+    """PyTorch's error for a dtype a kernel has no implementation for."""
+    raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(dt)}\'')
+
+
+def check_tensor_arg(x, fname, name="other", pos=2):
+    """TypeError for a non-Tensor where PyTorch's signature only takes a Tensor."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be Tensor, not "
+                        f"{type(x).__name__}")
 
 
 def binary_operands(a, b, name):
@@ -114,6 +168,31 @@ def binary_operands(a, b, name):
                     f"{type(b).__name__}")
 
 
+def broadcast_shape(*shapes):
+    """The broadcast of ``shapes``, or PyTorch's RuntimeError naming the first mismatch (counted
+    from the right, as PyTorch's ``infer_size`` scans)."""
+    out = tuple(shapes[0])
+    for shape in shapes[1:]:
+        shape = tuple(shape)
+        n = max(len(out), len(shape))
+        a = (1,) * (n - len(out)) + out
+        b = (1,) * (n - len(shape)) + shape
+        merged = []
+        for i in range(n - 1, -1, -1):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor "
+                                   f"b ({b[i]}) at non-singleton dimension {i}")
+            merged.append(b[i] if a[i] == 1 else a[i])
+        out = tuple(reversed(merged))
+    return out
+
+
+def reraise_broadcast(exc, *arrays):
+    """Turn NumPy's broadcasting ValueError into PyTorch's RuntimeError (other errors pass)."""
+    broadcast_shape(*(np.shape(x) for x in arrays))
+    raise exc
+
+
 def to_tensor_like(x, like=None):
     """A scalar or sequence as a Tensor on ``like``'s device (Tensor inputs pass through)."""
     if isinstance(x, Tensor):
@@ -131,7 +210,7 @@ def dims_arg(dim, ndim):
     """Normalise a dim argument (int, tuple/list of ints, or None) to a sorted tuple or None."""
     if dim is None:
         return None
-    if isinstance(dim, (int, np.integer)) or isinstance(dim, Tensor):
+    if isinstance(dim, (int, np.integer, Tensor)):
         return (wrap_dim(int(dim), ndim),)
     dims = tuple(wrap_dim(d, ndim) for d in dim)
     if len(set(dims)) != len(dims):

@@ -15,7 +15,7 @@ from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, SavedTensor
 
-__all__ = ["register", "node_class", "record", "needs_grad", "FUNCTIONS", "OPS"]
+__all__ = ["FUNCTIONS", "OPS", "needs_grad", "node_class", "record", "register"]
 
 FUNCTIONS = {}        # name -> function, exported as cinder.<name>
 OPS = {}              # name -> OpInfo: the op table, walked by the coverage test
@@ -24,7 +24,7 @@ OPS = {}              # name -> OpInfo: the op table, walked by the coverage tes
 class OpInfo:
     """One row of the op table (what exists for an op, and its graph nodes)."""
 
-    __slots__ = ("name", "function", "method", "inplace", "nodes", "family")
+    __slots__ = ("family", "function", "inplace", "method", "name", "nodes")
 
     def __init__(self, name, function, method, inplace, nodes, family):
         self.name = name
@@ -64,7 +64,18 @@ class OpNode(Node):
         out = []
         for formula, (edge, _) in zip(self._formulas, self.next_functions):
             out.append(None if edge is None or formula is None else formula(grad, self))
-        return tuple(out)
+        return _real_for_real_inputs(out, self._input_meta)
+
+
+def _real_for_real_inputs(grads, metas):
+    """A real input of an op with a complex result gets the real part of its gradient
+    (PyTorch's ``handle_r_to_c``), not a complex gradient."""
+    for i, g in enumerate(grads):
+        if g is not None and g._dtype.category == D.COMPLEX and i < len(metas) and \
+                metas[i] is not None and metas[i][1].category != D.COMPLEX:
+            real = g._data.real
+            grads[i] = make_tensor(real.copy(), g._dtype.to_real(), g._device)
+    return tuple(grads)
 
 
 def _names_used(formula):
@@ -149,22 +160,24 @@ def record(cls, inputs, outputs, **values):
 # ----------------------------------------------------------------------------------------------
 
 def register(name, function=None, *, method=True, inplace=None, family="", nodes=(),
-             method_name=None):
+             method_name=None, function_too=True):
     """Publish ``function`` as ``cinder.<name>`` and (if ``method``) as ``Tensor.<name>``.
 
     ``inplace`` may be a function to publish as ``Tensor.<name>_``; ``True`` generates one from
     the out-of-place function (compute, then copy into self, with PyTorch's checks).
-    Usable as a decorator.
+    ``function_too=False`` keeps the op out of the ``cinder.*`` namespace (PyTorch has only the
+    method, e.g. ``Tensor.sum_to_size``). Usable as a decorator.
     """
     def publish(fn):
-        FUNCTIONS[name] = fn
+        if function_too:
+            FUNCTIONS[name] = fn
         meth = None
         if method:
             meth = fn if method is True else method
             setattr(Tensor, method_name or name, meth)
         inp = inplace
         if inp is True:
-            inp = make_inplace(fn, name)
+            inp = make_inplace(fn, name, pointwise=family == "pointwise")
         if inp is not None:
             setattr(Tensor, name + "_", inp)
         OPS[name] = OpInfo(name, fn, meth, inp, nodes, family)
@@ -202,19 +215,46 @@ def _type_name(d):
             D.bool: "Bool", D.complex64: "ComplexFloat", D.complex128: "ComplexDouble"}[d]
 
 
-def make_inplace(fn, name):
-    """``Tensor.<name>_`` from the out-of-place ``fn``: compute, then write the result into self."""
+def make_inplace(fn, name, pointwise=False):
+    """``Tensor.<name>_`` from the out-of-place ``fn``: compute, then write the result into self.
+
+    ``pointwise``: every tensor argument broadcasts against self, and PyTorch checks that the
+    result fits self's shape before anything else.
+    """
     def inplace(self, *args, **kwargs):
         check_inplace(self)
+        if pointwise:
+            _check_broadcast_into(self, args)
         recording = needs_grad(self, *[a for a in args if isinstance(a, Tensor)],
                                *[a for a in kwargs.values() if isinstance(a, Tensor)])
         src = _snapshot_for_backward(self) if recording else self
-        result = fn(src, *args, **kwargs)
+        try:
+            result = fn(src, *args, **kwargs)
+        except NotImplementedError:
+            # PyTorch refuses a result it cannot cast into self before it looks for a kernel
+            from ._prep import is_scalar, result_type
+            cast_check(result_type(self, *[a for a in args
+                                           if isinstance(a, Tensor) or is_scalar(a)]),
+                       self._dtype)
+            raise
         return commit_inplace(self, result)
     inplace.__name__ = name + "_"
     inplace.__qualname__ = "Tensor." + name + "_"
     inplace.__doc__ = f"In-place version of :meth:`Tensor.{name}`."
     return inplace
+
+
+def _check_broadcast_into(self, args):
+    """PyTorch checks an in-place op's output shape before anything else: every tensor
+    argument must broadcast to ``self``'s shape."""
+    shape = self._data.shape
+    for a in args:
+        if isinstance(a, Tensor) and a._data.shape != shape:
+            from ._prep import broadcast_shape
+            full = broadcast_shape(shape, a._data.shape)
+            if full != shape:
+                raise RuntimeError(f"output with shape {list(shape)} doesn't match the "
+                                   f"broadcast shape {list(full)}")
 
 
 def _snapshot_for_backward(t):
@@ -254,8 +294,9 @@ def _broadcast(a, b):
     return np.broadcast_shapes(tuple(a), tuple(b))
 
 
-def write_out(out, result):
-    """Implement ``out=``: resize ``out`` (warning if it was non-empty) and copy ``result``."""
+def write_out(out, result, warn_resize=True):
+    """Implement ``out=``: resize ``out`` (warning if it was non-empty, unless ``warn_resize``
+    is False, as for factory functions) and copy ``result``."""
     if not isinstance(out, Tensor):
         raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
     if grad_mode.STATE.grad_enabled and (result._requires_grad or out._requires_grad):
@@ -266,7 +307,7 @@ def write_out(out, result):
         raise RuntimeError(f"Expected out tensor to have device {result._device}, but got "
                            f"out.device = {out._device} instead")
     if out._data.shape != result._data.shape:
-        if out._data.size != 0:
+        if out._data.size != 0 and warn_resize:
             import warnings
             warnings.warn(
                 f"An output with one or more elements was resized since it had shape "

@@ -1,13 +1,14 @@
 """Copies and conversions: clone, contiguous, copy_, fill_, zero_, to/type/float()/cuda()..."""
 
-import numpy as np
+import warnings
 
 from .. import _dtype as D
 from .. import backend
-from .._device import CPU, as_device, device as device_cls
+from .._device import CPU, as_device
+from .._device import device as device_cls
 from .._tensor import Tensor, make_tensor
-from ._prep import xp_of
-from ._registry import check_inplace, node_class, needs_grad, record, register
+from ._prep import broadcast_shape, checked_scalar, is_scalar, xp_of
+from ._registry import check_inplace, needs_grad, node_class, record, register
 
 CloneNode = node_class("CloneBackward0", {"self": lambda grad, s: grad})
 ToCopyNode = node_class("ToCopyBackward0", {"self": lambda grad, s: grad})
@@ -16,7 +17,8 @@ ToCopyNode = node_class("ToCopyBackward0", {"self": lambda grad, s: grad})
 def clone(input, *, memory_format=None):
     """A copy with its own memory (strides kept for dense tensors, as PyTorch's preserve)."""
     xp = xp_of(input)
-    order = "C" if memory_format == "contiguous" else "K"
+    fmt = getattr(memory_format, "name", memory_format)
+    order = "C" if fmt in ("contiguous", "contiguous_format") else "K"
     arr = xp.array(input._data, copy=True, order=order)
     out = make_tensor(arr, input._dtype, input._device)
     if input._requires_grad and needs_grad(input):
@@ -34,77 +36,116 @@ def contiguous(input, memory_format=None):
     return clone(input, memory_format="contiguous")
 
 
-register("contiguous", contiguous, family="copy")
+register("contiguous", contiguous, function_too=False, family="copy")
 
-CopyNode = node_class("CopyBackward0", {
-    "self": lambda grad, s: grad * 0, "src": lambda grad, s: grad})
+CopyNode = node_class("CopyBackwards", {
+    "self": lambda grad, s: grad * 0,
+    "src": lambda grad, s: grad.to(s.src_dtype) if grad._dtype is not s.src_dtype else grad})
+# PyTorch's copy node is hand-written C++, so name() reports its namespace too.
+CopyNode.name = lambda self: "torch::autograd::CopyBackwards"
+FillScalarNode = node_class("FillBackward0", {"self": lambda grad, s: grad * 0})
+FillTensorNode = node_class("FillBackward1", {
+    "self": lambda grad, s: grad * 0, "value": lambda grad, s: grad.sum()})
+FillScalarInplaceNode = node_class("FillBackward2", {"self": lambda grad, s: grad * 0})
+FillTensorInplaceNode = node_class("FillBackward3", {
+    "self": lambda grad, s: grad * 0, "value": lambda grad, s: grad.sum()})
+ZeroNode = node_class("ZeroBackward0", {"self": lambda grad, s: grad * 0})
+
+
+def _record_inplace(self, node, inputs, **saved):
+    """Record ``node`` as the new history of ``self``, modified in place."""
+    from .views import rebase_history
+    result = make_tensor(self._data, self._dtype, self._device)
+    record(node, inputs, (result,), **saved)
+    rebase_history(self, result)
 
 
 def copy_(self, src, non_blocking=False):
     """Copy ``src`` into ``self`` (broadcasting, converting dtype, crossing devices)."""
     if not isinstance(src, Tensor):
-        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not "
-                        f"{type(src).__name__}")
+        if not is_scalar(src):
+            raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not "
+                            f"{type(src).__name__}")
+        from .creation import tensor
+        src = tensor(src)
     check_inplace(self)
     arr = src._data
     if src._device != self._device:
         arr = backend.to_device(arr, self._device)
-    try:
-        target_shape = np.broadcast_shapes(arr.shape, self._data.shape)
-    except ValueError:
-        target_shape = None
-    if target_shape != self._data.shape:
+    full = broadcast_shape(self._data.shape, arr.shape)
+    if full != self._data.shape:
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
-                           f"shape {list(np.broadcast_shapes(arr.shape, self._data.shape)) if target_shape else list(arr.shape)}"
-                           if target_shape is not None else
-                           f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1}) "
-                           f"must match the size of tensor b ({arr.shape[-1] if arr.ndim else 1}) at "
-                           "non-singleton dimension " f"{max(self._data.ndim - 1, 0)}")
+                           f"shape {list(full)}")
     if src._dtype.category == D.COMPLEX and self._dtype.category != D.COMPLEX:
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                      stacklevel=2)
         arr = arr.real
     self._data[...] = arr
     self._bump_version()
     if needs_grad(self, src):
-        from .views import rebase_history
-        result = make_tensor(self._data, self._dtype, self._device)
-        record(CopyNode, (self if self._requires_grad else None, src), (result,))
-        rebase_history(self, result)
+        _record_inplace(self, CopyNode, (self if self._requires_grad else None, src),
+                        src_dtype=src._dtype)
     return self
 
 
 Tensor.copy_ = copy_
 
 
+def _fill_value(self, value, name):
+    """(Python scalar, tensor or None) for ``fill_``'s value argument."""
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(f"{name} only supports 0-dimension value tensor but got tensor "
+                               f"with {value.dim()} dimensions.")
+        return value.item(), value
+    return checked_scalar(value, self._dtype), None
+
+
 def fill_(self, value):
     """Fill with a scalar (or a 0-d tensor)."""
     check_inplace(self)
-    if isinstance(value, Tensor):
-        if value.dim() != 0:
-            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
-                               f"{value.dim()} dimensions.")
-        if needs_grad(self, value):
-            return self.copy_(value.expand(self.shape))
-        value = value.item()
-    if self._requires_grad and needs_grad(self):
-        from .views import rebase_history
-        self._data[...] = value
-        self._bump_version()
-        result = make_tensor(self._data, self._dtype, self._device)
-        record(FillNode, (self,), (result,))
-        rebase_history(self, result)
-        return self
-    self._data[...] = value
+    number, tensor_value = _fill_value(self, value, "fill_")
+    self._data[...] = number
     self._bump_version()
+    if needs_grad(self, tensor_value):
+        if tensor_value is not None:
+            _record_inplace(self, FillTensorInplaceNode,
+                            (self if self._requires_grad else None, tensor_value))
+        else:
+            _record_inplace(self, FillScalarInplaceNode, (self,))
     return self
 
 
-FillNode = node_class("FillBackward0", {"self": lambda grad, s: grad * 0})
 Tensor.fill_ = fill_
-register("fill", lambda input, value: input.clone().fill_(value), method=False, family="copy")
+
+
+def fill(input, value):
+    """A tensor like ``input`` filled with ``value`` (a scalar or 0-d tensor)."""
+    number, tensor_value = _fill_value(input, value, "fill")
+    xp = xp_of(input)
+    arr = xp.empty_like(input._data)
+    arr[...] = number
+    result = make_tensor(arr, input._dtype, input._device)
+    if needs_grad(input, tensor_value):
+        if tensor_value is not None:
+            record(FillTensorNode, (input, tensor_value), (result,))
+        else:
+            record(FillScalarNode, (input,), (result,))
+    return result
+
+
+register("fill", fill, method=False, family="copy",
+         nodes=(FillScalarNode, FillTensorNode, FillScalarInplaceNode, FillTensorInplaceNode))
 
 
 def zero_(self):
-    return fill_(self, 0)
+    """Fill with zeros."""
+    check_inplace(self)
+    self._data[...] = 0
+    self._bump_version()
+    if self._requires_grad and needs_grad(self):
+        _record_inplace(self, ZeroNode, (self,))
+    return self
 
 
 Tensor.zero_ = zero_
@@ -174,11 +215,20 @@ def to(self, *args, **kwargs):
 
 Tensor.to = to
 
+
+def _cast_method(name, dt):
+    """``t.float()``, ``t.long()``...: ``t.to(dt)``."""
+    def method(self, memory_format=None):
+        return _to(self, dt, None)
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
 for _name, _dt in (("float", D.float32), ("double", D.float64), ("half", D.float16),
                    ("bfloat16", D.bfloat16), ("long", D.int64), ("int", D.int32),
                    ("short", D.int16), ("char", D.int8), ("byte", D.uint8), ("bool", D.bool),
                    ("cfloat", D.complex64), ("cdouble", D.complex128)):
-    setattr(Tensor, _name, (lambda d: lambda self, memory_format=None: _to(self, d, None))(_dt))
+    setattr(Tensor, _name, _cast_method(_name, _dt))
 
 
 def type_as(input, other):

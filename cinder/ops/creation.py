@@ -1,6 +1,7 @@
 """Creation ops: tensor, from_numpy, zeros/ones/full/empty (+ _like, new_*), arange, range,
 linspace, logspace, eye, complex, polar, tril/triu_indices, and the legacy ``Tensor(...)``."""
 
+import builtins
 import math
 import warnings
 
@@ -11,10 +12,10 @@ from .. import backend
 from .._device import CPU, as_device
 from .._tensor import Size, Tensor, make_tensor
 from ..autograd import grad_mode
-from ._prep import shape_arg, wrap
-from ._registry import register, write_out
+from ._prep import check_tensor_arg, common_device, shape_arg, wrap, xp_of
+from ._registry import _type_name, needs_grad, node_class, record, register, write_out
 
-__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full"]
+__all__ = ["as_tensor", "asarray", "empty", "from_numpy", "full", "ones", "tensor", "zeros"]
 
 
 def _finish(arr, dtype, device, requires_grad, out=None):
@@ -26,7 +27,7 @@ def _finish(arr, dtype, device, requires_grad, out=None):
     if requires_grad:
         t.requires_grad_(True)
     if out is not None:
-        return write_out(out, t)
+        return write_out(out, t, warn_resize=False)    # factories resize out= silently
     return t
 
 
@@ -52,32 +53,99 @@ def _infer_dtype(np_arr):
     raise TypeError(f"new(): invalid data type '{np_arr.dtype.name}'")
 
 
-def _data_to_numpy(data):
-    """Nested Python data (numbers, lists, tuples, tensors, arrays) as (array, inferred dtype)."""
+def _data_to_numpy(data, dtype=None):
+    """Nested Python data (numbers, lists, tuples, tensors, arrays) as (array, inferred dtype).
+
+    ``dtype`` is the requested result dtype, if any."""
     if isinstance(data, Tensor):
         return backend.to_numpy(data._data), data._dtype
     if isinstance(data, np.ndarray):
+        if data.dtype.kind in "USO":
+            raise TypeError(f"can't convert np.ndarray of type numpy.{data.dtype.type.__name__}. "
+                            "The only supported types are: float64, float32, float16, "
+                            "complex64, complex128, int64, int32, int16, int8, uint8, and bool.")
         return data, D.from_numpy_dtype(data.dtype)
     if isinstance(data, np.generic):
         return np.asarray(data), D.from_numpy_dtype(data.dtype)
-    if isinstance(data, (str, bytes)) or data is None:
+    if isinstance(data, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if data is None:
+        raise RuntimeError("Could not infer dtype of NoneType")
     if isinstance(data, (list, tuple)) and _has_tensor(data):
-        items = [_data_to_numpy(d) for d in data]
-        dt = items[0][1] if items else D.get_default_dtype()
-        for _, d in items[1:]:
-            dt = D.promote_types(dt, d)
-        return np.array([a for a, _ in items]), dt
+        # tensors inside a sequence are read as scalars (one element each)
+        as_index = dtype is not None and dtype.category < D.FLOATING
+        return np.array(_tensors_as_scalars(data, as_index)), _infer_scalar_type(data)
     try:
         arr = np.array(data)
     except ValueError as e:
-        raise ValueError(f"expected sequence of length {len(data[0])} at dim 1 (got "
-                         f"{_first_bad_len(data)})") from e if isinstance(data, list) and data \
-            and isinstance(data[0], (list, tuple)) else e
+        if isinstance(data, list) and data and isinstance(data[0], (list, tuple)):
+            raise ValueError(f"expected sequence of length {len(data[0])} at dim 1 (got "
+                             f"{_first_bad_len(data)})") from e
+        raise
     if arr.dtype == object or arr.dtype.kind in "USO":
         bad = _first_non_number(data)
         raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
-    return arr, _infer_dtype(arr)
+    return arr, _infer_scalar_type(data)
+
+
+_NUMBER_TYPES = (bool, int, float, builtins.complex)
+
+
+def _python_scalar_type(t):
+    if t is float:
+        return D.get_default_dtype()
+    if t is int:
+        return D.int64
+    if t is bool:
+        return D.bool
+    return D.default_complex_dtype()
+
+
+def _infer_scalar_type(data):
+    """PyTorch's dtype inference for ``torch.tensor(data)``: the promotion of every element's
+    type, where Python numbers count as int64 / the default float / complex, and NumPy
+    scalars, arrays and tensors as their own dtype. An empty sequence is the default float."""
+    t = type(data)
+    if t in _NUMBER_TYPES:
+        return _python_scalar_type(t)
+    if isinstance(data, Tensor):
+        return data._dtype
+    if isinstance(data, (np.ndarray, np.generic)):
+        return D.from_numpy_dtype(data.dtype)
+    if not isinstance(data, (list, tuple)):
+        return _python_scalar_type(builtins.complex) if isinstance(data, builtins.complex) \
+            else _python_scalar_type(float)
+    if not data:
+        return D.get_default_dtype()
+    kinds = set(map(type, data))
+    result = None
+    if kinds <= set(_NUMBER_TYPES):          # the common flat case, without a Python loop
+        for k in kinds:
+            d = _python_scalar_type(k)
+            result = d if result is None else D.promote_types(result, d)
+        return result
+    for item in data:
+        d = _infer_scalar_type(item)
+        result = d if result is None else D.promote_types(result, d)
+    return result
+
+
+def _tensors_as_scalars(seq, as_index=False):
+    """``seq`` with each tensor replaced by its single value (PyTorch reads them as Python
+    numbers: ``__index__`` when an integer dtype was asked for)."""
+    out = []
+    for x in seq:
+        if isinstance(x, Tensor):
+            if as_index and (x.numel() != 1 or x._dtype.category >= D.FLOATING):
+                raise TypeError("only integer tensors of a single element can be converted to "
+                                "an index")
+            if x.numel() != 1:
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            x = backend.to_numpy(x._data).reshape(())
+        elif isinstance(x, (list, tuple)):
+            x = _tensors_as_scalars(x, as_index)
+        out.append(x)
+    return out
 
 
 def _has_tensor(seq):
@@ -104,17 +172,17 @@ def _first_non_number(data):
             if bad is not None:
                 return bad
         return None
-    return None if isinstance(data, (int, float, bool, complex, np.number)) else data
+    return None if isinstance(data, (int, float, bool, builtins.complex, np.number)) else data
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor that copies ``data``; dtype inferred as PyTorch does when not given."""
     if isinstance(data, Tensor):
         warnings.warn(
-            "To copy construct from a tensor, it is recommended to use sourceTensor.clone()."
-            "detach() or sourceTensor.clone().detach().requires_grad_(True), rather than "
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
+            "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
             "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
-    arr, inferred = _data_to_numpy(data)
+    arr, inferred = _data_to_numpy(data, dtype)
     dt = _resolve_dtype(dtype, inferred)
     arr = np.array(arr, dtype=dt.numpy_dtype, copy=True, order="C")
     return _finish(arr, dt, device, requires_grad)
@@ -175,8 +243,15 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
                      device=device) if not isinstance(obj, Tensor) else \
             obj.detach().clone().to(dtype=dtype or obj.dtype, device=device or obj.device)
     else:
+        if copy is False and not isinstance(obj, (Tensor, np.ndarray)):
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        if copy is False:
+            src_dtype = obj._dtype if isinstance(obj, Tensor) else D.from_numpy_dtype(obj.dtype)
+            if dtype is not None and dtype is not src_dtype:
+                raise ValueError(f"can't alias tensor with dtype '{_type_name(src_dtype)}' into "
+                                 f"dtype '{_type_name(dtype)}'.")
         out = as_tensor(obj, dtype=dtype, device=device)
-        if copy is False and isinstance(obj, (Tensor, np.ndarray)):
+        if copy is False:
             src_ptr = obj.data_ptr() if isinstance(obj, Tensor) else backend.data_ptr(obj)
             if out.data_ptr() != src_ptr:
                 raise ValueError("can't alias tensor with requested dtype or device")
@@ -195,8 +270,10 @@ register("asarray", asarray, method=False, family="creation")
 def _filled(name, fill):
     def fn(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
            pin_memory=False, memory_format=None, generator=None, names=None):
+        if not size:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
         shape = shape_arg(size, name)
-        _check_sizes(shape)
+        _check_sizes(shape, name if name != "empty" else None)
         if out is not None and dtype is None:
             dtype = out._dtype
         dt = _resolve_dtype(dtype)
@@ -207,9 +284,11 @@ def _filled(name, fill):
     return fn
 
 
-def _check_sizes(shape):
+def _check_sizes(shape, name=None):
     for s in shape:
         if s < 0:
+            if name is not None:
+                raise RuntimeError(f"{name}: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                f"{list(shape)}")
 
@@ -222,6 +301,9 @@ empty = _filled("empty", np.empty)
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from it)."""
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
     shape = shape_arg((size,), "full")
     _check_sizes(shape)
     if isinstance(fill_value, Tensor):
@@ -234,21 +316,35 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
 register("full", full, method=False, family="creation")
 
 
-def _like(name, fill):
+def _like(name, fill, publish=True):
     def fn(input, *args, dtype=None, layout=None, device=None, requires_grad=False,
            memory_format=None, pin_memory=False):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{public}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
         dt = input._dtype if dtype is None else dtype
         dev = input._device if device is None else as_device(device)
-        src = backend.to_numpy(input._data) if input._device.type == "cpu" else None
-        if src is not None and memory_format in (None, "preserve"):
-            arr = np.empty_like(src, dtype=dt.numpy_dtype, order="K")
-        else:
-            arr = np.empty(input._data.shape, dtype=dt.numpy_dtype)
+        arr = _empty_preserving(input._data, dt.numpy_dtype, memory_format)
         fill(arr, *args)
         return _finish(arr, dt, dev, requires_grad)
+    public = name.lstrip("_")
     fn.__name__ = fn.__qualname__ = name
-    register(name, fn, method=False, family="creation")
+    if publish:
+        register(name, fn, method=False, family="creation")
     return fn
+
+
+def _empty_preserving(src, np_dtype, memory_format):
+    """An uninitialised host array shaped like ``src`` with PyTorch's ``preserve_format``
+    strides: the same layout for dense inputs (an empty input keeps its strides as they are),
+    the same dimension order made dense otherwise."""
+    if memory_format not in (None, "preserve") or not backend.is_numpy(src):
+        return np.empty(src.shape, dtype=np_dtype)
+    if src.size == 0:
+        itemsize = np.dtype(np_dtype).itemsize
+        strides = tuple(st // src.itemsize * itemsize for st in src.strides)
+        return np.lib.stride_tricks.as_strided(np.empty(0, np_dtype), src.shape, strides)
+    return np.empty_like(src, dtype=np_dtype, order="K")
 
 
 def _fill_value(arr, value=None):
@@ -268,7 +364,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
                       requires_grad=requires_grad)
 
 
-_like_full = _like("_full_like", _fill_value)
+_like_full = _like("_full_like", _fill_value, publish=False)
 register("full_like", full_like, method=False, family="creation")
 
 
@@ -299,12 +395,13 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, lay
                 pin_memory=False):
     if isinstance(data, Tensor):
         warnings.warn(
-            "To copy construct from a tensor, it is recommended to use sourceTensor.clone()."
-            "detach() or sourceTensor.clone().detach().requires_grad_(True), rather than "
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
+            "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
             "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
     dt = self._dtype if dtype is None else dtype
-    return tensor(data if not isinstance(data, Tensor) else data.detach(), dtype=dt,
-                  device=self._device if device is None else device,
+    if isinstance(data, Tensor):    # (warned above; tensor() must not warn again)
+        data = backend.to_numpy(data._data)
+    return tensor(data, dtype=dt, device=self._device if device is None else device,
                   requires_grad=requires_grad)
 
 
@@ -360,28 +457,61 @@ def _num(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
+def _range_acc(dt):
+    """The type PyTorch's CPU range kernels compute in: int64 for integers, float32 for the
+    half types, double for float32/float64."""
+    if dt.category < D.FLOATING:
+        return np.int64
+    if dt in (D.float16, D.bfloat16):
+        return np.float32
+    return np.complex128 if dt.category == D.COMPLEX else np.float64
+
+
+def _trunc_div(a, b):
+    """C++ integer division (rounds toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     """Values from ``start`` up to (not including) ``end`` in steps of ``step``."""
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
+    if dtype is None:
+        if out is not None:
+            dtype = out._dtype
+        else:
+            is_float = any(isinstance(v, (float, np.floating)) for v in (start, end, step))
+            dtype = D.get_default_dtype() if is_float else D.int64
     if step == 0:
         raise RuntimeError("step must be nonzero")
-    if (end - start) / step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    if dtype is None:
-        is_float = any(isinstance(v, (float, np.floating)) for v in (start, end, step))
-        dtype = D.get_default_dtype() if is_float else D.int64
-    n = math.ceil((end - start) / step)
-    if dtype.category == D.INTEGRAL or dtype is D.bool:
-        arr = (np.arange(n, dtype=np.int64) * int(step) + int(start)) if \
-            all(isinstance(v, (int, np.integer)) for v in (start, step)) else \
-            (start + np.arange(n, dtype=np.float64) * step)
-        arr = arr.astype(dtype.numpy_dtype)
+    if dtype is D.bool or dtype.category == D.COMPLEX:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_type_name(dtype)}'")
+    if dtype.category == D.INTEGRAL:
+        # integer ranges run on truncated start/end/step, as PyTorch's int64 kernels do
+        xs, xe, xst = int(start), int(end), int(step)
+        if xst == 0:
+            raise ValueError("step must be nonzero")
+        _check_range_sign(xs, xe, xst)
+        if dtype is D.int64:
+            sgn = (xst > 0) - (xst < 0)
+            n = _trunc_div(xe - xs + xst - sgn, xst)
+        else:
+            n = math.ceil((end - start) / step)
+        arr = (xs + np.arange(max(n, 0), dtype=np.int64) * xst).astype(dtype.numpy_dtype)
     else:
-        arr = (start + np.arange(n, dtype=np.float64) * step).astype(dtype.numpy_dtype)
+        _check_range_sign(start, end, step)
+        n = math.ceil((end - start) / step)
+        acc = _range_acc(dtype)
+        arr = (acc(start) + np.arange(n, dtype=acc) * acc(step)).astype(dtype.numpy_dtype)
     return _finish(arr, dtype, device, requires_grad, out)
+
+
+def _check_range_sign(start, end, step):
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
 
 
 register("arange", arange, method=False, family="creation")
@@ -397,13 +527,37 @@ def range_(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
+    if dtype is None and out is not None:
+        dtype = out._dtype
     dt = _resolve_dtype(dtype)
-    n = int(math.floor((end - start) / step)) + 1
-    arr = (start + np.arange(n, dtype=np.float64) * step).astype(dt.numpy_dtype)
+    if dt is D.bool or dt.category == D.COMPLEX:
+        raise NotImplementedError(f"\"range_cpu\" not implemented for '{_type_name(dt)}'")
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    _check_range_sign(start, end, step)
+    n = math.floor((end - start) / step) + 1
+    acc = _range_acc(dt)
+    arr = (acc(start) + np.arange(n, dtype=acc) * acc(step)).astype(dt.numpy_dtype)
     return _finish(arr, dt, device, requires_grad, out)
 
 
 register("range", range_, method=False, family="creation")
+
+
+def _linspace_array(start, end, steps, dt):
+    """PyTorch's linspace: the first half counts up from ``start``, the second half down from
+    ``end`` (so both ends are exact), computed in the result type (double for integers)."""
+    acc = np.float32 if dt in (D.float16, D.bfloat16) else \
+        (np.float64 if dt.category < D.FLOATING else dt.numpy_dtype.type)
+    if steps == 1:
+        return np.array([start], dtype=acc)
+    a, b = acc(start), acc(end)
+    step = (b - a) / acc(steps - 1)
+    i = np.arange(steps, dtype=np.int64)
+    half = steps // 2
+    with np.errstate(all="ignore"):
+        return np.where(i < half, a + step * i.astype(acc),
+                        b - step * (steps - 1 - i).astype(acc)).astype(acc)
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
@@ -412,15 +566,12 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     start, end = _num(start), _num(end)
     if not isinstance(steps, (int, np.integer)) or steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if dtype is None and out is not None:
+        dtype = out._dtype
     dt = _resolve_dtype(dtype)
-    # PyTorch fills the first half forwards from start and the second half backwards from end.
-    if steps == 1:
-        arr = np.array([start], dtype=np.float64)
-    else:
-        step = (end - start) / (steps - 1)
-        i = np.arange(steps, dtype=np.float64)
-        half = steps // 2
-        arr = np.where(i < half, start + i * step, end - (steps - 1 - i) * step)
+    if dt is D.bool and steps > 1:   # (one step is filled without a kernel)
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    arr = _linspace_array(start, end, int(steps), dt)
     if dt.category == D.INTEGRAL:
         arr = np.trunc(arr)
     return _finish(arr.astype(dt.numpy_dtype), dt, device, requires_grad, out)
@@ -431,9 +582,19 @@ register("linspace", linspace, method=False, family="creation")
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
+    """``base ** linspace(start, end, steps)``."""
+    start, end = _num(start), _num(end)
+    if not isinstance(steps, (int, np.integer)) or steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if dtype is None and out is not None:
+        dtype = out._dtype
     dt = _resolve_dtype(dtype)
-    exps = linspace(start, end, steps, dtype=D.float64)._data
-    arr = np.power(float(base), exps)
+    if dt is D.bool and steps > 1:
+        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
+    exps = _linspace_array(start, end, int(steps),
+                           D.complex128 if dt.category == D.COMPLEX else D.float64)
+    with np.errstate(all="ignore"):
+        arr = np.power(float(base), exps)
     return _finish(arr.astype(dt.numpy_dtype), dt, device, requires_grad, out)
 
 
@@ -441,6 +602,13 @@ register("logspace", logspace, method=False, family="creation")
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """The ``n x m`` identity matrix (square when ``m`` is omitted)."""
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    if dtype is None and out is not None:
+        dtype = out._dtype
     dt = _resolve_dtype(dtype)
     arr = np.eye(n, n if m is None else m, dtype=dt.numpy_dtype)
     return _finish(arr, dt, device, requires_grad, out)
@@ -449,39 +617,90 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 register("eye", eye, method=False, family="creation")
 
 
+def _real_of(t, imag=False):
+    """The real (or imaginary) part of a complex gradient, as a real tensor (first order)."""
+    xp = xp_of(t)
+    part = xp.imag(t._data) if imag else xp.real(t._data)
+    return wrap(xp.ascontiguousarray(part), t._dtype.to_real(), t._device)
+
+
+def _check_complex_parts(a, b, what=("real", "imag")):
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"Expected object of scalar type {_type_name(a._dtype)} but got "
+                           f"scalar type {_type_name(b._dtype)} for second argument")
+    if a._dtype not in (D.float32, D.float64, D.float16):
+        raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{_type_name(a._dtype)} and {_type_name(b._dtype)}")
+    if a._dtype is D.float16:
+        raise NotImplementedError("cinder has no complex32 (ComplexHalf) dtype: "
+                                  f"torch.{what[0]}/{what[1]} of float16 tensors is unsupported")
+
+
+ComplexNode = node_class("ComplexBackward0", {
+    "real": lambda grad, s: _real_of(grad),
+    "imag": lambda grad, s: _real_of(grad, imag=True)})
+PolarNode = node_class("PolarBackward0", {
+    "abs": lambda grad, s: _real_of(grad.conj() * s.result.sgn()),
+    "angle": lambda grad, s: _real_of(grad.conj() * s.result * 1j)})
+
+
+def _complex_result(re, im, inputs, node, out, **saved):
+    dt = inputs[0]._dtype.to_complex()
+    xp = xp_of(inputs[0])
+    try:
+        arr = xp.asarray(re + 1j * im).astype(dt.numpy_dtype)
+    except ValueError as exc:
+        from ._prep import reraise_broadcast
+        reraise_broadcast(exc, re, im)
+    result = wrap(arr, dt, common_device(inputs))
+    if needs_grad(*inputs):
+        record(node, inputs, (result,), **saved)
+    return write_out(out, result) if out is not None else result
+
+
 def complex(real, imag, *, out=None):
     """A complex tensor from real and imaginary parts of the same float dtype."""
-    if real._dtype is not imag._dtype or real._dtype not in (D.float32, D.float64, D.float16):
-        raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{real.dtype} and {imag.dtype}")
-    from .pointwise import add, mul
-    j = make_tensor(np.array(1j, dtype=real._dtype.to_complex().numpy_dtype), None,
-                    real._device)
-    return add(real.to(real._dtype.to_complex()), mul(imag, j), out=out)
+    check_tensor_arg(real, "complex", "real", 1)
+    check_tensor_arg(imag, "complex", "imag", 2)
+    _check_complex_parts(real, imag)
+    return _complex_result(real._data, imag._data, (real, imag), ComplexNode, out)
 
 
-register("complex", complex, method=False, family="creation")
+register("complex", complex, method=False, family="creation", nodes=(ComplexNode,))
 
 
 def polar(abs, angle, *, out=None):
-    return complex(abs * angle.cos(), abs * angle.sin(), out=out)
+    """``abs * (cos(angle) + i sin(angle))``."""
+    check_tensor_arg(abs, "polar", "abs", 1)
+    check_tensor_arg(angle, "polar", "angle", 2)
+    _check_complex_parts(abs, angle, ("abs", "angle"))
+    xp = xp_of(abs)
+    return _complex_result(abs._data * xp.cos(angle._data), abs._data * xp.sin(angle._data),
+                           (abs, angle), PolarNode, out)
 
 
-register("polar", polar, method=False, family="creation")
+register("polar", polar, method=False, family="creation", nodes=(PolarNode,))
 
 
-def _tri_indices(row, col, offset, upper, dtype, device):
+def _tri_indices(name, row, col, offset, upper, dtype, device):
+    if dtype not in (D.int64, D.int32):
+        raise NotImplementedError(f"\"{name}\" not implemented for '{_type_name(dtype)}'")
+    if row < 0 or col < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}" if row < 0 else
+                           f"col must be non-negative, got{col}")
     r, c = (np.triu_indices if upper else np.tril_indices)(row, offset, col)
-    arr = np.stack([r, c]).astype(dtype.numpy_dtype)
+    arr = np.stack([r, c]).astype(dtype.numpy_dtype).reshape(2, -1)
     return _finish(arr, dtype, device, False)
 
 
 def tril_indices(row, col, offset=0, *, dtype=D.int64, device=None, layout=None):
-    return _tri_indices(row, col, offset, False, dtype, device)
+    """Indices (2 x N) of the lower triangle of a ``row x col`` matrix, row by row."""
+    return _tri_indices("tril_indices", row, col, offset, False, dtype, device)
 
 
 def triu_indices(row, col, offset=0, *, dtype=D.int64, device=None, layout=None):
-    return _tri_indices(row, col, offset, True, dtype, device)
+    """Indices (2 x N) of the upper triangle of a ``row x col`` matrix, row by row."""
+    return _tri_indices("triu_indices", row, col, offset, True, dtype, device)
 
 
 register("tril_indices", tril_indices, method=False, family="creation")

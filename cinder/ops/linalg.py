@@ -1,11 +1,15 @@
-"""Matrix products: matmul / @, mm, bmm, mv, dot, addmm, outer (BLAS through NumPy/CuPy)."""
+"""Matrix products: matmul / @, mm, bmm, mv, dot, inner, addmm, outer (BLAS through NumPy/CuPy).
+
+``matmul`` computes every rank combination with one broadcasting ``xp.matmul`` call, and records
+the graph node PyTorch's own decomposition ends in (``MmBackward0``, ``UnsafeViewBackward0``...),
+so ``grad_fn`` names agree while the work stays a single BLAS call.
+"""
 
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor
-from ._prep import common_device, wrap, xp_of
-from ._registry import node_class, needs_grad, record, register, write_out, _type_name
+from ._prep import check_tensor_arg, common_device, not_implemented, wrap, xp_of
+from ._registry import _type_name, make_inplace, needs_grad, node_class, record, register, write_out
 
 MmNode = node_class("MmBackward0", {
     "self": lambda grad, s: grad.mm(s.mat2.mH),
@@ -29,6 +33,43 @@ def _scaled(t, alpha):
     return t if alpha == 1 else t * alpha
 
 
+def _matmul_grad_self(grad, s):
+    """d(a @ b)/da for any ranks (1-d operands promoted, broadcast batch dims summed)."""
+    a, b = s.self, s.other
+    g = _promoted_grad(grad, a, b)
+    b2 = b.unsqueeze(-1) if b.dim() == 1 else b
+    ga = g.matmul(b2.mH)
+    a_shape = (1,) + tuple(a.shape) if a.dim() == 1 else tuple(a.shape)
+    return ga.sum_to_size(a_shape).reshape(a.shape)
+
+
+def _matmul_grad_other(grad, s):
+    a, b = s.self, s.other
+    g = _promoted_grad(grad, a, b)
+    a2 = a.unsqueeze(0) if a.dim() == 1 else a
+    gb = a2.mH.matmul(g)
+    b_shape = tuple(b.shape) + (1,) if b.dim() == 1 else tuple(b.shape)
+    return gb.sum_to_size(b_shape).reshape(b.shape)
+
+
+def _promoted_grad(grad, a, b):
+    if a.dim() == 1:
+        grad = grad.unsqueeze(-2)
+    if b.dim() == 1:
+        grad = grad.unsqueeze(-1)
+    return grad
+
+
+def _matmul_node(name):
+    return node_class(name, {"self": _matmul_grad_self, "other": _matmul_grad_other})
+
+
+# PyTorch's matmul ends 1-d @ 2-d in squeeze_(0), folded and batched products in _unsafe_view,
+# and 2-d @ (>=3)-d in .mT().contiguous(): these are the nodes a user sees as grad_fn.
+SqueezeMatmulNode = _matmul_node("SqueezeBackward4")
+UnsafeViewMatmulNode = _matmul_node("UnsafeViewBackward0")
+CloneMatmulNode = _matmul_node("CloneBackward0")
+
 _C_NAMES = {D.float32: "float", D.float64: "double", D.float16: "c10::Half",
             D.bfloat16: "c10::BFloat16", D.int64: "long int", D.int32: "int",
             D.complex64: "c10::complex<float>", D.complex128: "c10::complex<double>"}
@@ -41,26 +82,36 @@ def _same_dtype(a, b, what="m1 and m2"):
                            f"{_C_NAMES.get(b._dtype, b._dtype.name)}")
 
 
-def _check_tensor(x, name, pos, fname):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be Tensor, not "
-                        f"{type(x).__name__}")
+def _no_bool(dt, kernel, out_shape=None, k=1):
+    """PyTorch has no bool matrix products (but returns empty results, and zeros for an empty
+    inner dimension ``k``, before looking for a kernel)."""
+    if dt is D.bool and k and (out_shape is None or 0 not in out_shape):
+        not_implemented(kernel, dt)
+
+
+def _product(xp, a, b, dt):
+    """``a @ b`` in ``dt``; half types accumulate in float32 as PyTorch's CPU kernels do."""
+    if dt in (D.float16, D.bfloat16):
+        return xp.matmul(a.astype(np.float32), b.astype(np.float32)).astype(dt.numpy_dtype)
+    return xp.matmul(a, b)
 
 
 def mm(input, mat2, *, out=None):
     """Matrix product of two 2-D tensors."""
-    _check_tensor(mat2, "mat2", 2, "mm")
+    check_tensor_arg(input, "mm", "input", 1)
+    check_tensor_arg(mat2, "mm", "mat2", 2)
     if input.dim() != 2:
-        raise RuntimeError(f"self must be a matrix")
+        raise RuntimeError("self must be a matrix")
     if mat2.dim() != 2:
-        raise RuntimeError(f"mat2 must be a matrix")
+        raise RuntimeError("mat2 must be a matrix")
     a, b = input._data, mat2._data
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]}"
                            f" and {b.shape[0]}x{b.shape[1]})")
     _same_dtype(input, mat2)
+    _no_bool(input._dtype, "addmm_impl_cpu_", (a.shape[0], b.shape[1]), a.shape[1])
     dev = common_device((input, mat2))
-    result = wrap(xp_of(input).matmul(a, b), input._dtype, dev)
+    result = wrap(_product(xp_of(input), a, b, input._dtype), input._dtype, dev)
     if needs_grad(input, mat2):
         record(MmNode, (input, mat2), (result,), self=input, mat2=mat2)
     return write_out(out, result) if out is not None else result
@@ -71,11 +122,14 @@ register("mm", mm, family="linalg", nodes=(MmNode,))
 
 def mv(input, vec, *, out=None):
     """Matrix (n x m) times vector (m)."""
+    check_tensor_arg(vec, "mv", "vec", 2)
     if input.dim() != 2 or vec.dim() != 1 or input.shape[1] != vec.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.dim() else 0}), "
-                           f"mat ({'x'.join(map(str, input.shape))}), vec ({vec.shape[0] if vec.dim() else 0})")
+                           f"mat ({'x'.join(map(str, input.shape))}), vec "
+                           f"({vec.shape[0] if vec.dim() else 0})")
     _same_dtype(input, vec, "mat and vec")
-    result = wrap(xp_of(input).matmul(input._data, vec._data), input._dtype,
+    _no_bool(input._dtype, "addmv_impl_cpu", input.shape[:1], vec.shape[0])
+    result = wrap(_product(xp_of(input), input._data, vec._data, input._dtype), input._dtype,
                   common_device((input, vec)))
     if needs_grad(input, vec):
         record(MvNode, (input, vec), (result,), self=input, vec=vec)
@@ -87,6 +141,7 @@ register("mv", mv, family="linalg", nodes=(MvNode,))
 
 def dot(input, tensor, *, out=None):
     """Inner product of two 1-D tensors with the same number of elements."""
+    check_tensor_arg(tensor, "dot", "tensor", 2)
     if input.dim() != 1 or tensor.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {tensor.dim()}D "
                            "tensors")
@@ -98,8 +153,10 @@ def dot(input, tensor, *, out=None):
     if input._dtype is not tensor._dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{_type_name(input._dtype)} and {_type_name(tensor._dtype)}")
+    _no_bool(input._dtype, "dot")
     xp = xp_of(input)
-    result = wrap(xp.asarray(xp.dot(input._data, tensor._data)), input._dtype,
+    res = xp.asarray(_product(xp, input._data, tensor._data, input._dtype))
+    result = wrap(res.astype(input._dtype.numpy_dtype, copy=False), input._dtype,
                   common_device((input, tensor)))
     if needs_grad(input, tensor):
         record(DotNode, (input, tensor), (result,), self=input, tensor=tensor)
@@ -107,12 +164,32 @@ def dot(input, tensor, *, out=None):
 
 
 register("dot", dot, family="linalg", nodes=(DotNode,))
-register("inner", lambda input, other: (input * other).sum(-1) if input.dim() and other.dim()
-         else input * other, family="linalg")
+
+
+def inner(input, other, *, out=None):
+    """Sum of products over the last dims (``tensordot`` on the last axis of each)."""
+    check_tensor_arg(other, "inner", "other", 2)
+    if input.dim() == 0 or other.dim() == 0:
+        from .pointwise import mul
+        return mul(input, other, out=out)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(input.shape)} and {list(other.shape)}")
+    if input._dtype is not other._dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    _no_bool(input._dtype, "dot")
+    k = input.shape[-1]
+    out_shape = tuple(input.shape[:-1]) + tuple(other.shape[:-1])
+    result = mm(input.reshape(-1, k), other.reshape(-1, k).t()).reshape(out_shape)
+    return write_out(out, result) if out is not None else result
+
+
+register("inner", inner, family="linalg")
 
 
 def bmm(input, mat2, *, out=None):
     """Batched matrix product of two 3-D tensors with equal batch sizes."""
+    check_tensor_arg(mat2, "bmm", "mat2", 2)
     if input.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2.dim() != 3:
@@ -122,7 +199,8 @@ def bmm(input, mat2, *, out=None):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{b}, {m}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
     _same_dtype(input, mat2, "batch1 and batch2")
-    result = wrap(xp_of(input).matmul(input._data, mat2._data), input._dtype,
+    _no_bool(input._dtype, "bmm", (b, n, mat2.shape[2]), m)
+    result = wrap(_product(xp_of(input), input._data, mat2._data, input._dtype), input._dtype,
                   common_device((input, mat2)))
     if needs_grad(input, mat2):
         record(BmmNode, (input, mat2), (result,), self=input, mat2=mat2)
@@ -134,7 +212,8 @@ register("bmm", bmm, family="linalg", nodes=(BmmNode,))
 
 def matmul(input, other, *, out=None):
     """Matrix product with NumPy-style broadcasting of batch dims (1-D operands promoted)."""
-    _check_tensor(other, "other", 2, "matmul")
+    check_tensor_arg(input, "matmul", "input", 1)
+    check_tensor_arg(other, "matmul", "other", 2)
     da, db = input.dim(), other.dim()
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -145,68 +224,89 @@ def matmul(input, other, *, out=None):
         result = mm(input, other)
     elif da == 2 and db == 1:
         result = mv(input, other)
-    elif da == 1 and db == 2:
-        result = mm(input.unsqueeze(0), other).squeeze(0)
     else:
-        result = _batched_matmul(input, other)
+        result = _general_matmul(input, other, da, db)
     return write_out(out, result) if out is not None else result
 
 
-def _batched_matmul(a, b):
-    squeeze_first = a.dim() == 1
-    squeeze_last = b.dim() == 1
-    if squeeze_first:
-        a = a.unsqueeze(0)
-    if squeeze_last:
-        b = b.unsqueeze(-1)
-    if a.shape[-1] != b.shape[-2]:
+def _general_matmul(a, b, da, db):
+    """1-d @ 2-d and every product with a batch dim, as one broadcasting matmul."""
+    k_a = a.shape[-1]
+    k_b = b.shape[0] if db == 1 else b.shape[-2]
+    if k_a != k_b:
+        if db <= 2 and da <= 2:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                               f"({a.shape[0] if da == 2 else 1}x{k_a} and {k_b}x{b.shape[-1]})")
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{int(np.prod(b.shape[:-2]))}, {a.shape[-1]}] but got: "
-            f"[{int(np.prod(b.shape[:-2]))}, {b.shape[-2]}].")
+            f"[{int(np.prod(b.shape[:-2]))}, {k_a}] but got: "
+            f"[{int(np.prod(b.shape[:-2]))}, {k_b}].")
     _same_dtype(a, b)
-    try:
-        res = xp_of(a).matmul(a._data, b._data)
-    except ValueError:
-        raise RuntimeError(f"The size of tensor a ({a.shape[-3] if a.dim() > 2 else 1}) must "
-                           f"match the size of tensor b ({b.shape[-3] if b.dim() > 2 else 1}) at "
-                           "non-singleton dimension 0") from None
-    result = wrap(res, a._dtype, common_device((a, b)))
+    xp = xp_of(a)
+    a_arr = a._data if da > 1 else a._data[None, :]
+    b_arr = b._data if db > 1 else b._data[:, None]
+    from ._prep import broadcast_shape
+    _no_bool(a._dtype, "bmm" if da >= 3 and db >= 3 else "addmm_impl_cpu_",
+             broadcast_shape(a_arr.shape[:-2], b_arr.shape[:-2]) +
+             (a_arr.shape[-2], b_arr.shape[-1]), k_a)
+    res = _product(xp, a_arr, b_arr, a._dtype)
+    if db == 1:
+        res = res[..., 0]
+    if da == 1:
+        res = res[..., 0, :] if db > 1 else res[..., 0]
+    result = wrap(xp.ascontiguousarray(res), a._dtype, common_device((a, b)))
     if needs_grad(a, b):
-        record(BmmNode, (a, b), (result,), self=a, mat2=b)
-    if squeeze_last:
-        result = result.squeeze(-1)
-    if squeeze_first:
-        result = result.squeeze(-2)
+        if da == 1 and db == 2:
+            node = SqueezeMatmulNode
+        elif da == 2 and db >= 3:
+            node = CloneMatmulNode
+        else:
+            node = UnsafeViewMatmulNode
+        record(node, (a, b), (result,), self=a, other=b)
     return result
 
 
-register("matmul", matmul, family="linalg")
+register("matmul", matmul, family="linalg",
+         nodes=(SqueezeMatmulNode, UnsafeViewMatmulNode, CloneMatmulNode))
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (mat1 @ mat2)`` (what nn.Linear computes)."""
-    if mat1.dim() != 2 or mat2.dim() != 2:
-        raise RuntimeError("mat1 must be a matrix, got " f"{mat1.dim()}-D tensor" if
-                           mat1.dim() != 2 else f"mat2 must be a matrix, got {mat2.dim()}-D tensor")
+    check_tensor_arg(mat1, "addmm", "mat1", 2)
+    check_tensor_arg(mat2, "addmm", "mat2", 3)
+    if mat1.dim() != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {mat1.dim()}-D tensor")
+    if mat2.dim() != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {mat2.dim()}-D tensor")
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
             f"{mat2.shape[0]}x{mat2.shape[1]})")
-    _same_dtype(mat1, mat2)
+    if input._dtype is not mat2._dtype or mat1._dtype is not mat2._dtype:
+        first, second = (input, mat2) if input._dtype is not mat2._dtype else (mat1, mat2)
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{_type_name(first._dtype)} and {_type_name(second._dtype)}")
+    dt = mat1._dtype
+    if dt is D.bool and mat1.shape[1] == 0:
+        raise RuntimeError("result type Long can't be cast to the desired output type Bool")
+    _no_bool(dt, "addmm_impl_cpu_", (mat1.shape[0], mat2.shape[1]))
     xp = xp_of(mat1)
-    prod = xp.matmul(mat1._data, mat2._data)
+    prod = _product(xp, mat1._data, mat2._data, dt)
+    if dt.category < D.FLOATING:   # PyTorch casts alpha and beta to the integer dtype
+        alpha, beta = int(alpha), int(beta)
     if alpha != 1:
-        prod *= alpha
-    bias = input._data if beta == 1 else input._data * beta
-    try:
-        res = prod + bias if beta != 0 else prod
-    except ValueError:
-        raise RuntimeError(f"The expanded size of the tensor ({prod.shape[-1]}) must match the "
+        prod = prod * alpha
+    target = prod.shape
+    from ._prep import broadcast_shape
+    if broadcast_shape(input._data.shape, target) != target:
+        raise RuntimeError(f"The expanded size of the tensor ({target[-1]}) must match the "
                            f"existing size ({input.shape[-1]}) at non-singleton dimension 1.  "
-                           f"Target sizes: {list(prod.shape)}.  Tensor sizes: "
-                           f"{list(input.shape)}") from None
-    result = wrap(res.astype(mat1._dtype.numpy_dtype, copy=False), mat1._dtype,
+                           f"Target sizes: {list(target)}.  Tensor sizes: {list(input.shape)}")
+    if beta != 0:
+        res = prod + (input._data if beta == 1 else input._data * beta)
+    else:
+        res = prod     # beta=0: input is ignored, NaN included
+    result = wrap(xp.broadcast_to(res, target).astype(dt.numpy_dtype), dt,
                   common_device((input, mat1, mat2)))
     if needs_grad(input, mat1, mat2):
         record(AddmmNode, (input, mat1, mat2), (result,), mat1=mat1, mat2=mat2, alpha=alpha,
@@ -214,11 +314,24 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return write_out(out, result) if out is not None else result
 
 
-register("addmm", addmm, inplace=True, family="linalg", nodes=(AddmmNode,))
+def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+    """In-place ``addmm``: ``self`` must already have the result's shape."""
+    check_tensor_arg(mat1, "addmm_", "mat1", 1)
+    check_tensor_arg(mat2, "addmm_", "mat2", 2)
+    if mat1.dim() == 2 and mat2.dim() == 2 and \
+            tuple(self.shape) != (mat1.shape[0], mat2.shape[1]):
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and output "
+                           f"tensor size {[mat1.shape[0], mat2.shape[1]]} should match")
+    return _addmm_inplace(self, mat1, mat2, beta=beta, alpha=alpha)
+
+
+_addmm_inplace = make_inplace(addmm, "addmm")
+register("addmm", addmm, inplace=addmm_, family="linalg", nodes=(AddmmNode,))
 
 
 def outer(input, vec2, *, out=None):
     """Outer product of two 1-D tensors (``ger``)."""
+    check_tensor_arg(vec2, "outer", "vec2", 2)
     if input.dim() != 1 or vec2.dim() != 1:
         raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.dim()}-D")
     result = input.reshape(-1, 1) * vec2

@@ -4,6 +4,7 @@ Each operator calls the op that defines it; unsupported operand types return Not
 Python can try the other operand (``t == None`` is then simply False).
 """
 
+from .. import _dtype as D
 from .._tensor import Tensor
 from ._prep import is_scalar
 from ._registry import FUNCTIONS
@@ -56,6 +57,19 @@ def _rmatmul(self, other):
     return FUNCTIONS["matmul"](other, self)
 
 
+def _pos(self):
+    if self._dtype is D.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
+def _invert(self):
+    if self._dtype.category >= D.FLOATING:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return FUNCTIONS["bitwise_not"](self)
+
+
 _TABLE = {
     "__add__": _binary("add"), "__radd__": _binary("add", True), "__iadd__": _inplace("add_"),
     "__sub__": _binary("sub"), "__rsub__": _rsub, "__isub__": _inplace("sub_"),
@@ -79,9 +93,9 @@ _TABLE = {
     "__eq__": _binary("eq"), "__ne__": _binary("ne"), "__lt__": _binary("lt"),
     "__le__": _binary("le"), "__gt__": _binary("gt"), "__ge__": _binary("ge"),
     "__neg__": lambda self: FUNCTIONS["neg"](self),
-    "__pos__": lambda self: self,
+    "__pos__": _pos,
     "__abs__": lambda self: FUNCTIONS["abs"](self),
-    "__invert__": lambda self: FUNCTIONS["bitwise_not"](self),
+    "__invert__": _invert,
 }
 
 for _name, _fn in _TABLE.items():

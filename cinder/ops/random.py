@@ -12,7 +12,7 @@ from .. import _dtype as D
 from .. import backend
 from .._device import CPU, as_device
 from .._tensor import Tensor, make_tensor
-from ..random import default_generator, Generator
+from ..random import Generator, default_generator
 from ._prep import shape_arg
 from ._registry import check_inplace, register, write_out
 
@@ -36,14 +36,40 @@ def _finish(values, shape, dtype, device, requires_grad=False, out=None):
     return write_out(out, t) if out is not None else t
 
 
-def _float_dtype(dtype, name):
+# The kernel names in PyTorch's "... not implemented for 'Long'" messages.
+_KERNELS = {"uniform": "check_uniform_bounds", "normal": "normal_kernel_cpu"}
+
+
+def _float_dtype(dtype, name, complex_ok=False):
+    """The floating dtype of a sampler's result (complex too where PyTorch samples the real and
+    imaginary parts as a float tensor of twice the size)."""
     dt = D.get_default_dtype() if dtype is None else dtype
-    if dt.category == D.COMPLEX:
-        raise NotImplementedError(f"{name} with complex dtypes is not supported by cinder yet")
+    if dt.category == D.COMPLEX and complex_ok:
+        return dt
     if dt.category != D.FLOATING:
-        raise RuntimeError(f'"{name}_cpu" not implemented for \'{_tname(dt)}\'') if name != "rand" \
-            else RuntimeError(f'"check_uniform_bounds" not implemented for \'{_tname(dt)}\'')
+        if name == "exponential":
+            raise RuntimeError("Exponential distribution is a continuous probability "
+                               "distribution. dtype must be a floating point but you specified "
+                               f"{_tname(dt)}")
+        raise NotImplementedError(f'"{_KERNELS.get(name, name + "_cpu")}" not implemented for '
+                                  f"'{_tname(dt)}'")
     return dt
+
+
+def _draw_float(dt, n, draw):
+    """``draw(count, real_numpy_dtype)`` for a float dtype; a complex dtype gets 2n reals viewed
+    as n complex numbers (PyTorch samples ``view_as_real``)."""
+    if dt.category == D.COMPLEX:
+        real = dt.to_real()
+        return np.ascontiguousarray(draw(2 * n, real.numpy_dtype)).view(dt.numpy_dtype)
+    return draw(n, dt.numpy_dtype)
+
+
+def _check_size(shape):
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(shape)}")
 
 
 def _tname(dt):
@@ -62,8 +88,11 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """Uniform samples in [0, 1)."""
     shape = shape_arg(size, "rand")
-    dt = _float_dtype(dtype if dtype is not None or out is None else out._dtype, "rand")
-    vals = _engine(generator).uniform(_numel(shape), dt.numpy_dtype)
+    _check_size(shape)
+    dt = _float_dtype(dtype if dtype is not None or out is None else out._dtype, "uniform",
+                      complex_ok=True)
+    eng = _engine(generator)
+    vals = _draw_float(dt, _numel(shape), lambda n, npdt: eng.uniform(n, npdt))
     return _finish(vals, shape, dt, device, requires_grad, out)
 
 
@@ -71,8 +100,12 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal samples."""
     shape = shape_arg(size, "randn")
-    dt = _float_dtype(dtype if dtype is not None or out is None else out._dtype, "normal")
-    vals = _engine(generator).normal(_numel(shape), dt.numpy_dtype)
+    _check_size(shape)
+    dt = _float_dtype(dtype if dtype is not None or out is None else out._dtype, "normal",
+                      complex_ok=True)
+    eng = _engine(generator)
+    std = 1.0 if dt.category != D.COMPLEX else 1 / np.sqrt(2)
+    vals = _draw_float(dt, _numel(shape), lambda n, npdt: eng.normal(n, npdt, 0.0, std))
     return _finish(vals, shape, dt, device, requires_grad, out)
 
 
@@ -93,7 +126,8 @@ def randint(*args, generator=None, out=None, dtype=None, layout=None, device=Non
     else:
         raise TypeError("randint() received an invalid combination of arguments")
     shape = shape_arg((shape,), "randint")
-    dt = D.int64 if dtype is None else dtype
+    _check_size(shape)
+    dt = (D.int64 if out is None else out._dtype) if dtype is None else dtype
     lo, hi = int(lo), int(hi)
     if lo >= hi:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= "
@@ -105,8 +139,11 @@ def randint(*args, generator=None, out=None, dtype=None, layout=None, device=Non
 def randperm(n, *, generator=None, out=None, dtype=D.int64, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """A random permutation of 0..n-1."""
-    if n < 0:
-        raise RuntimeError(f"n must be non-negative, got{n}")
+    _check_size((n,))
+    if out is not None and dtype is D.int64:
+        dtype = out._dtype
+    if dtype is D.bool:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
     vals = _engine(generator).randperm(int(n), dtype.numpy_dtype)
     return _finish(vals, (int(n),), dtype, device, requires_grad, out)
 
@@ -117,15 +154,23 @@ for _fn in (rand, randn, randint, randperm):
 
 def _like(name, base):
     def fn(input, *args, dtype=None, layout=None, device=None, requires_grad=False,
-           memory_format=None, generator=None):
+           memory_format=None, generator=None, low=None, high=None):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
         dt = input._dtype if dtype is None else dtype
         dev = input._device if device is None else device
         if name == "randint_like":
-            return base(*args, tuple(input.shape), dtype=dt, device=dev,
+            bounds = list(args)
+            if low is not None:
+                bounds.insert(0, low)
+            if high is not None:
+                bounds.append(high)
+            return base(*bounds, tuple(input.shape), dtype=dt, device=dev,
                         requires_grad=requires_grad, generator=generator)
         return base(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad,
                     generator=generator)
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     register(name, fn, method=False, family="random")
 
 
@@ -138,12 +183,22 @@ _like("randint_like", randint)
 # ----------------------------------------------------------------------------------------------
 
 
+def _memory_order(arr):
+    """The axes of ``arr`` from outermost to innermost in memory: the order PyTorch's
+    TensorIterator walks a tensor, so in-place samplers fill a transposed tensor in memory
+    order, not index order."""
+    return sorted(range(arr.ndim), key=lambda i: -abs(arr.strides[i]))
+
+
 def _write(self, values):
-    """Store freshly drawn ``values`` (in element order) into ``self``."""
-    arr = values.reshape(self._data.shape)
+    """Store freshly drawn ``values`` into ``self`` in TensorIterator order."""
+    target = self._data
+    if not self.is_contiguous():
+        target = target.transpose(_memory_order(target))
+    arr = values.reshape(target.shape)
     if self._device.type != "cpu":
         arr = backend.to_device(arr, self._device)
-    self._data[...] = arr
+    target[...] = arr
     self._bump_version()
     return self
 
@@ -151,20 +206,26 @@ def _write(self, values):
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
     from_ = kwargs.pop("from", from_)
     check_inplace(self)
-    dt = _float_dtype(self._dtype, "uniform")
+    dt = _float_dtype(self._dtype, "uniform", complex_ok=True)
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from="
                            f"{from_} > to={to}")
-    return _write(self, _engine(generator).uniform(self.numel(), dt.numpy_dtype, from_, to))
+    eng = _engine(generator)
+    return _write(self, _draw_float(dt, self.numel(),
+                                    lambda n, npdt: eng.uniform(n, npdt, from_, to)))
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     check_inplace(self)
-    dt = _float_dtype(self._dtype, "normal")
+    dt = _float_dtype(self._dtype, "normal", complex_ok=True)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    vals = _engine(generator).normal(self.numel(), dt.numpy_dtype, mean, std,
-                                     contiguous=self.is_contiguous())
+    eng = _engine(generator)
+    if dt.category == D.COMPLEX:   # each part gets std / sqrt(2), as in PyTorch
+        std = std / np.sqrt(2)
+    contiguous = self.is_contiguous()
+    vals = _draw_float(dt, self.numel(), lambda n, npdt: eng.normal(n, npdt, mean, std,
+                                                                     contiguous=contiguous))
     return _write(self, vals)
 
 
@@ -172,8 +233,11 @@ def bernoulli_(self, p=0.5, *, generator=None):
     check_inplace(self)
     eng = _engine(generator)
     if isinstance(p, Tensor):
-        probs = np.broadcast_to(backend.to_numpy(p._data), self._data.shape).reshape(-1)
-        vals = eng.bernoulli_tensor(np.ascontiguousarray(probs), self._dtype.numpy_dtype)
+        probs = np.broadcast_to(backend.to_numpy(p._data), self._data.shape)
+        if not self.is_contiguous():   # read p in the order self is filled
+            probs = probs.transpose(_memory_order(self._data))
+        vals = eng.bernoulli_tensor(np.ascontiguousarray(probs).reshape(-1),
+                                    self._dtype.numpy_dtype)
     else:
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
@@ -212,8 +276,8 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     else:
         probs = np.ascontiguousarray(backend.to_numpy(input._data)).reshape(-1)
         if input._dtype.category != D.FLOATING:
-            raise RuntimeError(f'"bernoulli_tensor_cpu_p_" not implemented for '
-                               f"'{_tname(input._dtype)}'")
+            raise NotImplementedError(f'"bernoulli_tensor_cpu_p_" not implemented for '
+                                      f"'{_tname(input._dtype)}'")
         if probs.size and (probs.min() < 0 or probs.max() > 1):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
         vals = eng.bernoulli_tensor(probs, input._dtype.numpy_dtype)

@@ -2,7 +2,7 @@
 
 from .._tensor import Tensor, wrap_dim
 from ._prep import as_compute, common_device, result_type, wrap, xp_of
-from ._registry import OpNode, needs_grad, record, register, write_out
+from ._registry import OpNode, _real_for_real_inputs, needs_grad, record, register, write_out
 
 
 class _JoinBackward(OpNode):
@@ -16,8 +16,11 @@ class _JoinBackward(OpNode):
             return (None,) * len(self.next_functions)
         dim, sizes = self.saved("dim"), self.saved("sizes")
         if self.saved("stacked"):
-            return tuple(grad.unbind(dim))
-        return tuple(grad.split(sizes, dim))
+            return _real_for_real_inputs(list(grad.unbind(dim)), self._input_meta)
+        grads = grad.split([0 if s is None else s for s in sizes], dim)
+        # a legacy empty 1-d input was skipped by cat: its gradient is empty 1-d as well
+        grads = [grad.new_zeros(0) if s is None else g for s, g in zip(sizes, grads)]
+        return _real_for_real_inputs(grads, self._input_meta)
 
 
 def _join_node(name):
@@ -36,18 +39,25 @@ def _check_seq(tensors, name):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
                         f"{type(tensors).__name__}")
     if len(tensors) == 0:
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        if name == "cat":
+            raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
                             f"{type(t).__name__}")
 
 
+def _legacy_empty(t):
+    """A 1-d tensor with no elements: old PyTorch's "empty tensor", which cat skips."""
+    return t._data.ndim == 1 and t._data.shape[0] == 0
+
+
 def cat(tensors, dim=0, *, out=None):
     """Concatenate along an existing ``dim`` (dtypes promote; legacy empty 1-D are skipped)."""
     _check_seq(tensors, "cat")
     tensors = list(tensors)
-    parts = [t for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)] or tensors[:1]
+    parts = [t for t in tensors if not _legacy_empty(t)] or tensors[:1]
     ref = parts[0]
     if ref.dim() == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
@@ -66,7 +76,8 @@ def cat(tensors, dim=0, *, out=None):
     xp = xp_of(ref)
     result = wrap(xp.concatenate([as_compute(t, dt, dev) for t in parts], axis=d), dt, dev)
     if needs_grad(*tensors):
-        sizes = [t.shape[d] if t.dim() else 0 for t in tensors]
+        sizes = [None if _legacy_empty(t) and t is not parts[0] else t.shape[d]
+                 for t in tensors]
         record(CatBackward, tensors, (result,), dim=d, sizes=sizes, stacked=False)
     return write_out(out, result) if out is not None else result
 
@@ -99,12 +110,14 @@ register("stack", stack, method=False, family="shape", nodes=(StackBackward,))
 
 def hstack(tensors, *, out=None):
     """Join horizontally: along dim 0 for 1-D tensors, dim 1 otherwise."""
+    _check_seq(tensors, "hstack")
     ts = [t if t.dim() else t.reshape(1) for t in tensors]
     return cat(ts, 0 if ts[0].dim() == 1 else 1, out=out)
 
 
 def vstack(tensors, *, out=None):
     """Join vertically, turning 1-D tensors into rows first."""
+    _check_seq(tensors, "vstack")
     return cat([t if t.dim() >= 2 else t.reshape(1, -1) for t in tensors], 0, out=out)
 
 
