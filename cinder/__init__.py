@@ -6,10 +6,9 @@
 
 __version__ = "0.1.0"
 
-from . import _dtype
 from ._dtype import (dtype, bool, uint8, int8, int16, int32, int64, float16, bfloat16,  # noqa
                      float32, float64, complex64, complex128, promote_types, get_default_dtype,
-                     set_default_dtype, can_cast)
+                     set_default_dtype, can_cast, finfo, iinfo)
 from ._dtype import ALIASES as _ALIASES
 from ._device import device, set_default_device, get_default_device  # noqa: F401
 from ._tensor import Tensor, Size  # noqa: F401
@@ -98,10 +97,7 @@ def get_num_threads():
     return 1
 
 
-from builtins import bool as builtins_bool  # noqa: E402
-from .ops._registry import FUNCTIONS as _F  # noqa: E402
-
-_autograd_variable = autograd.Variable
+from builtins import bool as builtins_bool  # noqa: E402  (the name bool is torch.bool here)
 
 
 def __getattr__(name):

@@ -11,7 +11,7 @@ import numpy as np
 __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
     "float32", "float64", "complex64", "complex128", "promote_types", "get_default_dtype",
-    "set_default_dtype", "can_cast",
+    "set_default_dtype", "can_cast", "finfo", "iinfo",
 ]
 
 # Categories order the kinds: a higher category always wins a promotion.
@@ -162,11 +162,54 @@ def default_complex_dtype():
 
 
 def set_default_dtype(d):
-    """Set the default floating point dtype; only float32/float64 (and float16/bfloat16)."""
+    """Set the default floating point dtype (float32, float64, float16 or bfloat16)."""
     global _default_dtype
-    if not isinstance(d, dtype) or d.category != FLOATING:
-        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    if not isinstance(d, dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as the "
+                        "default type")
+    if d.category != FLOATING:
+        raise TypeError("only floating-point types are supported as the default type")
     _default_dtype = d
+
+
+class finfo:
+    """Machine limits of a floating dtype (``torch.finfo``); defaults to the default dtype."""
+
+    def __init__(self, type=None):
+        d = _default_dtype if type is None else type
+        if not isinstance(d, dtype) or d.category not in (FLOATING, COMPLEX):
+            raise TypeError("torch.finfo() requires a floating point input type. Use "
+                            "torch.iinfo to handle 'torch.finfo'")
+        d = d.to_real()
+        info = ml_dtypes.finfo(d.numpy_dtype) if d is bfloat16 else np.finfo(d.numpy_dtype)
+        self.bits = d.itemsize * 8
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0 ** -int(info.precision)    # a power of ten, as PyTorch's
+        self.dtype = d.name
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Limits of an integer dtype (``torch.iinfo``)."""
+
+    def __init__(self, type):
+        if not isinstance(type, dtype) or type.category > INTEGRAL:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to "
+                            "handle 'torch.iinfo'")
+        info = np.iinfo(np.uint8 if type is bool else type.numpy_dtype)
+        self.bits = type.itemsize * 8
+        self.min, self.max = (0, 1) if type is bool else (int(info.min), int(info.max))
+        self.dtype = type.name
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
 
 
 def scalar_dtype(value):

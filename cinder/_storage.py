@@ -51,7 +51,9 @@ def adopt_numpy(arr):
     The bytes are re-exposed through a memoryview, which ends the ``base`` chain that
     ``storage_root`` follows while keeping the original array alive.
     """
-    if not arr.size or any(st < 0 for st in arr.strides):
+    if not arr.size:
+        return np.empty(arr.shape, arr.dtype)     # an empty tensor owns an empty storage
+    if any(st < 0 for st in arr.strides):
         return arr
     item = arr.itemsize
     span = item + sum((n - 1) * st for n, st in zip(arr.shape, arr.strides))

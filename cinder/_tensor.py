@@ -201,7 +201,7 @@ class Tensor:
         bytes copied over. (Other tensors on the old storage keep the old memory: cinder cannot
         grow a NumPy buffer in place the way PyTorch grows a storage.)
         """
-        if self._requires_grad:
+        if self.requires_grad:
             raise RuntimeError("cannot resize variables that require grad")
         from .ops._prep import shape_arg
         shape = shape_arg(sizes, "resize_")
@@ -294,7 +294,9 @@ class Tensor:
     # ------------------------------------------------------------------------------------------
     @property
     def requires_grad(self):
-        return self._requires_grad
+        # A volatile tensor keeps _requires_grad set internally (so every op on it takes the
+        # recording path, where the volatile flag spreads) but reports False, as it used to.
+        return self._requires_grad and not self._volatile
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -413,7 +415,7 @@ class Tensor:
 
     def retain_grad(self):
         """Keep ``.grad`` for this non-leaf tensor after backward."""
-        if not self._requires_grad:
+        if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None or self._retains_grad:
             return
@@ -439,7 +441,7 @@ class Tensor:
 
     def register_hook(self, hook):
         """Register ``hook(grad) -> Tensor or None``, run when this tensor's gradient is computed."""
-        if not self._requires_grad:
+        if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
             return self._grad_fn._register_tensor_hook(self._output_nr, hook)
@@ -500,12 +502,15 @@ class Tensor:
         self._dtype = new._dtype
         self._device = new._device
 
+    # Legacy volatile flag. A class attribute, so ordinary tensors pay nothing for it; only
+    # ``Variable(..., volatile=True)`` and results computed from such tensors set it.
+    _volatile = False
+
     @property
     def volatile(self):
-        """Legacy: always False now (``Variable(..., volatile=True)`` has no effect)."""
-        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
-                      stacklevel=2)
-        return False
+        """Legacy (pre-0.4): True for ``Variable(t, volatile=True)`` and everything computed
+        from it while it would otherwise have recorded a graph (see ``ops._registry.record``)."""
+        return self._volatile
 
     # ------------------------------------------------------------------------------------------
     # Python protocols and the NumPy bridge
@@ -531,7 +536,7 @@ class Tensor:
         """The values as a NumPy array sharing memory (CPU tensors that don't require grad)."""
         if force:
             return np.array(backend.to_numpy(self._data))
-        if self._requires_grad:
+        if self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         if self._device.type != "cpu":

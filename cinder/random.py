@@ -22,8 +22,8 @@ class Generator:
         """Seed the generator; returns the generator."""
         if not isinstance(seed, int):
             try:
-                seed = int(seed)
-            except (TypeError, ValueError):
+                seed = int(seed)     # a non-numeric string raises int()'s ValueError, as in torch
+            except TypeError:
                 raise TypeError(f"manual_seed expected a long, but got {type(seed).__name__}") \
                     from None
         self._impl.manual_seed(seed)

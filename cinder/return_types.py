@@ -1,6 +1,6 @@
 """``torch.return_types``: the named tuples ops like ``max(dim)`` and ``sort`` return."""
 
-__all__ = ["max", "min", "sort", "topk", "kthvalue", "mode", "median", "nanmedian", "aminmax",
+__all__ = ["max", "min", "max_out", "min_out", "sort", "topk", "kthvalue", "mode", "median", "nanmedian", "aminmax",
            "std_mean", "var_mean", "cummax", "cummin", "slogdet", "qr", "svd", "eigh", "eig",
            "lu_unpack", "histogram", "frexp", "geqrf"]
 
@@ -30,6 +30,8 @@ def _named(name, fields):
 
 
 max = _named("max", ("values", "indices"))
+max_out = _named("max_out", ("values", "indices"))     # what max(..., out=(v, i)) returns
+min_out = _named("min_out", ("values", "indices"))
 min = _named("min", ("values", "indices"))
 sort = _named("sort", ("values", "indices"))
 topk = _named("topk", ("values", "indices"))

@@ -4,7 +4,6 @@ database (``tests/op_db``) that ``tests/test_ops.py`` runs against PyTorch, or i
 
 from pathlib import Path
 
-import pytest
 import torch
 from op_db import conversion, creation, linalg, pointwise, reduction, shape
 
@@ -19,7 +18,7 @@ DB_NAMES = {e.name for module in (pointwise, reduction, linalg, shape, creation,
 _VIEWS = ("as_strided", "broadcast_to", "chunk", "diagonal", "expand", "flatten", "movedim",
           "narrow", "permute", "reshape", "select", "split", "split_with_sizes", "squeeze",
           "t", "tensor_split", "transpose", "unbind", "unflatten", "unfold", "unsqueeze",
-          "view")
+          "view", "real", "imag")
 # (the view aliases swapaxes / swapdims / moveaxis have op_db entries: see op_db/shape.py)
 _INDEXING = ("gather", "index_put", "index_select", "masked_fill", "masked_select", "nonzero",
              "scatter", "scatter_add")
@@ -34,9 +33,8 @@ TESTED_ELSEWHERE = {
     **{name: "test_random_ops.py" for name in _RANDOM},
 }
 
-# Names cinder publishes as ``cinder.<name>`` that PyTorch only has as Tensor methods; the view
-# ops are published by cinder/ops/views.py (reported to its owner).
-KNOWN_EXTRA_FUNCTIONS = {"view", "expand", "unfold"}
+# Names cinder publishes as ``cinder.<name>`` that PyTorch only has as Tensor methods.
+KNOWN_EXTRA_FUNCTIONS = set()
 
 
 def test_every_op_has_a_test():
@@ -97,9 +95,6 @@ def test_torch_inplace_variants_exist_in_cinder():
     assert not missing, f"in-place methods missing in cinder: {missing}"
 
 
-@pytest.mark.xfail(strict=True, reason="cinder/ops/views.py has no in-place view methods "
-                   "(t_, transpose_, squeeze_, unsqueeze_, swapaxes_, swapdims_, as_strided_); "
-                   "reported to its owner")
 def test_torch_inplace_view_variants_exist_in_cinder():
     missing = _missing_inplace(_VIEWS + ("swapaxes", "swapdims"))
     assert not missing, f"in-place view methods missing in cinder: {missing}"

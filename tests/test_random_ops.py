@@ -414,10 +414,7 @@ ERRORS = {
     "rand_like of a list": lambda lib: lib.rand_like([1.0]),
     "manual_seed of a string": lambda lib: lib.manual_seed("a"),
 }
-# cinder/random.py (not cinder/ops) raises TypeError where PyTorch's int() conversion raises
-# ValueError; reported to that file's owner.
-KNOWN_FAILURES = {"manual_seed of a string": "cinder/random.py: manual_seed('a') raises "
-                                             "TypeError, PyTorch ValueError"}
+KNOWN_FAILURES = {}
 
 
 def _error_params():

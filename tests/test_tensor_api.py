@@ -100,16 +100,9 @@ def test_set_default_dtype(name):
     assert cinder.get_default_dtype() is cinder.float32
 
 
-_DTYPE_MESSAGE = pytest.mark.xfail(
-    strict=True, reason="cinder/_dtype.py: set_default_dtype's messages differ from PyTorch's "
-    "(', got torch.int64' appended; no 'invalid dtype object: ' for non-dtypes)")
-
-
-@pytest.mark.parametrize("expr", [pytest.param("L.set_default_dtype(L.int64)",
-                                               marks=_DTYPE_MESSAGE),
-                                  pytest.param("L.set_default_dtype(L.complex64)",
-                                               marks=_DTYPE_MESSAGE),
-                                  pytest.param("L.set_default_dtype('a')", marks=_DTYPE_MESSAGE)])
+@pytest.mark.parametrize("expr", ["L.set_default_dtype(L.int64)",
+                                  "L.set_default_dtype(L.complex64)",
+                                  "L.set_default_dtype('a')"])
 def test_set_default_dtype_errors(expr):
     try:
         _check(expr)
@@ -446,3 +439,17 @@ class _Printed(list):
 
     def append(self, value):
         super().append(repr(value))
+
+
+@pytest.mark.parametrize("expr", ["L.finfo(L.float32)", "L.finfo(L.float64)", "L.finfo(L.float16)",
+                                  "L.finfo(L.bfloat16)", "L.finfo()", "L.finfo(L.complex64)",
+                                  "L.iinfo(L.int8)", "L.iinfo(L.uint8)", "L.iinfo(L.int64)",
+                                  "L.iinfo(L.int32)", "L.finfo(L.int64)", "L.iinfo(L.float32)"])
+def test_finfo_iinfo(expr):
+    got = {}
+    for name, L in (("torch", torch), ("cinder", cinder)):
+        try:
+            got[name] = repr(eval(expr, {"L": L}))
+        except Exception as e:
+            got[name] = type(e).__name__
+    assert got["cinder"] == got["torch"]

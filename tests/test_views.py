@@ -391,3 +391,76 @@ def test_T_deprecation_warnings_match():
            for lib in ("torch", "cinder")]
     assert out[1] == out[0]
     assert len(out[0].splitlines()) == 2
+
+
+# -- in-place view methods and real/imag ------------------------------------------------------
+
+_INPLACE_VIEWS = {
+    "t_": lambda y: y.squeeze_(1).t_(),
+    "transpose_": lambda y: y.transpose_(0, 2),
+    "swapaxes_": lambda y: y.swapaxes_(0, 2),
+    "swapdims_": lambda y: y.swapdims_(2, 0),
+    "squeeze_": lambda y: y.squeeze_(),
+    "squeeze_dim": lambda y: y.squeeze_(1),
+    "squeeze_dims": lambda y: y.squeeze_((1,)),
+    "unsqueeze_": lambda y: y.unsqueeze_(0),
+    "as_strided_": lambda y: y.as_strided_((2, 2), (1, 2)),
+}
+
+
+def _inplace_view_record(lib, op, requires_grad):
+    base = lib.tensor(np.arange(6, dtype=np.float32).reshape(2, 1, 3) + 1,
+                      requires_grad=requires_grad)
+    y = base * 2 if requires_grad else base.clone()
+    v0 = y._version
+    ptr = y.data_ptr()
+    ret = _INPLACE_VIEWS[op](y)
+    rec = [ret is y, tuple(y.shape), y.stride(), y._version - v0, y.data_ptr() == ptr,
+           y.tolist() if not requires_grad else y.detach().tolist()]
+    if requires_grad:
+        rec.append(y.grad_fn.name())
+        (y * lib.arange(y.numel(), dtype=lib.float32).reshape(y.shape)).sum().backward()
+        rec.append(base.grad.tolist())
+    return rec
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+@pytest.mark.parametrize("op", list(_INPLACE_VIEWS))
+def test_inplace_views_match_torch(op, requires_grad):
+    got = _inplace_view_record(cinder, op, requires_grad)
+    want = _inplace_view_record(torch, op, requires_grad)
+    assert got == want
+
+
+def test_inplace_view_on_leaf_requiring_grad_is_refused():
+    for lib in (torch, cinder):
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            lib.ones(2, 3, requires_grad=True).t_()
+
+
+def _real_imag_record(lib):
+    z = lib.tensor(np.array([1 + 2j, -3 + 0.5j], dtype=np.complex64), requires_grad=True)
+    w = z * 1
+    re, im = w.real, w.imag
+    rec = [re.tolist(), im.tolist(), re.dtype == lib.float32, re._base is w, im._base is w,
+           re.stride(), im.stride(), re.grad_fn.name(), im.grad_fn.name()]
+    (re * 2 + im * 3).sum().backward()
+    rec.append(z.grad.tolist())
+    r = lib.ones(2)
+    rec.append(r.real is r)
+    c = lib.tensor(np.array([1 + 1j], dtype=np.complex64))
+    c.real.add_(1)
+    rec.append(c.tolist())
+    rec.append(lib.real(c).tolist())
+    return rec
+
+
+def test_real_imag_match_torch():
+    assert _real_imag_record(cinder) == _real_imag_record(torch)
+
+
+def test_imag_of_real_tensor_raises_like_torch():
+    for lib in (torch, cinder):
+        with pytest.raises(RuntimeError, match="imag is not implemented for tensors with "
+                                               "non-complex dtypes"):
+            lib.ones(2).imag

@@ -42,7 +42,7 @@ def _as_tuple(x):
 def _roots(outputs):
     roots = []
     for i, out in enumerate(outputs):
-        if not out._requires_grad:
+        if not out.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
                                "a grad_fn")
         roots.append(out._gradient_edge())

@@ -55,6 +55,15 @@ def array_module(dev):
     raise RuntimeError(f"no array backend for device type {dev.type!r}")
 
 
+def special_module(xp):
+    """``scipy.special`` for NumPy arrays, ``cupyx.scipy.special`` for CuPy arrays."""
+    if xp is np:
+        from scipy import special
+        return special
+    import cupyx.scipy.special
+    return cupyx.scipy.special
+
+
 def is_numpy(arr):
     return isinstance(arr, np.ndarray)
 

@@ -129,6 +129,9 @@ def record(cls, inputs, outputs, **values):
     """Attach a new ``cls`` node to ``outputs``; ``inputs`` are the differentiable inputs
     (None for an input that is not a tensor). ``values`` are candidates for saving: the node
     keeps only those its formulas use."""
+    for t in inputs:
+        if t is not None and t._volatile:
+            return _spread_volatile(outputs)
     node = cls()
     node.next_functions = tuple(
         t._gradient_edge() if t is not None and t._requires_grad else (None, 0) for t in inputs)
@@ -153,6 +156,16 @@ def record(cls, inputs, outputs, **values):
     if grad_mode.ANOMALY.enabled:
         grad_mode.ANOMALY.attach(node)
     return node
+
+
+def _spread_volatile(outputs):
+    """Legacy volatile semantics: one volatile input makes the outputs volatile and stops the
+    graph (the pre-0.4 behaviour the seed material documents); nothing is recorded."""
+    for out in outputs:
+        if out is not None:
+            out._volatile = True
+            out._requires_grad = True     # see Tensor.requires_grad: reported as False
+    return None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -185,9 +198,16 @@ def register(name, function=None, *, method=True, inplace=None, family="", nodes
     return publish if function is None else publish(function)
 
 
-def check_inplace(t):
-    """PyTorch's refusals before modifying ``t`` in place."""
-    if grad_mode.STATE.grad_enabled and t._requires_grad and t._grad_fn is None:
+def check_inplace(t, overlap_ok=False):
+    """PyTorch's refusals before modifying ``t`` in place.
+
+    ``overlap_ok`` is for writes that give every element the same value (``fill_``, ``zero_``),
+    which PyTorch allows on expanded tensors.
+    """
+    if not overlap_ok and 0 in t._data.strides and t._data.size:
+        _check_no_internal_overlap(t)
+    if grad_mode.STATE.grad_enabled and t._requires_grad and t._grad_fn is None \
+            and not t._volatile:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
     base = t._base
@@ -200,6 +220,16 @@ def check_inplace(t):
                            "allowed.You can make a clone to get a normal tensor before doing "
                            "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
                            "details.")
+
+
+def _check_no_internal_overlap(t):
+    """A stride-0 dim of size > 1 means several elements share memory: writing is ambiguous."""
+    for n, st in zip(t._data.shape, t._data.strides):
+        if st == 0 and n > 1:
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation.")
 
 
 def cast_check(result_dtype, out_dtype, out_name="desired output type"):

@@ -103,7 +103,7 @@ def _fill_value(self, value, name):
 
 def fill_(self, value):
     """Fill with a scalar (or a 0-d tensor)."""
-    check_inplace(self)
+    check_inplace(self, overlap_ok=True)
     number, tensor_value = _fill_value(self, value, "fill_")
     self._data[...] = number
     self._bump_version()
@@ -140,7 +140,7 @@ register("fill", fill, method=False, family="copy",
 
 def zero_(self):
     """Fill with zeros."""
-    check_inplace(self)
+    check_inplace(self, overlap_ok=True)
     self._data[...] = 0
     self._bump_version()
     if self._requires_grad and needs_grad(self):

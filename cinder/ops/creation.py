@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import backend
 from .._device import CPU, as_device
-from .._tensor import Size, Tensor, make_tensor
+from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
 from ._prep import check_tensor_arg, common_device, shape_arg, wrap, xp_of
 from ._registry import _type_name, needs_grad, node_class, record, register, write_out
@@ -25,6 +25,9 @@ def _finish(arr, dtype, device, requires_grad, out=None):
         arr = backend.to_device(arr, dev)
     t = make_tensor(arr, dtype, dev)
     if requires_grad:
+        if dtype.category < D.FLOATING:
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         t.requires_grad_(True)
     if out is not None:
         return write_out(out, t, warn_resize=False)    # factories resize out= silently
@@ -210,7 +213,9 @@ def from_numpy(ndarray):
     if not ndarray.dtype.isnative:
         raise ValueError("given numpy array has byte order different from the native byte "
                          "order. Conversion between byte orders is currently not supported.")
-    return make_tensor(ndarray, dt, CPU)
+    # The storage is exactly the memory the array spans (offset 0), as PyTorch makes it.
+    from .._storage import adopt_numpy
+    return make_tensor(adopt_numpy(ndarray), dt, CPU)
 
 
 register("from_numpy", from_numpy, method=False, family="creation")
@@ -405,48 +410,8 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, lay
                   requires_grad=requires_grad)
 
 
-def _new_legacy(self, *args, **kwargs):
-    """``t.new(...)``: the legacy constructor with ``t``'s dtype and device."""
-    return legacy_new(Tensor, self._dtype, self._device, args, kwargs)
-
-
 Tensor.new_full = _new_full
 Tensor.new_tensor = _new_tensor
-Tensor.new = _new_legacy
-
-
-def legacy_new(cls, dtype, device, args, kwargs):
-    """The legacy constructors: ``Tensor(2, 3)``, ``Tensor([1, 2])``, ``Tensor(ndarray)``,
-    ``Tensor(storage)``, ``Tensor(tensor)``, ``Tensor(torch.Size([2, 3]))``."""
-    device = kwargs.pop("device", device)
-    if kwargs:
-        raise TypeError(f"new() received an invalid combination of arguments - got "
-                        f"{tuple(kwargs)}")
-    dev = as_device(device)
-    if not args:
-        t = _finish(np.empty((0,), dtype.numpy_dtype), dtype, dev, False)
-    elif len(args) == 1 and isinstance(args[0], Tensor):
-        src = args[0]
-        if src._dtype is not dtype:
-            raise TypeError(f"expected {dtype} (got {src.dtype})")
-        t = src.detach()
-    elif len(args) == 1 and _is_storage(args[0]):
-        t = args[0]._as_tensor(dtype)
-    elif len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)) and \
-            not isinstance(args[0], Size):
-        arr, _ = _data_to_numpy(args[0])
-        t = _finish(np.array(arr, dtype=dtype.numpy_dtype), dtype, dev, False)
-    else:
-        shape = shape_arg(args, "new")
-        t = _finish(np.empty(shape, dtype.numpy_dtype), dtype, dev, False)
-    if cls is not Tensor:
-        t.__class__ = cls
-    return t
-
-
-def _is_storage(x):
-    from .._storage import TypedStorage, UntypedStorage
-    return isinstance(x, (TypedStorage, UntypedStorage))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -12,9 +12,8 @@ from .._tensor import Tensor
 from ._prep import check_tensor_arg, dims_arg, wrap, xp_of
 from ._registry import _type_name, needs_grad, node_class, record, register, write_out
 
-# ``max_out``/``min_out``: what max(input, dim, out=(values, indices)) returns in PyTorch.
-_MAX_OUT = return_types._named("max_out", ("values", "indices"))
-_MIN_OUT = return_types._named("min_out", ("values", "indices"))
+_MAX_OUT = return_types.max_out
+_MIN_OUT = return_types.min_out
 
 # ----------------------------------------------------------------------------------------------
 # Helpers

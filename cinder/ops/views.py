@@ -171,7 +171,7 @@ def _type_name(d):
     return name(d)
 
 
-register("view", view, family="views", nodes=(ViewNode,))
+register("view", view, function_too=False, family="views", nodes=(ViewNode,))
 Tensor.view_as = lambda self, other: view(self, other.shape)
 
 
@@ -306,7 +306,7 @@ def expand(input, *sizes):
     return make_view(input, arr, ExpandNode, self_sizes=shape)
 
 
-register("expand", expand, family="views", nodes=(ExpandNode,))
+register("expand", expand, function_too=False, family="views", nodes=(ExpandNode,))
 Tensor.expand_as = lambda self, other: expand(self, other.shape)
 
 
@@ -692,7 +692,7 @@ def unfold(input, dimension, size, step):
                      step=step)
 
 
-register("unfold", unfold, family="views", nodes=(UnfoldNode,))
+register("unfold", unfold, function_too=False, family="views", nodes=(UnfoldNode,))
 
 # -- multi-output views: unbind, split, chunk ------------------------------------------------
 
@@ -930,3 +930,77 @@ class _ViewOfBase(Node):
 
 _ViewOfBase.__name__ = "AsStridedBackward0"
 _ = Size
+
+
+# ----------------------------------------------------------------------------------------------
+# In-place view ops (t_, transpose_, squeeze_, ...): self becomes the view of itself
+# ----------------------------------------------------------------------------------------------
+
+def _inplace_view(name, fn, node_names):
+    """``Tensor.<name>``: take the view ``fn`` makes, then let ``self`` show that geometry.
+
+    PyTorch names the node of the in-place form differently (``TBackward1`` for ``t_``);
+    ``node_names`` maps the out-of-place node name to that one.
+    """
+    renamed = {}
+
+    def method(self, *args, **kwargs):
+        from ._registry import check_inplace
+        check_inplace(self)
+        v = fn(self, *args, **kwargs)
+        self._data = v._data
+        self._bump_version()
+        node = v._grad_fn
+        if node is not None:
+            cls = type(node)
+            new_name = node_names.get(cls.__name__)
+            if new_name is not None:
+                if cls not in renamed:
+                    renamed[cls] = type(new_name, (cls,), {"__slots__": ()})
+                node.__class__ = renamed[cls]
+            self._grad_fn, self._output_nr = node, 0
+        return self
+    method.__name__ = name
+    method.__doc__ = f"In-place version of :meth:`Tensor.{name[:-1]}` (changes the view)."
+    setattr(Tensor, name, method)
+
+
+_inplace_view("t_", t, {"TBackward0": "TBackward1"})
+for _name in ("transpose_", "swapaxes_", "swapdims_"):
+    _inplace_view(_name, transpose, {"TransposeBackward0": "TransposeBackward1"})
+_inplace_view("squeeze_", squeeze, {"SqueezeBackward0": "SqueezeBackward3",
+                                    "SqueezeBackward1": "SqueezeBackward4",
+                                    "SqueezeBackward2": "SqueezeBackward5"})
+_inplace_view("unsqueeze_", unsqueeze, {"UnsqueezeBackward0": "UnsqueezeBackward1"})
+_inplace_view("as_strided_", as_strided, {"AsStridedBackward0": "AsStridedBackward1"})
+
+# ----------------------------------------------------------------------------------------------
+# real / imag: views of the parts of a complex tensor
+# ----------------------------------------------------------------------------------------------
+
+RealNode = node_class("SelectBackward0", {"self": lambda grad, s: grad.to(s.complex_dtype)})
+ImagNode = node_class("SelectBackward0", {"self": lambda grad, s: grad * 1j})
+
+
+def real(input):
+    """The real part: a view for complex tensors, the tensor itself for real ones."""
+    if input._dtype.category != D.COMPLEX:
+        return input
+    out = make_view(input, input._data.real, RealNode, complex_dtype=input._dtype)
+    out._dtype = input._dtype.to_real()
+    return out
+
+
+def imag(input):
+    """The imaginary part of a complex tensor, as a view."""
+    if input._dtype.category != D.COMPLEX:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    out = make_view(input, input._data.imag, ImagNode)
+    out._dtype = input._dtype.to_real()
+    return out
+
+
+register("real", real, method=False, family="views", nodes=(RealNode,))
+register("imag", imag, method=False, family="views", nodes=(ImagNode,))
+Tensor.real = property(real)
+Tensor.imag = property(imag)
