@@ -440,7 +440,8 @@ class Tensor:
         return self._retains_grad
 
     def register_hook(self, hook):
-        """Register ``hook(grad) -> Tensor or None``, run when this tensor's gradient is computed."""
+        """Register ``hook(grad) -> Tensor or None``, run when this tensor's gradient is
+        computed."""
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:

@@ -46,8 +46,9 @@ class Generator:
         from . import _dtype as D
         from ._tensor import Tensor
         if not isinstance(new_state, Tensor) or new_state.dtype is not D.uint8:
-            raise TypeError(f"expected a torch.ByteTensor, but got "
-                            f"{new_state.type() if isinstance(new_state, Tensor) else type(new_state).__name__}")
+            got = new_state.type() if isinstance(new_state, Tensor) else \
+                type(new_state).__name__
+            raise TypeError(f"expected a torch.ByteTensor, but got {got}")
         self._impl.set_state(np.ascontiguousarray(new_state.numpy()).tobytes())
         return self
 

@@ -1,6 +1,7 @@
 """``torch.return_types``: the named tuples ops like ``max(dim)`` and ``sort`` return."""
 
-__all__ = ["max", "min", "max_out", "min_out", "sort", "topk", "kthvalue", "mode", "median", "nanmedian", "aminmax",
+__all__ = ["max", "min", "max_out", "min_out", "sort", "topk", "kthvalue", "mode", "median",
+           "nanmedian", "aminmax",
            "std_mean", "var_mean", "cummax", "cummin", "slogdet", "qr", "svd", "eigh", "eig",
            "lu_unpack", "histogram", "frexp", "geqrf"]
 

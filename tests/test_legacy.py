@@ -43,7 +43,8 @@ out.append(L.autograd.Variable.__name__)
 """,
     "variable_needs_tensor": "L.autograd.Variable([1, 2])",
     "variable_bad_keyword": "L.autograd.Variable(L.ones(2), foo=1)",
-    "variable_int_requires_grad": "L.autograd.Variable(L.ones(2, dtype=L.int64), requires_grad=True)",
+    "variable_int_requires_grad":
+        "L.autograd.Variable(L.ones(2, dtype=L.int64), requires_grad=True)",
     "torch_range": """
 out.append(L.range(1, 4))
 out.append(L.range(1, 4, step=1))

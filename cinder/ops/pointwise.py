@@ -1124,8 +1124,10 @@ def where(condition, input=None, other=None, *, out=None):
         check_tensor_arg(input, "where", "input", 2)
         check_tensor_arg(other, "where", "other", 3)
     if not isinstance(condition, Tensor) or condition._dtype is not D.bool:
+        got = _tname(condition._dtype) if isinstance(condition, Tensor) else \
+            type(condition).__name__
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
-                           f"with dtype {_tname(condition._dtype) if isinstance(condition, Tensor) else type(condition).__name__}")
+                           f"with dtype {got}")
     tensors = [t for t in (condition, input, other) if isinstance(t, Tensor)]
     dev = common_device(tensors)
     dt = result_type(*(v for v in (input, other)))
