@@ -319,3 +319,12 @@ def test_modes_leave_state_clean():
 
 
 _ = (threading, warnings, np)
+
+
+@pytest.mark.parametrize("mode", [True, False])
+def test_set_grad_enabled_repr_matches_torch(mode):
+    try:
+        assert repr(cinder.set_grad_enabled(mode)) == repr(torch.set_grad_enabled(mode))
+    finally:
+        cinder.set_grad_enabled(True)
+        torch.set_grad_enabled(True)

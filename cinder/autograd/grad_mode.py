@@ -162,6 +162,10 @@ class set_grad_enabled(_DecoratorContextManager):
     def __exit__(self, *exc):
         STATE.grad_enabled = self.prev
 
+    def __repr__(self):
+        # as PyTorch prints it (notebooks echo the object set_grad_enabled(...) returns)
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
+
     def clone(self):
         return self.__class__(self.mode)
 

@@ -10,7 +10,9 @@ from .. import _dtype as D
 from .. import return_types
 from .._tensor import Tensor
 from ._prep import check_tensor_arg, dims_arg, wrap, xp_of
-from ._registry import _type_name, needs_grad, node_class, record, register, write_out
+from ._registry import (_snapshot_for_backward, _type_name, check_inplace, commit_inplace,
+                        needs_grad, node_class, record, register,
+                        write_out)
 
 _MAX_OUT = return_types.max_out
 _MIN_OUT = return_types.min_out
@@ -706,3 +708,45 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
 register("norm", norm, family="reduction", nodes=(NormNode,))
 # PyTorch spells it torch.linalg.vector_norm: kept out of the top-level namespace.
 register("vector_norm", vector_norm, method=False, function_too=False, family="reduction")
+
+
+# ----------------------------------------------------------------------------------------------
+# cumulative sums
+# ----------------------------------------------------------------------------------------------
+
+CumsumNode = node_class("CumsumBackward0", {
+    "self": lambda grad, s: grad.flip(s.dim).cumsum(s.dim).flip(s.dim)})
+
+
+def cumsum(input, dim, *, dtype=None, out=None):
+    """Running sums along ``dim``. Integer and bool inputs accumulate in int64."""
+    from .._tensor import wrap_dim
+    d = wrap_dim(dim, input._data.ndim)
+    dt = dtype or (D.int64 if input._dtype.category <= D.INTEGRAL else input._dtype)
+    xp = xp_of(input)
+    arr = input._data if input._data.ndim else input._data.reshape(1)
+    res = xp.cumsum(arr, axis=d, dtype=_acc_dtype(dt) or dt.numpy_dtype)
+    res = res.reshape(input._data.shape).astype(dt.numpy_dtype, copy=False)
+    result = wrap(res, dt, input._device)
+    if input._requires_grad and needs_grad(input):
+        record(CumsumNode, (input,), (result,), dim=d)
+    return write_out(out, result) if out is not None else result
+
+
+def cumsum_(self, dim, *, dtype=None):
+    """In-place ``cumsum``: the running sums replace the values of ``self``."""
+    from .linalg import _C_NAMES
+    if dtype is not None and dtype is not self._dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype "
+                           f"{_C_NAMES.get(self._dtype, self._dtype.name)} and output tensor "
+                           f"dtype {_C_NAMES.get(dtype, dtype.name)} should match")
+    if self._dtype is D.bool and self._data.ndim and self._data.size:
+        # (0-d and empty tensors never reach a kernel in PyTorch, so they pass)
+        raise NotImplementedError("\"cumsum_out_cpu\" not implemented for 'Bool'")
+    check_inplace(self)
+    src = _snapshot_for_backward(self) if needs_grad(self) else self
+    return commit_inplace(self, cumsum(src, dim, dtype=self._dtype))
+
+
+register("cumsum", cumsum, inplace=cumsum_,
+         family="reduction", nodes=(CumsumNode,))

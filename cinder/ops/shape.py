@@ -2,7 +2,8 @@
 
 from .._tensor import Tensor, wrap_dim
 from ._prep import as_compute, common_device, result_type, wrap, xp_of
-from ._registry import OpNode, _real_for_real_inputs, needs_grad, record, register, write_out
+from ._registry import (OpNode, _real_for_real_inputs, needs_grad, node_class, record, register,
+                        write_out)
 
 
 class _JoinBackward(OpNode):
@@ -124,3 +125,31 @@ def vstack(tensors, *, out=None):
 register("hstack", hstack, method=False, family="shape")
 register("vstack", vstack, method=False, family="shape")
 register("row_stack", vstack, method=False, family="alias")
+
+
+FlipNode = node_class("FlipBackward0", {"self": lambda grad, s: grad.flip(s.dims)})
+
+
+def flip(input, dims):
+    """A copy with the order of elements reversed along ``dims`` (a tuple or list of ints)."""
+    from ._prep import dims_arg
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not "
+                        f"{type(dims).__name__}")
+    dims = dims_arg(tuple(dims), input.dim()) if input.dim() else ()
+    xp = xp_of(input)
+    arr = xp.flip(input._data, axis=dims) if dims else input._data
+    result = wrap(xp.array(arr, copy=True), input._dtype, input._device)
+    if input._requires_grad and needs_grad(input):
+        record(FlipNode, (input,), (result,), dims=dims)
+    return result
+
+
+def _flip_method(self, *dims):
+    """``t.flip(0, 1)`` or ``t.flip((0, 1))``."""
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = dims[0]
+    return flip(self, tuple(dims))
+
+
+register("flip", flip, method=_flip_method, family="shape", nodes=(FlipNode,))

@@ -214,7 +214,22 @@ def _nansum_samples(dtype, make):
 # The table
 # ----------------------------------------------------------------------------------------------
 
+def _cumsum_samples(dtype, make):
+    x = _shapes(make)
+    out = [Sample(x["1d"], 0), Sample(x["2d"], 1), Sample(x["2d"], -2), Sample(x["3d"], 1),
+           Sample(x["T"], 0), Sample(x["s"], 1), Sample(x["0d"], 0), Sample(make((0, 3)), 1)]
+    if dtype not in COMPLEX:
+        out.append(Sample(x["2d"], 1, dtype=Dtype("float64")))
+    return out
+
+
+def _cumsum_errors(make):
+    return [ErrorSample(Sample(make((2, 3)), 2)), ErrorSample(Sample(make((2, 3)), -3))]
+
+
 ENTRIES = [
+    reduction("cumsum", _cumsum_samples, dtypes=WITH_HALF + COMPLEX[:1] + ("uint8",),
+              grad_dtypes=GRAD_C, errors=_cumsum_errors, inplace=True),
     reduction("sum", dim_samples(dtype_kw=("float64", "int32")), dtypes=WITH_HALF + COMPLEX +
               ("uint8", "int8"), grad_dtypes=GRAD_C),
     reduction("nansum", _nansum_samples, dtypes=WITH_HALF,

@@ -102,7 +102,21 @@ def _view_alias(name, samples):
                    grad=True, check_strides=True, family=FAMILY)
 
 
+def _flip_samples(dtype, make):
+    x = make((2, 3, 4))
+    return [Sample(x, (0,)), Sample(x, (0, 2)), Sample(x, [-1]), Sample(x, (0, 1, 2)),
+            Sample(make((4, 3), layout="transposed"), (1,)), Sample(make(()), ()),
+            Sample(make((0, 3)), [1])]
+
+
+def _flip_errors(make):
+    return [ErrorSample(Sample(make((2, 3)), 2)), ErrorSample(Sample(make((2, 3)), (0, 0))),
+            ErrorSample(Sample(make((2, 3)), (2,))), ErrorSample(Sample(make((2, 3)), 0, 1))]
+
+
 ENTRIES = [
+    OpEntry("flip", samples=_flip_samples, errors=_flip_errors, dtypes=WITH_HALF, grad=True,
+            grad_dtypes=GRAD_C, check_strides=True, family=FAMILY),
     _view_alias("swapaxes", _swap_samples),
     _view_alias("swapdims", _swap_samples),
     _view_alias("moveaxis", _moveaxis_samples),
