@@ -129,14 +129,20 @@ def record(cls, inputs, outputs, **values):
     """Attach a new ``cls`` node to ``outputs``; ``inputs`` are the differentiable inputs
     (None for an input that is not a tensor). ``values`` are candidates for saving: the node
     keeps only those its formulas use."""
-    for t in inputs:
-        if t is not None and t._volatile:
+    edges = []
+    meta = []
+    for t in inputs:          # one pass (this runs for every recorded op)
+        if t is None:
+            edges.append((None, 0))
+            meta.append(None)
+            continue
+        if t._volatile:
             return _spread_volatile(outputs)
+        edges.append(t._gradient_edge() if t._requires_grad else (None, 0))
+        meta.append((t._data.shape, t._dtype, t._device))
     node = cls()
-    node.next_functions = tuple(
-        t._gradient_edge() if t is not None and t._requires_grad else (None, 0) for t in inputs)
-    node._input_meta = tuple(
-        (t._data.shape, t._dtype, t._device) if t is not None else None for t in inputs)
+    node.next_functions = tuple(edges)
+    node._input_meta = tuple(meta)
     saves = cls._saves
     if saves:
         saved = {}
