@@ -21,8 +21,8 @@ BOOL, INTEGRAL, FLOATING, COMPLEX = 0, 1, 2, 3
 class dtype:
     """A tensor element type, e.g. ``cinder.float32``. Compared by identity, like PyTorch's."""
 
-    __slots__ = ("name", "numpy_dtype", "category", "itemsize", "is_signed", "_aliases",
-                 "_storage_name", "_tensor_name")
+    __slots__ = ("_aliases", "_storage_name", "_tensor_name", "category", "cpp_name",
+                 "is_signed", "itemsize", "name", "numpy_dtype", "scalar_name")
 
     def __init__(self, name, numpy_dtype, category, is_signed, storage_name, tensor_name):
         self.name = name
@@ -32,6 +32,10 @@ class dtype:
         self.is_signed = is_signed
         self._storage_name = storage_name      # e.g. 'FloatStorage', used by storage() and save
         self._tensor_name = tensor_name        # e.g. 'FloatTensor', used by .type()
+        # How PyTorch's messages name the dtype: its ScalarType ('Float', 'Long'), and the C++
+        # type in messages from C++ code ('float', 'long int'); the latter is set below.
+        self.scalar_name = tensor_name[:-len("Tensor")]
+        self.cpp_name = None
 
     @property
     def is_floating_point(self):
@@ -77,6 +81,13 @@ complex64 = dtype("complex64", np.complex64, COMPLEX, True, "ComplexFloatStorage
                   "ComplexFloatTensor")
 complex128 = dtype("complex128", np.complex128, COMPLEX, True, "ComplexDoubleStorage",
                    "ComplexDoubleTensor")
+
+for _d, _cpp in ((bool, "bool"), (uint8, "unsigned char"), (int8, "signed char"),
+                 (int16, "short int"), (int32, "int"), (int64, "long int"),
+                 (float16, "c10::Half"), (bfloat16, "c10::BFloat16"), (float32, "float"),
+                 (float64, "double"), (complex64, "c10::complex<float>"),
+                 (complex128, "c10::complex<double>")):
+    _d.cpp_name = _cpp
 
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
               complex64, complex128)

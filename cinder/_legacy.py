@@ -17,12 +17,6 @@ from ._storage import TypedStorage, UntypedStorage, adopt_numpy, storage_view
 from ._tensor import Size, Tensor, make_tensor
 from .ops import creation as _creation  # noqa: F401  (imported first: ``Tensor.new`` is ours)
 
-# How PyTorch's C++ error messages spell dtypes (TensorOptions(dtype=float, ...)).
-_CPP_NAMES = {D.float32: "float", D.float64: "double", D.float16: "c10::Half",
-              D.bfloat16: "c10::BFloat16", D.int64: "long int", D.int32: "int",
-              D.int16: "short int", D.int8: "signed char", D.uint8: "unsigned char",
-              D.bool: "bool", D.complex64: "c10::complex<float>",
-              D.complex128: "c10::complex<double>"}
 
 _SIGNATURES = ("(*, torch.device device = None)", "(torch.Storage storage)", "(Tensor other)",
                "(tuple of ints size, *, torch.device device = None)",
@@ -30,7 +24,7 @@ _SIGNATURES = ("(*, torch.device device = None)", "(torch.Storage storage)", "(T
 
 
 def _options(dtype):
-    return (f"TensorOptions(dtype={_CPP_NAMES[dtype]}, device=cpu, layout=Strided, "
+    return (f"TensorOptions(dtype={dtype.cpp_name}, device=cpu, layout=Strided, "
             "requires_grad=false (default), pinned_memory=false (default), "
             "memory_format=(nullopt))")
 

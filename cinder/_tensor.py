@@ -258,14 +258,14 @@ class Tensor:
                 else backend.array_module(self._device).empty((0,), self._dtype.numpy_dtype)
         elif isinstance(source, Tensor):
             if source._dtype is not self._dtype:
-                raise RuntimeError(f"Could not set tensor of type {_cpp_name(source._dtype)} to a "
-                                   f"tensor of type {_cpp_name(self._dtype)}")
+                raise RuntimeError(f"Could not set tensor of type {source._dtype.cpp_name} to a "
+                                   f"tensor of type {self._dtype.cpp_name}")
             self._data = source._data
         elif isinstance(source, (UntypedStorage, TypedStorage)):
             if isinstance(source, TypedStorage):
                 if source.dtype is not self._dtype:
                     raise RuntimeError(
-                        f"Expected a Storage of type {_cpp_name(self._dtype)} or an "
+                        f"Expected a Storage of type {self._dtype.cpp_name} or an "
                         f"UntypedStorage, but got type {source.dtype._tensor_name[:-6]} for "
                         "argument 1 'storage'")
                 source = source._untyped
@@ -357,7 +357,7 @@ class Tensor:
                                 f"type {type(value).__name__}")
             if value._dtype is not self._dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_cpp_name(value._dtype)}' to a "
+                    f"attempting to assign a gradient with dtype '{value._dtype.cpp_name}' to a "
                     f"tensor with grad_dtype '{self._dtype._tensor_name[:-6]}'. The gradient must "
                     "match the tensor's grad_dtype (defaults to the tensor's dtype). You can set "
                     "the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
@@ -667,11 +667,6 @@ def make_tensor(data, dtype=None, device=None, requires_grad=False):
     t._grad_acc = None
     t._is_inference = grad_mode.STATE.inference
     return t
-
-
-def _cpp_name(dtype):
-    from ._legacy import _CPP_NAMES
-    return _CPP_NAMES[dtype]
 
 
 def contiguous_strides(shape):

@@ -127,15 +127,9 @@ def checked_scalar(value, dtype):
     return scalar_as(value, dtype)
 
 
-def type_name(dt):
-    """PyTorch's scalar-type name of a dtype ('Float', 'Long', ...), used in messages."""
-    from ._registry import _type_name
-    return _type_name(dt)
-
-
 def not_implemented(kernel, dt):
     """PyTorch's error for a dtype a kernel has no implementation for."""
-    raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(dt)}\'')
+    raise NotImplementedError(f'"{kernel}" not implemented for \'{dt.scalar_name}\'')
 
 
 def check_tensor_arg(x, fname, name="other", pos=2):

@@ -241,14 +241,8 @@ def _check_no_internal_overlap(t):
 def cast_check(result_dtype, out_dtype, out_name="desired output type"):
     """In-place/out= results may not go down a category (float result into a long tensor)."""
     if result_dtype.category > out_dtype.category:
-        raise RuntimeError(f"result type {_type_name(result_dtype)} can't be cast to the "
-                           f"{out_name} {_type_name(out_dtype)}")
-
-
-def _type_name(d):
-    return {D.float32: "Float", D.float64: "Double", D.float16: "Half", D.bfloat16: "BFloat16",
-            D.int64: "Long", D.int32: "Int", D.int16: "Short", D.int8: "Char", D.uint8: "Byte",
-            D.bool: "Bool", D.complex64: "ComplexFloat", D.complex128: "ComplexDouble"}[d]
+        raise RuntimeError(f"result type {result_dtype.scalar_name} can't be cast to the "
+                           f"{out_name} {out_dtype.scalar_name}")
 
 
 def make_inplace(fn, name, pointwise=False):

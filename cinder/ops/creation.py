@@ -13,7 +13,7 @@ from .._device import CPU, as_device
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
 from ._prep import check_tensor_arg, common_device, shape_arg, wrap, xp_of
-from ._registry import _type_name, needs_grad, node_class, record, register, write_out
+from ._registry import needs_grad, node_class, record, register, write_out
 
 __all__ = ["as_tensor", "asarray", "empty", "from_numpy", "full", "ones", "tensor", "zeros"]
 
@@ -253,8 +253,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
         if copy is False:
             src_dtype = obj._dtype if isinstance(obj, Tensor) else D.from_numpy_dtype(obj.dtype)
             if dtype is not None and dtype is not src_dtype:
-                raise ValueError(f"can't alias tensor with dtype '{_type_name(src_dtype)}' into "
-                                 f"dtype '{_type_name(dtype)}'.")
+                raise ValueError(f"can't alias tensor with dtype '{src_dtype.scalar_name}' into "
+                                 f"dtype '{dtype.scalar_name}'.")
         out = as_tensor(obj, dtype=dtype, device=device)
         if copy is False:
             src_ptr = obj.data_ptr() if isinstance(obj, Tensor) else backend.data_ptr(obj)
@@ -453,7 +453,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if dtype is D.bool or dtype.category == D.COMPLEX:
-        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_type_name(dtype)}'")
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{dtype.scalar_name}'")
     if dtype.category == D.INTEGRAL:
         # integer ranges run on truncated start/end/step, as PyTorch's int64 kernels do
         xs, xe, xst = int(start), int(end), int(step)
@@ -496,7 +496,7 @@ def range_(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         dtype = out._dtype
     dt = _resolve_dtype(dtype)
     if dt is D.bool or dt.category == D.COMPLEX:
-        raise NotImplementedError(f"\"range_cpu\" not implemented for '{_type_name(dt)}'")
+        raise NotImplementedError(f"\"range_cpu\" not implemented for '{dt.scalar_name}'")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     _check_range_sign(start, end, step)
@@ -591,11 +591,11 @@ def _real_of(t, imag=False):
 
 def _check_complex_parts(a, b, what=("real", "imag")):
     if a._dtype is not b._dtype:
-        raise RuntimeError(f"Expected object of scalar type {_type_name(a._dtype)} but got "
-                           f"scalar type {_type_name(b._dtype)} for second argument")
+        raise RuntimeError(f"Expected object of scalar type {a._dtype.scalar_name} but got "
+                           f"scalar type {b._dtype.scalar_name} for second argument")
     if a._dtype not in (D.float32, D.float64, D.float16):
         raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{_type_name(a._dtype)} and {_type_name(b._dtype)}")
+                           f"{a._dtype.scalar_name} and {b._dtype.scalar_name}")
     if a._dtype is D.float16:
         raise NotImplementedError("cinder has no complex32 (ComplexHalf) dtype: "
                                   f"torch.{what[0]}/{what[1]} of float16 tensors is unsupported")
@@ -649,7 +649,7 @@ register("polar", polar, method=False, family="creation", nodes=(PolarNode,))
 
 def _tri_indices(name, row, col, offset, upper, dtype, device):
     if dtype not in (D.int64, D.int32):
-        raise NotImplementedError(f"\"{name}\" not implemented for '{_type_name(dtype)}'")
+        raise NotImplementedError(f"\"{name}\" not implemented for '{dtype.scalar_name}'")
     if row < 0 or col < 0:
         raise RuntimeError(f"row must be non-negative, got{row}" if row < 0 else
                            f"col must be non-negative, got{col}")

@@ -18,7 +18,7 @@ from .. import _dtype as D
 from .. import backend
 from .._tensor import Tensor, contiguous_strides, make_tensor
 from ._prep import as_compute, scalar_as, wrap, xp_of
-from ._registry import _type_name, check_inplace, needs_grad, node_class, record, register
+from ._registry import check_inplace, needs_grad, node_class, record, register
 from .views import _slice, make_view
 
 _BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
@@ -372,7 +372,7 @@ def _index_put_inplace(self, np_key, value, accumulate):
     if isinstance(value, Tensor) and value._dtype is not self._dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
-            f"{_type_name(self._dtype)} for the destination and {_type_name(value._dtype)} for "
+            f"{self._dtype.scalar_name} for the destination and {value._dtype.scalar_name} for "
             "the source.")
     if needs_grad(self, value if isinstance(value, Tensor) else None):
         from .views import rebase_history
@@ -441,7 +441,7 @@ def _index_put_function(input, indices, values, accumulate=False):
     if isinstance(values, Tensor) and values._dtype is not input._dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
-            f"{_type_name(input._dtype)} for the destination and {_type_name(values._dtype)} "
+            f"{input._dtype.scalar_name} for the destination and {values._dtype.scalar_name} "
             "for the source.")
     return index_put(input, key, values, accumulate)
 
@@ -464,8 +464,9 @@ MaskedFillTensorNode = node_class("MaskedFillBackward1", {
 def masked_fill(input, mask, value):
     """``input`` with ``value`` where the bool ``mask`` (broadcast) is True."""
     if not isinstance(mask, Tensor) or mask._dtype is not D.bool:
-        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{_CPP_NAMES.get(getattr(mask, 'dtype', None), type(mask).__name__)}")
+        got = mask.dtype.cpp_name if isinstance(mask, Tensor) else type(mask).__name__
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{got}")
     xp = xp_of(input)
     if isinstance(value, Tensor):
         if value.dim() != 0:
@@ -494,11 +495,6 @@ register("masked_fill", masked_fill, inplace=True, family="indexing",
          nodes=(MaskedFillNode, MaskedFillTensorNode))
 
 
-_CPP_NAMES = {D.float32: "float", D.float64: "double", D.float16: "c10::Half",
-              D.bfloat16: "c10::BFloat16", D.int64: "long int", D.int32: "int",
-              D.int16: "short int", D.int8: "signed char", D.uint8: "unsigned char",
-              D.bool: "bool", D.complex64: "c10::complex<float>",
-              D.complex128: "c10::complex<double>"}     # how PyTorch's errors name dtypes
 
 
 def _index_select_backward(grad, s):

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _dtype as D
 from ._prep import check_tensor_arg, common_device, not_implemented, wrap, xp_of
-from ._registry import _type_name, make_inplace, needs_grad, node_class, record, register, write_out
+from ._registry import make_inplace, needs_grad, node_class, record, register, write_out
 
 MmNode = node_class("MmBackward0", {
     "self": lambda grad, s: grad.mm(s.mat2.mH),
@@ -70,16 +70,13 @@ SqueezeMatmulNode = _matmul_node("SqueezeBackward4")
 UnsafeViewMatmulNode = _matmul_node("UnsafeViewBackward0")
 CloneMatmulNode = _matmul_node("CloneBackward0")
 
-_C_NAMES = {D.float32: "float", D.float64: "double", D.float16: "c10::Half",
-            D.bfloat16: "c10::BFloat16", D.int64: "long int", D.int32: "int",
-            D.complex64: "c10::complex<float>", D.complex128: "c10::complex<double>"}
 
 
 def _same_dtype(a, b, what="m1 and m2"):
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected {what} to have the same dtype, but got: "
-                           f"{_C_NAMES.get(a._dtype, a._dtype.name)} != "
-                           f"{_C_NAMES.get(b._dtype, b._dtype.name)}")
+                           f"{a._dtype.cpp_name} != "
+                           f"{b._dtype.cpp_name}")
 
 
 def _no_bool(dt, kernel, out_shape=None, k=1):
@@ -152,7 +149,7 @@ def dot(input, tensor, *, out=None):
             f"{input.shape[0]} and {tensor.shape[0]} elements respectively")
     if input._dtype is not tensor._dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                           f"{_type_name(input._dtype)} and {_type_name(tensor._dtype)}")
+                           f"{input._dtype.scalar_name} and {tensor._dtype.scalar_name}")
     _no_bool(input._dtype, "dot")
     xp = xp_of(input)
     res = xp.asarray(_product(xp, input._data, tensor._data, input._dtype))
@@ -285,7 +282,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if input._dtype is not mat2._dtype or mat1._dtype is not mat2._dtype:
         first, second = (input, mat2) if input._dtype is not mat2._dtype else (mat1, mat2)
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
-                           f"{_type_name(first._dtype)} and {_type_name(second._dtype)}")
+                           f"{first._dtype.scalar_name} and {second._dtype.scalar_name}")
     dt = mat1._dtype
     if dt is D.bool and mat1.shape[1] == 0:
         raise RuntimeError("result type Long can't be cast to the desired output type Bool")

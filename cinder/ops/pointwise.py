@@ -21,7 +21,6 @@ from ._prep import (
     reraise_broadcast,
     result_type,
     scalar_as,
-    type_name,
     wrap,
     xp_of,
 )
@@ -212,10 +211,6 @@ def unary(name, kernel, node=None, *, float_only=False, int_ok=True, method=True
     register(name, fn, method=method, inplace=True if inplace else None, family="pointwise",
              nodes=(node,))
     return fn
-
-
-def _tname(dt):
-    return type_name(dt)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -595,8 +590,9 @@ def float_power(input, exponent, *, out=None):
 def float_power_(self, exponent):
     dt = _float_power_dtype(self, exponent)
     if self._dtype is not dt:
-        raise RuntimeError(f"the base given to float_power_ has dtype {_tname(self._dtype)} but "
-                           f"the operation's result requires dtype {_tname(dt)}")
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{self._dtype.scalar_name} but the operation's result requires "
+                           f"dtype {dt.scalar_name}")
     return self.pow_(exponent.to(dt) if isinstance(exponent, Tensor) else exponent)
 
 
@@ -1124,7 +1120,7 @@ def where(condition, input=None, other=None, *, out=None):
         check_tensor_arg(input, "where", "input", 2)
         check_tensor_arg(other, "where", "other", 3)
     if not isinstance(condition, Tensor) or condition._dtype is not D.bool:
-        got = _tname(condition._dtype) if isinstance(condition, Tensor) else \
+        got = condition._dtype.scalar_name if isinstance(condition, Tensor) else \
             type(condition).__name__
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {got}")

@@ -50,9 +50,9 @@ def _float_dtype(dtype, name, complex_ok=False):
         if name == "exponential":
             raise RuntimeError("Exponential distribution is a continuous probability "
                                "distribution. dtype must be a floating point but you specified "
-                               f"{_tname(dt)}")
+                               f"{dt.scalar_name}")
         raise NotImplementedError(f'"{_KERNELS.get(name, name + "_cpu")}" not implemented for '
-                                  f"'{_tname(dt)}'")
+                                  f"'{dt.scalar_name}'")
     return dt
 
 
@@ -70,11 +70,6 @@ def _check_size(shape):
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                f"{list(shape)}")
-
-
-def _tname(dt):
-    from ._registry import _type_name
-    return _type_name(dt)
 
 
 def _numel(shape):
@@ -277,7 +272,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         probs = np.ascontiguousarray(backend.to_numpy(input._data)).reshape(-1)
         if input._dtype.category != D.FLOATING:
             raise NotImplementedError(f'"bernoulli_tensor_cpu_p_" not implemented for '
-                                      f"'{_tname(input._dtype)}'")
+                                      f"'{input._dtype.scalar_name}'")
         if probs.size and (probs.min() < 0 or probs.max() > 1):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
         vals = eng.bernoulli_tensor(probs, input._dtype.numpy_dtype)
@@ -293,7 +288,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if input._dtype.category != D.FLOATING:
         raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
-                           f"{_tname(input._dtype)}")
+                           f"{input._dtype.scalar_name}")
     n_cat = input.shape[-1]
     if not replacement and num_samples > n_cat:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "

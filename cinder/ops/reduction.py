@@ -10,7 +10,7 @@ from .. import _dtype as D
 from .. import return_types
 from .._tensor import Tensor
 from ._prep import check_tensor_arg, dims_arg, wrap, xp_of
-from ._registry import (_snapshot_for_backward, _type_name, check_inplace, commit_inplace,
+from ._registry import (_snapshot_for_backward, check_inplace, commit_inplace,
                         needs_grad, node_class, record, register,
                         write_out)
 
@@ -78,7 +78,7 @@ def _reduced_shape(shape, axes, keepdim):
 def _check_differentiable(input, dt):
     """An integer result of a reduction over a tensor that requires grad is an error."""
     if dt.category < D.FLOATING and needs_grad(input):
-        raise RuntimeError(f"Autograd not support dtype: {_type_name(dt)}")
+        raise RuntimeError(f"Autograd not support dtype: {dt.scalar_name}")
 
 
 def _no_out_overload(name, out, what="Tensor"):
@@ -203,7 +203,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if dt.category < D.FLOATING:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {_type_name(dt)}")
+            f"or complex dtype. Got: {dt.scalar_name}")
     axes = _axes(input, dim)
     xp = xp_of(input)
     arr = input._data
@@ -345,7 +345,7 @@ def _extreme(name, is_max, all_node, dim_node, tuple_type, out_type):
         if input._dtype.category == D.COMPLEX:
             if dim is None:
                 raise NotImplementedError(f"\"{name}_all\" not implemented for "
-                                          f"'{_type_name(input._dtype)}'")
+                                          f"'{input._dtype.scalar_name}'")
             raise RuntimeError(f"{name}(): does not support complex input")
         if dim is None:
             if arr.size == 0:
@@ -441,7 +441,7 @@ def _amax_like(name, is_max, node):
         check_tensor_arg(input, name, "input", 1)
         if input._dtype.category == D.COMPLEX:
             raise NotImplementedError(f"\"{'max' if is_max else 'min'}_values_cpu\" not "
-                                      f"implemented for '{_type_name(input._dtype)}'")
+                                      f"implemented for '{input._dtype.scalar_name}'")
         axes = _axes(input, dim)
         xp = xp_of(input)
         arr = input._data
@@ -650,11 +650,11 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     check_tensor_arg(input, "linalg_vector_norm", "input", 1)
     if input._dtype.category < D.FLOATING:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
-                           f"input. Got {_type_name(input._dtype)}")
+                           f"input. Got {input._dtype.scalar_name}")
     if dtype is not None and dtype is not input._dtype:
         if input._dtype.category == D.COMPLEX and dtype.category != D.COMPLEX:
             raise RuntimeError("linalg.vector_norm: dtype should be complex for complex inputs, "
-                               f"but got {_type_name(dtype)}")
+                               f"but got {dtype.scalar_name}")
         input = input.to(dtype)
     axes = _axes(input, dim)
     xp = xp_of(input)
@@ -735,11 +735,10 @@ def cumsum(input, dim, *, dtype=None, out=None):
 
 def cumsum_(self, dim, *, dtype=None):
     """In-place ``cumsum``: the running sums replace the values of ``self``."""
-    from .linalg import _C_NAMES
     if dtype is not None and dtype is not self._dtype:
         raise RuntimeError(f"Bad in-place call: input tensor dtype "
-                           f"{_C_NAMES.get(self._dtype, self._dtype.name)} and output tensor "
-                           f"dtype {_C_NAMES.get(dtype, dtype.name)} should match")
+                           f"{self._dtype.cpp_name} and output tensor "
+                           f"dtype {dtype.cpp_name} should match")
     if self._dtype is D.bool and self._data.ndim and self._data.size:
         # (0-d and empty tensors never reach a kernel in PyTorch, so they pass)
         raise NotImplementedError("\"cumsum_out_cpu\" not implemented for 'Bool'")

@@ -141,7 +141,7 @@ def _view_dtype(input, dt):
     """The same bytes seen as ``dt``; not differentiable, shares the version counter only."""
     old = input._dtype
     if dt.itemsize != old.itemsize:
-        what = f"to view {_type_name(old)} as {_type_name(dt)} (different element sizes)"
+        what = f"to view {old.scalar_name} as {dt.scalar_name} (different element sizes)"
         arr = input._data
         if arr.ndim == 0:
             raise RuntimeError(f"self.dim() cannot be 0 {what}")
@@ -164,11 +164,6 @@ def _view_dtype(input, dt):
     out._vc = input._shared_version_counter()
     out._is_inference = input._is_inference
     return out
-
-
-def _type_name(d):
-    from ._registry import _type_name as name
-    return name(d)
 
 
 register("view", view, function_too=False, family="views", nodes=(ViewNode,))
