@@ -277,14 +277,20 @@ def make_inplace(fn, name, pointwise=False):
 def _check_broadcast_into(self, args):
     """PyTorch checks an in-place op's output shape before anything else: every tensor
     argument must broadcast to ``self``'s shape."""
-    shape = self._data.shape
     for a in args:
-        if isinstance(a, Tensor) and a._data.shape != shape:
-            from ._prep import broadcast_shape
-            full = broadcast_shape(shape, a._data.shape)
-            if full != shape:
-                raise RuntimeError(f"output with shape {list(shape)} doesn't match the "
-                                   f"broadcast shape {list(full)}")
+        if isinstance(a, Tensor):
+            check_fits(self._data.shape, a._data.shape)
+
+
+def check_fits(shape, other):
+    """``other`` must broadcast to exactly ``shape`` (an in-place result written into a tensor
+    of ``shape``); otherwise PyTorch's error."""
+    if other != shape:
+        from ._prep import broadcast_shape
+        full = broadcast_shape(shape, other)       # raises when they don't broadcast at all
+        if full != shape:
+            raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast "
+                               f"shape {list(full)}")
 
 
 def _snapshot_for_backward(t):
@@ -299,29 +305,13 @@ def _snapshot_for_backward(t):
 def commit_inplace(self, result):
     """Write ``result`` into ``self``; bump the version; move the graph onto ``self``."""
     cast_check(result._dtype, self._dtype)
-    if result._data.shape != self._data.shape:
-        try:
-            import numpy as np
-            np.broadcast_shapes(result._data.shape, self._data.shape)
-            ok = len(result._data.shape) <= len(self._data.shape) and all(
-                r in (1, s) for r, s in zip(result._data.shape[::-1], self._data.shape[::-1]))
-        except ValueError:
-            ok = False
-        if not ok:
-            raise RuntimeError(
-                f"output with shape {list(self.shape)} doesn't match the broadcast shape "
-                f"{list(_broadcast(self.shape, result.shape))}")
+    check_fits(self._data.shape, result._data.shape)
     self._data[...] = result._data
     self._bump_version()
     if result._grad_fn is not None:
         from .views import rebase_history
         rebase_history(self, result)
     return self
-
-
-def _broadcast(a, b):
-    import numpy as np
-    return np.broadcast_shapes(tuple(a), tuple(b))
 
 
 def write_out(out, result, warn_resize=True):

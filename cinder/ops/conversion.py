@@ -7,8 +7,8 @@ from .. import backend
 from .._device import CPU, as_device
 from .._device import device as device_cls
 from .._tensor import Tensor, make_tensor
-from ._prep import broadcast_shape, checked_scalar, is_scalar, xp_of
-from ._registry import check_inplace, needs_grad, node_class, record, register
+from ._prep import checked_scalar, is_scalar, xp_of
+from ._registry import check_fits, check_inplace, needs_grad, node_class, record, register
 
 CloneNode = node_class("CloneBackward0", {"self": lambda grad, s: grad})
 ToCopyNode = node_class("ToCopyBackward0", {"self": lambda grad, s: grad})
@@ -72,10 +72,7 @@ def copy_(self, src, non_blocking=False):
     arr = src._data
     if src._device != self._device:
         arr = backend.to_device(arr, self._device)
-    full = broadcast_shape(self._data.shape, arr.shape)
-    if full != self._data.shape:
-        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
-                           f"shape {list(full)}")
+    check_fits(self._data.shape, arr.shape)
     if src._dtype.category == D.COMPLEX and self._dtype.category != D.COMPLEX:
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
                       stacklevel=2)
