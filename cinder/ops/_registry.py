@@ -261,7 +261,10 @@ def make_inplace(fn, name, pointwise=False):
         try:
             result = fn(src, *args, **kwargs)
         except NotImplementedError:
-            # PyTorch refuses a result it cannot cast into self before it looks for a kernel
+            if not pointwise:
+                raise
+            # A pointwise op refuses a result it cannot cast into self before it looks for a
+            # kernel, so that error wins over the missing kernel.
             from ._prep import is_scalar, result_type
             cast_check(result_type(self, *[a for a in args
                                            if isinstance(a, Tensor) or is_scalar(a)]),

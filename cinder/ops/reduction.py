@@ -10,9 +10,7 @@ from .. import _dtype as D
 from .. import return_types
 from .._tensor import Tensor
 from ._prep import check_tensor_arg, dims_arg, wrap, xp_of
-from ._registry import (_snapshot_for_backward, check_inplace, commit_inplace,
-                        needs_grad, node_class, record, register,
-                        write_out)
+from ._registry import make_inplace, needs_grad, node_class, record, register, write_out
 
 _MAX_OUT = return_types.max_out
 _MIN_OUT = return_types.min_out
@@ -733,19 +731,16 @@ def cumsum(input, dim, *, dtype=None, out=None):
     return write_out(out, result) if out is not None else result
 
 
-def cumsum_(self, dim, *, dtype=None):
-    """In-place ``cumsum``: the running sums replace the values of ``self``."""
+def _cumsum_for_inplace(self, dim, *, dtype=None):
+    """What ``cumsum_`` computes, with its own refusals (run by the generated in-place)."""
     if dtype is not None and dtype is not self._dtype:
-        raise RuntimeError(f"Bad in-place call: input tensor dtype "
-                           f"{self._dtype.cpp_name} and output tensor "
-                           f"dtype {dtype.cpp_name} should match")
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {self._dtype.cpp_name} and "
+                           f"output tensor dtype {dtype.cpp_name} should match")
     if self._dtype is D.bool and self._data.ndim and self._data.size:
         # (0-d and empty tensors never reach a kernel in PyTorch, so they pass)
         raise NotImplementedError("\"cumsum_out_cpu\" not implemented for 'Bool'")
-    check_inplace(self)
-    src = _snapshot_for_backward(self) if needs_grad(self) else self
-    return commit_inplace(self, cumsum(src, dim, dtype=self._dtype))
+    return cumsum(self, dim, dtype=self._dtype)
 
 
-register("cumsum", cumsum, inplace=cumsum_,
+register("cumsum", cumsum, inplace=make_inplace(_cumsum_for_inplace, "cumsum"),
          family="reduction", nodes=(CumsumNode,))
