@@ -371,9 +371,12 @@ def test_setitem_errors_match_torch(name):
 
 
 def test_out_of_range_message_is_pytorchs():
-    x = cinder.zeros(3)
-    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 3"):
-        x[5]
+    messages = []
+    for lib in (torch, cinder):
+        with pytest.raises(IndexError) as info:
+            lib.zeros(3)[5]
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
 
 
 # ----------------------------------------------------------------------------------------------

@@ -31,9 +31,13 @@ def test_parameter_shares_memory_and_grad_fn_name():
     np.testing.assert_array_equal(p.grad.numpy(), np.full(3, 2.0, np.float32))
 
 
-def test_parameter_rejects_non_tensor():
-    with pytest.raises(TypeError):
-        cinder.nn.Parameter([1.0, 2.0])
+def test_parameter_rejects_non_tensor_like_torch():
+    errors = []
+    for lib in (torch, cinder):
+        with pytest.raises(Exception) as info:
+            lib.nn.Parameter([1.0, 2.0])
+        errors.append(type(info.value))
+    assert errors[0] is errors[1]
 
 
 @pytest.mark.parametrize("make", [

@@ -364,9 +364,12 @@ def test_view_errors_match_torch(name, shape, fn):
 
 
 def test_view_error_advises_reshape():
-    x = cinder.zeros(2, 3).t()
-    with pytest.raises(RuntimeError, match=r"Use \.reshape\(\.\.\.\) instead"):
-        x.view(6)
+    messages = []
+    for lib in (torch, cinder):
+        with pytest.raises(RuntimeError, match=r"Use \.reshape\(\.\.\.\) instead") as info:
+            lib.zeros(2, 3).t().view(6)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
 
 
 _T_WARNINGS_SCRIPT = """

@@ -15,8 +15,7 @@ class Parameter(Tensor):
         if data is None:
             from ..ops.creation import empty
             data = empty(0)
-        if not isinstance(data, Tensor):
-            raise TypeError(f"Parameter data must be a Tensor, got {type(data).__name__}")
+        # Non-tensor data fails on .detach() with an AttributeError, exactly as in PyTorch.
         t = data.detach()
         t.__class__ = cls
         t._requires_grad = False
