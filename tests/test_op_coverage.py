@@ -18,12 +18,13 @@ DB_NAMES = {e.name for module in (pointwise, reduction, linalg, shape, creation,
 _VIEWS = ("as_strided", "broadcast_to", "chunk", "diagonal", "expand", "flatten", "movedim",
           "narrow", "permute", "reshape", "select", "split", "split_with_sizes", "squeeze",
           "t", "tensor_split", "transpose", "unbind", "unflatten", "unfold", "unsqueeze",
-          "view", "real", "imag")
+          "view", "real", "imag", "view_as", "reshape_as", "expand_as")
 # (the view aliases swapaxes / swapdims / moveaxis have op_db entries: see op_db/shape.py)
 _INDEXING = ("gather", "index_put", "index_select", "masked_fill", "masked_select", "nonzero",
              "scatter", "scatter_add")
 _RANDOM = ("bernoulli", "multinomial", "normal", "rand", "rand_like", "randint", "randint_like",
-           "randn", "randn_like", "randperm")
+           "randn", "randn_like", "randperm", "uniform_", "normal_", "bernoulli_",
+           "exponential_", "random_")
 
 # op name -> the test file that covers it (views and indexing have their own engineers' tests;
 # random sampling is compared bit for bit in test_random_ops.py)
@@ -31,6 +32,8 @@ TESTED_ELSEWHERE = {
     **{name: "test_views.py" for name in _VIEWS},
     **{name: "test_indexing.py" for name in _INDEXING},
     **{name: "test_random_ops.py" for name in _RANDOM},
+    "cpu": "test_devices.py",
+    "cuda": "test_cuda.py",       # runs only where a GPU is present
 }
 
 # Names cinder publishes as ``cinder.<name>`` that PyTorch only has as Tensor methods.

@@ -204,6 +204,14 @@ def register(name, function=None, *, method=True, inplace=None, family="", nodes
     return publish if function is None else publish(function)
 
 
+def add_inplace(name, fn):
+    """Publish ``fn`` as ``Tensor.<name>_``, the in-place form of the registered op ``name``
+    (for in-place forms written by hand rather than generated)."""
+    setattr(Tensor, name + "_", fn)
+    OPS[name].inplace = fn
+    return fn
+
+
 def check_inplace(t, overlap_ok=False):
     """PyTorch's refusals before modifying ``t`` in place.
 

@@ -85,7 +85,7 @@ def copy_(self, src, non_blocking=False):
     return self
 
 
-Tensor.copy_ = copy_
+register("copy_", copy_, function_too=False, family="copy", nodes=(CopyNode,))
 
 
 def _fill_value(self, value, name):
@@ -113,7 +113,6 @@ def fill_(self, value):
     return self
 
 
-Tensor.fill_ = fill_
 
 
 def fill(input, value):
@@ -131,7 +130,7 @@ def fill(input, value):
     return result
 
 
-register("fill", fill, method=False, family="copy",
+register("fill", fill, method=False, inplace=fill_, family="copy",
          nodes=(FillScalarNode, FillTensorNode, FillScalarInplaceNode, FillTensorInplaceNode))
 
 
@@ -145,7 +144,7 @@ def zero_(self):
     return self
 
 
-Tensor.zero_ = zero_
+register("zero_", zero_, family="copy", nodes=(ZeroNode,))
 
 # ----------------------------------------------------------------------------------------------
 # to / type / dtype shortcuts / device moves
@@ -210,7 +209,7 @@ def to(self, *args, **kwargs):
     return _to(self, dtype, dev, copy)
 
 
-Tensor.to = to
+register("to", to, function_too=False, family="conversion", nodes=(ToCopyNode,))
 
 
 def _cast_method(name, dt):
@@ -225,14 +224,14 @@ for _name, _dt in (("float", D.float32), ("double", D.float64), ("half", D.float
                    ("bfloat16", D.bfloat16), ("long", D.int64), ("int", D.int32),
                    ("short", D.int16), ("char", D.int8), ("byte", D.uint8), ("bool", D.bool),
                    ("cfloat", D.complex64), ("cdouble", D.complex128)):
-    setattr(Tensor, _name, _cast_method(_name, _dt))
+    register(_name, _cast_method(_name, _dt), function_too=False, family="conversion")
 
 
 def type_as(input, other):
     return _to(input, other._dtype, None)
 
 
-Tensor.type_as = type_as
+register("type_as", type_as, function_too=False, family="conversion")
 
 
 def cpu(self, memory_format=None):
@@ -247,8 +246,8 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
     return _to(self, None, dev)
 
 
-Tensor.cpu = cpu
-Tensor.cuda = cuda
+register("cpu", cpu, function_too=False, family="conversion")
+register("cuda", cuda, function_too=False, family="conversion")
 
 _TYPE_NAMES = {}
 for _d in D.ALL_DTYPES:

@@ -381,7 +381,7 @@ def _new(name, fill):
         arr = fill(shape, dt.numpy_dtype)
         return _finish(arr, dt, self._device if device is None else device, requires_grad)
     method.__name__ = name
-    setattr(Tensor, name, method)
+    register(name, method, function_too=False, family="creation")
 
 
 _new("new_zeros", np.zeros)
@@ -410,8 +410,8 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, lay
                   requires_grad=requires_grad)
 
 
-Tensor.new_full = _new_full
-Tensor.new_tensor = _new_tensor
+register("new_full", _new_full, function_too=False, family="creation")
+register("new_tensor", _new_tensor, function_too=False, family="creation")
 
 
 # ----------------------------------------------------------------------------------------------

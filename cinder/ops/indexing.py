@@ -446,8 +446,8 @@ def _index_put_function(input, indices, values, accumulate=False):
     return index_put(input, key, values, accumulate)
 
 
-Tensor.index_put_ = index_put_
-register("index_put", _index_put_function, family="indexing", nodes=(IndexPutNode,))
+register("index_put", _index_put_function, inplace=index_put_, family="indexing",
+         nodes=(IndexPutNode,))
 
 
 # ----------------------------------------------------------------------------------------------

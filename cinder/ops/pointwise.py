@@ -1144,14 +1144,13 @@ def where(condition, input=None, other=None, *, out=None):
     return write_out(out, result) if out is not None else result
 
 
-register("where", where, family="pointwise", nodes=(WhereNode,))
 
 
 def _where_method(self, condition, other):
     return where(condition, self, other)
 
 
-Tensor.where = _where_method
+register("where", where, method=_where_method, family="pointwise", nodes=(WhereNode,))
 
 
 LerpScalarNode = node_class("LerpBackward0", {

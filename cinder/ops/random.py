@@ -260,7 +260,7 @@ def random_(self, from_=None, to=None, *, generator=None, **kwargs):
 
 for _name, _fn in (("uniform_", uniform_), ("normal_", normal_), ("bernoulli_", bernoulli_),
                    ("exponential_", exponential_), ("random_", random_)):
-    setattr(Tensor, _name, _fn)
+    register(_name, _fn, function_too=False, family="random")
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):

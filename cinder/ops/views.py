@@ -16,7 +16,7 @@ from .._storage import storage_view
 from .._tensor import Size, Tensor, make_tensor, wrap_dim
 from ..autograd.graph import Node
 from ._prep import dims_arg, shape_arg
-from ._registry import needs_grad, node_class, record, register
+from ._registry import add_inplace, needs_grad, node_class, record, register
 
 
 def make_view(input, arr, node=None, **saved):
@@ -167,7 +167,8 @@ def _view_dtype(input, dt):
 
 
 register("view", view, function_too=False, family="views", nodes=(ViewNode,))
-Tensor.view_as = lambda self, other: view(self, other.shape)
+register("view_as", lambda self, other: view(self, other.shape), function_too=False,
+         family="views")
 
 
 def reshape(input, *shape):
@@ -188,7 +189,8 @@ def reshape(input, *shape):
 
 
 register("reshape", reshape, family="views")
-Tensor.reshape_as = lambda self, other: reshape(self, other.shape)
+register("reshape_as", lambda self, other: reshape(self, other.shape), function_too=False,
+         family="views")
 
 AsStridedNode = node_class("AsStridedBackward0", {
     "self": lambda grad, s: _as_strided_backward(grad, s)},
@@ -302,7 +304,8 @@ def expand(input, *sizes):
 
 
 register("expand", expand, function_too=False, family="views", nodes=(ExpandNode,))
-Tensor.expand_as = lambda self, other: expand(self, other.shape)
+register("expand_as", lambda self, other: expand(self, other.shape), function_too=False,
+         family="views")
 
 
 def broadcast_to(input, size):
@@ -957,7 +960,7 @@ def _inplace_view(name, fn, node_names):
         return self
     method.__name__ = name
     method.__doc__ = f"In-place version of :meth:`Tensor.{name[:-1]}` (changes the view)."
-    setattr(Tensor, name, method)
+    add_inplace(name[:-1], method)
 
 
 _inplace_view("t_", t, {"TBackward0": "TBackward1"})
