@@ -8,29 +8,18 @@ and stop (queries, errors) are run on it; the expected strings are PyTorch's own
 those cases. Tests marked ``gpu`` run real CUDA tensors and are skipped without a GPU.
 """
 
-import pickle
-import warnings
 
 import numpy as np
 import pytest
 import torch
 
 import cinder
+from oracle import outcome
 from cinder._tensor import make_tensor
 
 LIBS = (torch, cinder)
 HAS_GPU = cinder.cuda.is_available()
 gpu = pytest.mark.gpu
-
-
-def _outcome(expr, lib):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            value = eval(expr, {"L": lib, "np": np, "pickle": pickle})
-    except Exception as e:  # noqa: BLE001 - the exception is the outcome compared
-        return ("raises", type(e).__name__, str(e))
-    return ("value", repr(value))
 
 
 DEVICE_EXPRS = [
@@ -65,7 +54,7 @@ DEVICE_EXPRS = [
 
 @pytest.mark.parametrize("expr", DEVICE_EXPRS)
 def test_devices_match_torch(expr):
-    got, want = _outcome(expr, cinder), _outcome(expr, torch)
+    got, want = outcome(expr, cinder), outcome(expr, torch)
     if expr == "L.zeros(2).type('torch.cuda.FloatTensor') and None":
         # The CPU build of PyTorch fails here with its "ATen_cuda library" linking message; a
         # build without CUDA support has nothing to link, so only the kind of failure is shared.

@@ -3,26 +3,15 @@
 with the book's "internal structure" section (1.1.3) run on both libraries.
 """
 
-import pickle
 import warnings
 
-import numpy as np
 import pytest
 import torch
 
 import cinder
+from oracle import outcome, warnings_in_fresh_process
 
 LIBS = (torch, cinder)
-
-
-def _outcome(expr, lib):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            value = eval(expr, {"L": lib, "np": np, "pickle": pickle})
-    except Exception as e:  # noqa: BLE001 - the exception is the outcome compared
-        return ("raises", type(e).__name__, str(e))
-    return ("value", repr(value))
 
 
 STORAGE_EXPRS = [
@@ -86,7 +75,7 @@ STORAGE_EXPRS = [
 
 @pytest.mark.parametrize("expr", STORAGE_EXPRS)
 def test_storage_api(expr):
-    assert _outcome(expr, cinder) == _outcome(expr, torch), expr
+    assert outcome(expr, cinder) == outcome(expr, torch), expr
 
 
 def test_writes_through_storages_reach_tensors():
@@ -189,7 +178,7 @@ RESIZE_EXPRS = [
 
 @pytest.mark.parametrize("expr", RESIZE_EXPRS)
 def test_resize_set_and_storage_constructors(expr):
-    assert _outcome(expr, cinder) == _outcome(expr, torch), expr
+    assert outcome(expr, cinder) == outcome(expr, torch), expr
 
 
 def test_set_shares_memory_with_the_source():
@@ -205,20 +194,9 @@ def test_set_shares_memory_with_the_source():
     assert res[0] == res[1]
 
 
-def _fresh_process_warnings(lib, code):
-    import subprocess
-    import sys
-    script = ("import warnings\nimport {lib} as L\nwith warnings.catch_warnings(record=True) as w:"
-              "\n    warnings.simplefilter('always')\n    {code}\nfor m in w:\n"
-              "    print(m.category.__name__, str(m.message).split(' (Triggered internally')[0])\n")
-    done = subprocess.run([sys.executable, "-c", script.format(lib=lib, code=code)],
-                          capture_output=True, text=True, check=True)
-    return done.stdout
-
-
 def test_typed_storage_deprecation_warning_matches_torch():
     # PyTorch warns on the first use only, so each library runs in a fresh interpreter.
     code = "L.arange(3).storage()"
-    expected = _fresh_process_warnings("torch", code)
+    expected = warnings_in_fresh_process("torch", code)
     assert "TypedStorage is deprecated" in expected
-    assert _fresh_process_warnings("cinder", code) == expected
+    assert warnings_in_fresh_process("cinder", code) == expected

@@ -6,8 +6,6 @@ once with ``L = cinder`` and the outcomes compared: the ``repr`` of the value, o
 type and message.
 """
 
-import copy
-import pickle
 import warnings
 
 import numpy as np
@@ -15,24 +13,9 @@ import pytest
 import torch
 
 import cinder
+from oracle import check, warnings_in_fresh_process
 
 LIBS = (torch, cinder)
-
-
-def _outcome(expr, lib, env=None):
-    scope = {"L": lib, "np": np, "copy": copy, "pickle": pickle}
-    scope.update(env or {})
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            value = eval(expr, scope)
-    except Exception as e:  # noqa: BLE001 - the exception is the outcome compared
-        return ("raises", type(e).__name__, str(e))
-    return ("value", repr(value))
-
-
-def _check(expr):
-    assert _outcome(expr, cinder) == _outcome(expr, torch), expr
 
 
 DTYPE_EXPRS = [
@@ -59,26 +42,14 @@ DTYPE_EXPRS = [
 
 @pytest.mark.parametrize("expr", DTYPE_EXPRS)
 def test_dtypes(expr):
-    _check(expr)
-
-
-def _warnings_in_fresh_process(lib, code):
-    """Warning messages ``code`` emits in a new interpreter (PyTorch warns once per process)."""
-    import subprocess
-    import sys
-    script = ("import warnings\nimport {lib} as L\nwith warnings.catch_warnings(record=True) as w:"
-              "\n    warnings.simplefilter('always')\n    {code}\nfor m in w:\n"
-              "    print(str(m.message).split(' (Triggered internally')[0])\n")
-    done = subprocess.run([sys.executable, "-c", script.format(lib=lib, code=code)],
-                          capture_output=True, text=True, check=True)
-    return done.stdout
+    check(expr)
 
 
 def test_set_default_tensor_type_warns_like_torch():
     code = "L.set_default_tensor_type('torch.DoubleTensor')"
-    expected = _warnings_in_fresh_process("torch", code)
+    expected = warnings_in_fresh_process("torch", code)
     assert "deprecated" in expected
-    assert _warnings_in_fresh_process("cinder", code) == expected
+    assert warnings_in_fresh_process("cinder", code) == expected
 
 
 def _default_dtype_effects(lib, dtype):
@@ -105,7 +76,7 @@ def test_set_default_dtype(name):
                                   "L.set_default_dtype('a')"])
 def test_set_default_dtype_errors(expr):
     try:
-        _check(expr)
+        check(expr)
     finally:
         torch.set_default_dtype(torch.float32)
         cinder.set_default_dtype(cinder.float32)
@@ -166,7 +137,7 @@ SIZE_EXPRS = [
 
 @pytest.mark.parametrize("expr", SIZE_EXPRS)
 def test_size(expr):
-    _check(expr)
+    check(expr)
 
 
 NUMPY_EXPRS = [
@@ -187,7 +158,7 @@ NUMPY_EXPRS = [
 
 @pytest.mark.parametrize("expr", NUMPY_EXPRS)
 def test_numpy_bridge(expr):
-    _check(expr)
+    check(expr)
 
 
 def test_numpy_shares_memory_both_ways():
@@ -240,7 +211,7 @@ PROTOCOL_EXPRS = [
 
 @pytest.mark.parametrize("expr", PROTOCOL_EXPRS)
 def test_python_protocols(expr):
-    _check(expr)
+    check(expr)
 
 
 TYPE_EXPRS = [
@@ -260,7 +231,7 @@ TYPE_EXPRS = [
 
 @pytest.mark.parametrize("expr", TYPE_EXPRS)
 def test_type_strings_and_conversions(expr):
-    _check(expr)
+    check(expr)
 
 
 CONSTRUCTOR_EXPRS = [
@@ -306,7 +277,7 @@ CONSTRUCTOR_EXPRS = [
 
 @pytest.mark.parametrize("expr", CONSTRUCTOR_EXPRS)
 def test_typed_and_legacy_constructors(expr):
-    _check(expr)
+    check(expr)
 
 
 MISC_EXPRS = [
@@ -326,7 +297,7 @@ MISC_EXPRS = [
 
 @pytest.mark.parametrize("expr", MISC_EXPRS)
 def test_layout_queries(expr):
-    _check(expr)
+    check(expr)
 
 
 # ----------------------------------------------------------------------------------------------
