@@ -194,6 +194,20 @@ def _check_v_none(inputs, what):
 # Public API
 # ----------------------------------------------------------------------------------------------
 
+def _product_result(first, wrt, v, refs, outputs, is_outputs_tuple, is_result_tuple, strict,
+                    create_graph, stage):
+    """The last step shared by vjp, jvp, vhp and hvp: backpropagate ``v`` from ``first`` to
+    ``wrt`` (differentiably only when asked), fill in zeros for unreached inputs, and return
+    ``(outputs, result)`` in the caller's tuple-or-single shapes."""
+    with grad_mode.set_grad_enabled(bool(create_graph or grad_mode.is_grad_enabled())):
+        grad_res = _autograd_grad(first, wrt, v, create_graph=create_graph)
+        result = _fill_in_zeros(grad_res, refs, strict, create_graph, stage)
+    outputs = _grad_postprocess(outputs, create_graph)
+    result = _grad_postprocess(result, create_graph)
+    return (_tuple_postprocess(outputs, is_outputs_tuple),
+            _tuple_postprocess(result, is_result_tuple))
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     r"""Compute the dot product between a vector ``v`` and the Jacobian of ``func`` at
     ``inputs``.
@@ -226,13 +240,8 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         elif len(outputs) != 1 or outputs[0].nelement() != 1:
             raise RuntimeError("The vector v can only be None if the user-provided function "
                                "returns a single Tensor with a single element.")
-    with grad_mode.set_grad_enabled(bool(create_graph or grad_mode.is_grad_enabled())):
-        grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(result, is_inputs_tuple))
+    return _product_result(outputs, inputs, v, inputs, outputs, is_outputs_tuple, is_inputs_tuple,
+                           strict, create_graph, "back")
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -275,13 +284,8 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         grad_outputs = tuple(_zeros_like(out, requires_grad=True) for out in outputs)
         grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
-    with grad_mode.set_grad_enabled(bool(create_graph or grad_mode.is_grad_enabled())):
-        grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(result, is_outputs_tuple))
+    return _product_result(grad_inputs, grad_outputs, v, outputs, outputs, is_outputs_tuple,
+                           is_outputs_tuple, strict, create_graph, "back_trick")
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
@@ -474,13 +478,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
         is_outputs_tuple, outputs = _scalar_function_outputs(func, inputs, "vhp", strict)
         jac = _autograd_grad(outputs, inputs, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict=strict)
-    with grad_mode.set_grad_enabled(bool(create_graph or grad_mode.is_grad_enabled())):
-        grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(result, is_inputs_tuple))
+    return _product_result(jac, inputs, v, inputs, outputs, is_outputs_tuple, is_inputs_tuple,
+                           strict, create_graph, "double_back")
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -514,10 +513,5 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         grad_jac = tuple(_zeros_like(inp, requires_grad=True) for inp in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict=strict)
-    with grad_mode.set_grad_enabled(bool(create_graph or grad_mode.is_grad_enabled())):
-        grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(result, is_inputs_tuple))
+    return _product_result(double_back, grad_jac, v, inputs, outputs, is_outputs_tuple,
+                           is_inputs_tuple, strict, create_graph, "double_back_trick")
