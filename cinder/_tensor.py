@@ -12,6 +12,7 @@ import weakref
 
 import numpy as np
 
+from . import _C
 from . import _dtype as D
 from . import backend
 from ._device import CPU, as_device
@@ -48,6 +49,47 @@ class Tensor:
 
     def __init__(self, *args, **kwargs):
         pass
+
+    # ------------------------------------------------------------------------------------------
+    # __torch_function__ (torch.overrides): subclasses see every op called on them
+    # ------------------------------------------------------------------------------------------
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # The op table's dispatch point only looks at arguments once some subclass takes part;
+        # one that opts out (``__torch_function__ = _disabled_torch_function_impl``, as
+        # nn.Parameter does) keeps the fast path.
+        if cls.__torch_function__ is not _C._disabled_torch_function_impl:
+            _C.note_subclass()
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """The default handler: run ``func`` with subclass handling off, then give Tensor
+        results the subclass type (``as_subclass``), as PyTorch's default does."""
+        if kwargs is None:
+            kwargs = {}
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        with _C.DisableTorchFunctionSubclass():
+            result = func(*args, **kwargs)
+        return _convert(result, cls)
+
+    def as_subclass(self, cls):
+        """This tensor as an instance of ``cls`` (a Tensor subclass): same data, same version
+        counter, same place in the autograd graph."""
+        out = object.__new__(cls)
+        for name in _CORE_SLOTS:
+            setattr(out, name, getattr(self, name))
+        out._vc = self._shared_version_counter()
+        if self._volatile:
+            out._volatile = True
+        return out
+
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False):
+        """A ``cls`` instance sharing ``data``'s values, detached, as a new leaf."""
+        out = data.detach().as_subclass(cls)
+        out._requires_grad = bool(require_grad)
+        return out
 
     # ------------------------------------------------------------------------------------------
     # Basic properties
@@ -643,6 +685,23 @@ class Tensor:
             return prefix + self._dtype._tensor_name
         from .ops.conversion import cast_to_type
         return cast_to_type(self, dtype, non_blocking)
+
+
+# The Tensor fields an alias made by ``as_subclass`` shares with its original.
+_CORE_SLOTS = ("_data", "_dtype", "_device", "_requires_grad", "_grad", "_grad_fn", "_output_nr",
+               "_base", "_hooks", "_retains_grad", "_grad_acc", "_is_inference")
+
+
+def _convert(result, cls):
+    """Give op results the subclass type (PyTorch's ``torch._tensor._convert``)."""
+    if cls is Tensor:
+        return result
+    if isinstance(result, Tensor) and not isinstance(result, cls):
+        return result.as_subclass(cls)
+    if isinstance(result, (tuple, list)):
+        # (torch.return_types named tuples take one sequence too)
+        return type(result)([_convert(r, cls) for r in result])
+    return result
 
 
 def make_tensor(data, dtype=None, device=None, requires_grad=False):

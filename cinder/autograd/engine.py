@@ -11,6 +11,7 @@ of accumulating into ``.grad``, and skips nodes that cannot reach those inputs.
 
 import heapq
 
+from .. import _C
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, accumulate_into_leaf
 
@@ -163,11 +164,24 @@ def _call_node(node, buffer):
 
 
 def _n_outputs(node):
-    return getattr(node, "_num_outputs", 1)
+    return node._num_outputs
 
 
 def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                  accumulate=True, allow_unused=False):
+    """Backpropagate (see ``_run_backward``). The pass runs below ``__torch_function__``:
+    modes and subclasses see ``backward`` itself, not the ops the derivatives use (PyTorch
+    runs them in C++)."""
+    if _C.STATE.active:
+        with _C.DisableTorchFunction():
+            return _run_backward(roots, root_grads, retain_graph, create_graph, inputs,
+                                 accumulate, allow_unused)
+    return _run_backward(roots, root_grads, retain_graph, create_graph, inputs, accumulate,
+                         allow_unused)
+
+
+def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
+                  accumulate=True, allow_unused=False):
     """Backpropagate ``root_grads`` from the nodes in ``roots`` (pairs of (node, output_nr)).
 
     With ``accumulate`` leaves get ``.grad`` (only the ``inputs``, when given, non-leaf ones
@@ -213,7 +227,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                                          isinstance(node, AccumulateGrad))
             if run:
                 if isinstance(node, AccumulateGrad) or any(g is not None for g in buffer) \
-                        or getattr(node, "_call_with_undefined_grads", False):
+                        or node._call_with_undefined_grads:
                     grads = _validate(node, _call_node(node, buffer))
                 else:
                     grads = (None,) * len(node.next_functions)

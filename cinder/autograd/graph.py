@@ -112,6 +112,10 @@ class Node:
                  "_tensor_pre_hooks", "_retain_grad_hooks", "_sequence_nr", "metadata",
                  "_anomaly_trace", "__weakref__", "__dict__")
 
+    # Read by the engine for every node; subclasses (and instances) override them.
+    _num_outputs = 1                    # how many gradients ``backward`` receives
+    _call_with_undefined_grads = False  # run even when every incoming gradient is None
+
     def __init__(self):
         self.next_functions = ()
         self._input_meta = ()
@@ -197,7 +201,7 @@ class Node:
 
         Returns one gradient per input edge (a tuple), bare when there is exactly one.
         """
-        expected = getattr(self, "_num_outputs", 1)
+        expected = self._num_outputs
         if isinstance(expected, int) and len(grad_outputs) != expected:
             raise TypeError(f"expected {expected} arguments, got {len(grad_outputs)} instead")
         grads = tuple(self.backward(grad_outputs))

@@ -1,5 +1,6 @@
 """``nn.Parameter``: a tensor that a Module registers as one of its parameters."""
 
+from .._C import _disabled_torch_function_impl
 from .._tensor import Tensor
 
 
@@ -10,6 +11,9 @@ class Parameter(Tensor):
     """
 
     __slots__ = ()
+
+    # Ops on a Parameter return plain Tensors and take the fast path, as in PyTorch.
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:

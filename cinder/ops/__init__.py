@@ -2,4 +2,6 @@
 
 from . import creation, conversion, pointwise, reduction, views, shape, linalg, indexing  # noqa
 from . import operators, random  # noqa
+from . import _registry
 from ._registry import FUNCTIONS, OPS  # noqa: F401
+_registry.publish_core_methods()   # Tensor-core methods through the dispatch point too

@@ -10,29 +10,43 @@ An op is defined once, in one family file (``pointwise.py``, ``reduction.py``, .
 an op that runs with grad disabled saves nothing at all.
 """
 
+from .. import _C
 from .. import _dtype as D
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, SavedTensor
+from ._dispatch import dispatching
 
 __all__ = ["FUNCTIONS", "OPS", "needs_grad", "node_class", "record", "register"]
 
 FUNCTIONS = {}        # name -> function, exported as cinder.<name>
 OPS = {}              # name -> OpInfo: the op table, walked by the coverage test
+TENSOR_ATTRIBUTES = {}  # attribute -> op name: Tensor attributes published outside register()
 
 
 class OpInfo:
-    """One row of the op table (what exists for an op, and its graph nodes)."""
+    """One row of the op table (what exists for an op, and its graph nodes).
 
-    __slots__ = ("family", "function", "inplace", "method", "name", "nodes")
+    ``function``/``method``/``inplace`` are the public objects (they pass the dispatch point);
+    ``impl`` is the implementation behind ``function``, which the dispatch point calls.
+    """
 
-    def __init__(self, name, function, method, inplace, nodes, family):
+    __slots__ = ("aliases", "doc", "family", "function", "impl", "inplace", "method", "name",
+                 "nodes", "tags", "kernels")
+
+    def __init__(self, name, function, method, inplace, nodes, family, impl=None, tags=(),
+                 aliases=(), kernels=None):
         self.name = name
         self.function = function
         self.method = method
         self.inplace = inplace
         self.nodes = nodes
         self.family = family
+        self.impl = function if impl is None else impl
+        self.tags = frozenset(tags or ((family,) if family else ()))
+        self.aliases = tuple(aliases)
+        self.kernels = dict(kernels or {})      # device type -> kernel (later: "cuda")
+        self.doc = getattr(self.impl, "__doc__", None)
 
     def __repr__(self):
         return f"OpInfo({self.name!r}, family={self.family!r})"
@@ -61,6 +75,14 @@ class OpNode(Node):
         grad = grad_outputs[0] if self._num_outputs == 1 else grad_outputs
         if self._num_outputs == 1 and grad is None:
             return (None,) * len(self.next_functions)
+        if _C.STATE.active:
+            # Built-in derivatives are not seen by modes or subclasses (in PyTorch they run
+            # in C++, below __torch_function__); custom Functions' backward still is.
+            with _C.DisableTorchFunction():
+                return self._apply_formulas(grad)
+        return self._apply_formulas(grad)
+
+    def _apply_formulas(self, grad):
         out = []
         for formula, (edge, _) in zip(self._formulas, self.next_functions):
             out.append(None if edge is None or formula is None else formula(grad, self))
@@ -179,37 +201,78 @@ def _spread_volatile(outputs):
 # ----------------------------------------------------------------------------------------------
 
 def register(name, function=None, *, method=True, inplace=None, family="", nodes=(),
-             method_name=None, function_too=True):
+             method_name=None, function_too=True, tags=(), kernels=None):
     """Publish ``function`` as ``cinder.<name>`` and (if ``method``) as ``Tensor.<name>``.
 
     ``inplace`` may be a function to publish as ``Tensor.<name>_``; ``True`` generates one from
     the out-of-place function (compute, then copy into self, with PyTorch's checks).
     ``function_too=False`` keeps the op out of the ``cinder.*`` namespace (PyTorch has only the
-    method, e.g. ``Tensor.sum_to_size``). Usable as a decorator.
+    method, e.g. ``Tensor.sum_to_size``). Every published object passes the dispatch point
+    (``_dispatch.dispatching``); the returned function is the public one. Usable as a
+    decorator. ``tags`` default to the family; ``kernels`` maps a device type to a kernel.
     """
     def publish(fn):
+        impl = getattr(fn, "_cinder_impl", fn)
+        # A new public object per name, so an alias keeps its own ``__name__``.
+        public = dispatching(impl, name, name)
         if function_too:
-            FUNCTIONS[name] = fn
+            public.__module__ = "cinder"     # as torch.add.__module__ == "torch"
+            FUNCTIONS[name] = public
         meth = None
         if method:
-            meth = fn if method is True else method
+            # The method is its own object (``Tensor.add`` is not ``cinder.add``): handlers
+            # and error messages tell ``torch.Tensor.add`` from ``torch.add``, as PyTorch's do.
+            meth = _public_method(impl if method is True else method, method_name or name)
             setattr(Tensor, method_name or name, meth)
         inp = inplace
         if inp is True:
-            inp = make_inplace(fn, name, pointwise=family == "pointwise")
+            inp = make_inplace(impl, name, pointwise=family == "pointwise")
         if inp is not None:
+            inp = _public_method(inp, name + "_")
             setattr(Tensor, name + "_", inp)
-        OPS[name] = OpInfo(name, fn, meth, inp, nodes, family)
-        return fn
+        OPS[name] = OpInfo(name, public, meth, inp, nodes, family, impl=impl, tags=tags,
+                           kernels=kernels)
+        return public
     return publish if function is None else publish(function)
+
+
+def _public_method(fn, attr):
+    """A Tensor method as published: through the dispatch point, named ``Tensor.<attr>``."""
+    return dispatching(getattr(fn, "_cinder_impl", fn), attr, "Tensor." + attr)
+
+
+def publish_attribute(attr, fn, op=None, prop=False):
+    """Put ``fn`` on Tensor as ``attr`` (a method, or with ``prop`` a property's getter),
+    through the dispatch point. ``op`` names the table entry it belongs to (for operators,
+    indexing and properties such as ``Tensor.T``); None for Tensor-core methods such as
+    ``backward`` that PyTorch also routes through ``__torch_function__``."""
+    public = dispatching(getattr(fn, "_cinder_impl", fn), attr, "Tensor." + attr)
+    setattr(Tensor, attr, property(public) if prop else public)
+    TENSOR_ATTRIBUTES[attr] = op
+    return public
+
+
+# Methods of the tensor core (``_tensor.py``, below the op table) that PyTorch's handlers see
+# too; they are routed through the dispatch point here, where it exists.
+CORE_METHODS = ("backward", "detach", "detach_", "requires_grad_", "retain_grad",
+                "register_hook", "size", "dim", "numel", "stride", "tolist", "numpy", "item",
+                "type", "element_size", "storage_offset", "is_contiguous", "is_floating_point",
+                "is_complex", "data_ptr", "untyped_storage", "storage", "resize_", "set_")
+
+
+def publish_core_methods():
+    for attr in CORE_METHODS:
+        if attr not in TENSOR_ATTRIBUTES:
+            publish_attribute(attr, Tensor.__dict__[attr])
 
 
 def add_inplace(name, fn):
     """Publish ``fn`` as ``Tensor.<name>_``, the in-place form of the registered op ``name``
     (for in-place forms written by hand rather than generated)."""
-    setattr(Tensor, name + "_", fn)
-    OPS[name].inplace = fn
-    return fn
+    public = _public_method(fn, name + "_")
+    setattr(Tensor, name + "_", public)
+    OPS[name].inplace = public
+    return public
 
 
 def check_inplace(t, overlap_ok=False):

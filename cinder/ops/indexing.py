@@ -18,7 +18,8 @@ from .. import _dtype as D
 from .. import backend
 from .._tensor import Tensor, contiguous_strides, make_tensor
 from ._prep import as_compute, scalar_as, wrap, xp_of
-from ._registry import check_inplace, needs_grad, node_class, record, register
+from ._registry import (check_inplace, needs_grad, node_class, publish_attribute, record,
+                        register)
 from .views import _slice, make_view
 
 _BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
@@ -282,7 +283,7 @@ def getitem_np(t, np_key):
     return result
 
 
-Tensor.__getitem__ = getitem
+publish_attribute("__getitem__", getitem)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -405,7 +406,7 @@ def setitem(self, key, value):
     _index_put_inplace(view, _np_key(view, _index_positions(view, advanced)), value, False)
 
 
-Tensor.__setitem__ = setitem
+publish_attribute("__setitem__", setitem, "index_put")
 
 
 def index_put_slices(t, key, piece):

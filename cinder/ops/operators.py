@@ -1,60 +1,129 @@
 """Python operators on Tensor (``+``, ``-``, ``@``, ``<``, ``~``...), reflected and augmented.
 
-Each operator calls the op that defines it; unsupported operand types return NotImplemented so
-Python can try the other operand (``t == None`` is then simply False).
+Each operator calls the implementation of the op that defines it; unsupported operand types
+return NotImplemented so Python can try the other operand (``t == None`` is then simply False).
+Each operator is its own entry point into the dispatch point (a mode sees ``Tensor.__add__``,
+as in PyTorch), with the flag check inlined: ``a + b`` is the hottest call there is.
 """
 
+from .. import _C
 from .. import _dtype as D
 from .._tensor import Tensor
+from ._dispatch import dispatch, overloaded_args
 from ._prep import is_scalar
-from ._registry import FUNCTIONS
+from ._registry import OPS
+
+_STATE = _C.STATE
+
+
+def _handler_func(op):
+    """What handlers are given for an operator: PyTorch hands most operators over as the op's
+    method (``a + b`` arrives as ``Tensor.add``), the rest as the operator itself."""
+    reported = _REPORTED_AS.get(op.__name__)
+    return op if reported is None else getattr(Tensor, reported)
+
+
+def _operator(dunder, body):
+    """``Tensor.<dunder>``: the dispatch check, then ``body(self, other)``."""
+    def op(self, other):
+        if _STATE.active:
+            if not _operand_ok(other):
+                return _foreign(dunder, self, other)
+            return dispatch(_handler_func(op), body, (self, other), {})
+        return body(self, other)
+    op.__name__ = dunder
+    op.__qualname__ = "Tensor." + dunder
+    return op
+
+
+def _unary_operator(dunder, body):
+    """``Tensor.<dunder>`` for a one-operand operator (``-t``, ``~t``, ``abs(t)``)."""
+    def op(self):
+        if _STATE.active:
+            return dispatch(_handler_func(op), body, (self,), {})
+        return body(self)
+    op.__name__ = dunder
+    op.__qualname__ = "Tensor." + dunder
+    return op
+
+
+def _foreign(dunder, self, other):
+    """``other`` is neither a Tensor nor a scalar: an object with ``__torch_function__`` gets
+    the call (PyTorch dispatches before it gives up); anything else, or a handler that
+    declines, is NotImplemented (so Python raises its own operand TypeError)."""
+    if not overloaded_args((other,)):
+        return NotImplemented
+    try:
+        return dispatch(_handler_func(Tensor.__dict__[dunder]), _not_implemented,
+                        (self, other), {})
+    except TypeError:
+        return NotImplemented
+
+
+def _not_implemented(self, other):
+    return NotImplemented
 
 
 def _operand_ok(x):
     return isinstance(x, Tensor) or is_scalar(x)
 
 
-def _binary(fn_name, reflected=False):
-    def op(self, other):
+def _binary(dunder, fn_name, reflected=False):
+    impl = OPS[fn_name].impl
+
+    def body(self, other):
         if not _operand_ok(other):
-            return NotImplemented
-        fn = FUNCTIONS[fn_name]
-        return fn(other, self) if reflected else fn(self, other)
-    return op
+            return _foreign(dunder, self, other)
+        return impl(other, self) if reflected else impl(self, other)
+    return _operator(dunder, body)
 
 
-def _inplace(method_name):
-    def op(self, other):
+def _inplace(dunder, method_name):
+    def body(self, other):
         if not _operand_ok(other):
-            return NotImplemented
+            return _foreign(dunder, self, other)
         return getattr(self, method_name)(other)
-    return op
+    return _operator(dunder, body)
 
 
 def _rsub(self, other):
     if not _operand_ok(other):
-        return NotImplemented
-    return FUNCTIONS["rsub"](self, other)
+        return _foreign("__rsub__", self, other)
+    return OPS["rsub"].impl(self, other)
 
 
 def _rtruediv(self, other):
     if not _operand_ok(other):
-        return NotImplemented
+        return _foreign("__rtruediv__", self, other)
     if isinstance(other, Tensor):
-        return FUNCTIONS["div"](other, self)
-    return FUNCTIONS["reciprocal"](self) * other
+        return OPS["div"].impl(other, self)
+    return OPS["reciprocal"].impl(self) * other
 
 
 def _rpow(self, other):
     if not _operand_ok(other):
-        return NotImplemented
-    return FUNCTIONS["pow"](other, self)
+        return _foreign("__rpow__", self, other)
+    return OPS["pow"].impl(other, self)
+
+
+def _matmul(self, other):
+    if not isinstance(other, Tensor):
+        return _foreign("__matmul__", self, other)
+    return OPS["matmul"].impl(self, other)
 
 
 def _rmatmul(self, other):
     if not isinstance(other, Tensor):
-        return NotImplemented
-    return FUNCTIONS["matmul"](other, self)
+        return _foreign("__rmatmul__", self, other)
+    return OPS["matmul"].impl(other, self)
+
+
+def _neg(self):
+    return OPS["neg"].impl(self)
+
+
+def _abs(self):
+    return OPS["abs"].impl(self)
 
 
 def _pos(self):
@@ -67,37 +136,50 @@ def _invert(self):
     if self._dtype.category >= D.FLOATING:
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
                         "tensors")
-    return FUNCTIONS["bitwise_not"](self)
+    return OPS["bitwise_not"].impl(self)
 
 
-_TABLE = {
-    "__add__": _binary("add"), "__radd__": _binary("add", True), "__iadd__": _inplace("add_"),
-    "__sub__": _binary("sub"), "__rsub__": _rsub, "__isub__": _inplace("sub_"),
-    "__mul__": _binary("mul"), "__rmul__": _binary("mul", True), "__imul__": _inplace("mul_"),
-    "__truediv__": _binary("div"), "__rtruediv__": _rtruediv,
-    "__itruediv__": _inplace("div_"),
-    "__floordiv__": _binary("floor_divide"), "__rfloordiv__": _binary("floor_divide", True),
-    "__ifloordiv__": _inplace("floor_divide_"),
-    "__mod__": _binary("remainder"), "__rmod__": _binary("remainder", True),
-    "__imod__": _inplace("remainder_"),
-    "__pow__": _binary("pow"), "__rpow__": _rpow, "__ipow__": _inplace("pow_"),
-    "__matmul__": lambda self, other: FUNCTIONS["matmul"](self, other)
-    if isinstance(other, Tensor) else NotImplemented,
-    "__rmatmul__": _rmatmul,
-    "__and__": _binary("bitwise_and"), "__rand__": _binary("bitwise_and", True),
-    "__iand__": _inplace("bitwise_and_"),
-    "__or__": _binary("bitwise_or"), "__ror__": _binary("bitwise_or", True),
-    "__ior__": _inplace("bitwise_or_"),
-    "__xor__": _binary("bitwise_xor"), "__rxor__": _binary("bitwise_xor", True),
-    "__ixor__": _inplace("bitwise_xor_"),
-    "__eq__": _binary("eq"), "__ne__": _binary("ne"), "__lt__": _binary("lt"),
-    "__le__": _binary("le"), "__gt__": _binary("gt"), "__ge__": _binary("ge"),
-    "__neg__": lambda self: FUNCTIONS["neg"](self),
-    "__pos__": _pos,
-    "__abs__": lambda self: FUNCTIONS["abs"](self),
-    "__invert__": _invert,
+# dunder -> the op it calls (a leading "i" marks the augmented form calling ``Tensor.<op>_``)
+_FORWARD = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div",
+            "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
+            "or": "bitwise_or", "xor": "bitwise_xor"}
+_REFLECTED = ("add", "mul", "floordiv", "mod", "and", "or", "xor")
+_COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+_SPECIAL = {"__rsub__": _rsub, "__rtruediv__": _rtruediv, "__rpow__": _rpow,
+            "__matmul__": _matmul, "__rmatmul__": _rmatmul, "__neg__": _neg, "__pos__": _pos,
+            "__abs__": _abs, "__invert__": _invert}
+
+
+# The name PyTorch's handlers see for an operator, where it is not the operator's own.
+_REPORTED_AS = {
+    "__add__": "add", "__radd__": "add", "__sub__": "sub", "__mul__": "mul", "__rmul__": "mul",
+    "__truediv__": "div", "__mod__": "remainder", "__pow__": "pow", "__matmul__": "matmul",
+    "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
+    "__rand__": "bitwise_and", "__ror__": "bitwise_or", "__rxor__": "bitwise_xor",
+    "__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_", "__itruediv__": "div_",
+    "__ifloordiv__": "floor_divide_", "__imod__": "remainder_", "__ipow__": "pow_",
+    "__neg__": "neg", "__abs__": "abs",
 }
 
-for _name, _fn in _TABLE.items():
+
+def _operators():
+    """Every operator, as the function to set on Tensor."""
+    table = {}
+    for short, op in _FORWARD.items():
+        table[f"__{short}__"] = _binary(f"__{short}__", op)
+        table[f"__i{short}__"] = _inplace(f"__i{short}__", op + "_")
+    for short in _REFLECTED:
+        table[f"__r{short}__"] = _binary(f"__r{short}__", _FORWARD[short], reflected=True)
+    for op in _COMPARISONS:
+        table[f"__{op}__"] = _binary(f"__{op}__", op)
+    for dunder, body in _SPECIAL.items():
+        unary = dunder in ("__neg__", "__pos__", "__abs__", "__invert__")
+        table[dunder] = (_unary_operator if unary else _operator)(dunder, body)
+    table["__rtruediv__"].__name__ = "__rdiv__"      # PyTorch's name for it
+    return table
+
+
+OPERATORS = _operators()
+for _name, _fn in OPERATORS.items():
     setattr(Tensor, _name, _fn)
 Tensor.__hash__ = object.__hash__     # defining __eq__ would otherwise remove hashing

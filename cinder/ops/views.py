@@ -16,7 +16,8 @@ from .._storage import storage_view
 from .._tensor import Size, Tensor, make_tensor, wrap_dim
 from ..autograd.graph import Node
 from ._prep import dims_arg, shape_arg
-from ._registry import add_inplace, needs_grad, node_class, record, register
+from ._registry import (add_inplace, needs_grad, node_class, publish_attribute, record,
+                        register)
 
 
 def make_view(input, arr, node=None, **saved):
@@ -405,11 +406,11 @@ def _mH(self):
     return out.conj() if self.is_complex() else out
 
 
-Tensor.T = property(_T)
-Tensor.mT = property(_mT)
-Tensor.H = property(_H)
-Tensor.mH = property(_mH)
-Tensor.adjoint = _mH
+publish_attribute("T", _T, "permute", prop=True)
+publish_attribute("mT", _mT, "transpose", prop=True)
+publish_attribute("H", _H, None, prop=True)
+publish_attribute("mH", _mH, None, prop=True)
+publish_attribute("adjoint", _mH)
 
 
 def movedim(input, source, destination):
@@ -1000,5 +1001,5 @@ def imag(input):
 
 register("real", real, method=False, family="views", nodes=(RealNode,))
 register("imag", imag, method=False, family="views", nodes=(ImagNode,))
-Tensor.real = property(real)
-Tensor.imag = property(imag)
+publish_attribute("real", real, "real", prop=True)
+publish_attribute("imag", imag, "imag", prop=True)

@@ -1,0 +1,123 @@
+"""The low-level switches PyTorch keeps in ``torch._C`` for ``__torch_function__``.
+
+This module sits with the tensor core, below the op table: it holds the per-thread state that
+the op table's dispatch point reads (the stack of ``TorchFunctionMode`` s and whether
+``__torch_function__`` handling is switched off), and the two context managers that switch it
+off. The dispatch point itself is ``cinder/ops/_dispatch.py``; the user API is
+``cinder.overrides``.
+
+``STATE.active`` is the one flag every op call reads: it is true only while a mode is on the
+stack or a Tensor subclass with its own ``__torch_function__`` exists (and handling is not
+disabled). When it is false an op call pays that one attribute read and nothing else.
+"""
+
+import threading
+
+__all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "STATE",
+           "_disabled_torch_function_impl", "_get_function_stack_at", "_is_torch_function_enabled",
+           "_len_torch_function_stack", "_pop_torch_function_stack",
+           "_push_on_torch_function_stack"]
+
+
+class _DispatchState(threading.local):
+    """Per-thread dispatch switches (modes are thread-local in PyTorch too)."""
+
+    def __init__(self):
+        self.modes = []             # the TorchFunctionMode stack, innermost last
+        self.subclass_off = 0       # > 0 inside DisableTorchFunctionSubclass / DisableTorchFunction
+        self.all_off = 0            # > 0 inside DisableTorchFunction (modes skipped too)
+        self.active = _SUBCLASSES[0]
+
+    def refresh(self):
+        """Recompute ``active`` after any switch changed."""
+        modes_on = bool(self.modes) and not self.all_off
+        subclasses_on = _SUBCLASSES[0] and not self.subclass_off
+        self.active = modes_on or subclasses_on
+
+
+# Whether any Tensor subclass with its own __torch_function__ was ever defined (process-wide:
+# class definitions are not per thread). A one-element list so the Tensor core can set it.
+_SUBCLASSES = [False]
+
+STATE = _DispatchState()
+
+
+def note_subclass():
+    """Called when a Tensor subclass that takes part in ``__torch_function__`` is defined."""
+    _SUBCLASSES[0] = True
+    STATE.refresh()
+
+
+class _DisabledImpl:
+    """``torch._C._disabled_torch_function_impl``: a class that sets its ``__torch_function__``
+    to this (as ``nn.Parameter`` does) opts out; ops on it behave as on a plain Tensor.
+
+    A callable object rather than a function, so that as a class attribute it is not bound to
+    the instance (PyTorch's is a builtin, which does not bind either).
+    """
+
+    __name__ = "_disabled_torch_function_impl"
+
+    def __call__(self, func, types, args=(), kwargs=None):
+        with DisableTorchFunctionSubclass():
+            return func(*args, **(kwargs or {}))
+
+    def __repr__(self):
+        return "<built-in function _disabled_torch_function_impl>"
+
+
+_disabled_torch_function_impl = _DisabledImpl()
+
+
+class DisableTorchFunctionSubclass:
+    """Inside this block, Tensor subclasses' ``__torch_function__`` is not called (modes still
+    are). PyTorch's default ``Tensor.__torch_function__`` runs the op inside one."""
+
+    def __enter__(self):
+        STATE.subclass_off += 1
+        STATE.refresh()
+        return self
+
+    def __exit__(self, *exc):
+        STATE.subclass_off -= 1
+        STATE.refresh()
+        return False
+
+
+class DisableTorchFunction:
+    """Inside this block, neither subclasses nor modes see ops: every op runs directly."""
+
+    def __enter__(self):
+        STATE.subclass_off += 1
+        STATE.all_off += 1
+        STATE.refresh()
+        return self
+
+    def __exit__(self, *exc):
+        STATE.subclass_off -= 1
+        STATE.all_off -= 1
+        STATE.refresh()
+        return False
+
+
+def _is_torch_function_enabled():
+    return not STATE.subclass_off
+
+
+def _push_on_torch_function_stack(mode):
+    STATE.modes.append(mode)
+    STATE.refresh()
+
+
+def _pop_torch_function_stack():
+    mode = STATE.modes.pop()
+    STATE.refresh()
+    return mode
+
+
+def _len_torch_function_stack():
+    return len(STATE.modes)
+
+
+def _get_function_stack_at(i):
+    return STATE.modes[i]

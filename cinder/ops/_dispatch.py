@@ -1,0 +1,135 @@
+"""The dispatch point: the one place every op call passes through.
+
+``dispatching(name, impl)`` wraps an op's implementation into the public function that
+``cinder.<name>`` and ``Tensor.<name>`` are. The wrapper reads one flag (``_C.STATE.active``);
+when it is false (no mode on the stack, no Tensor subclass with a ``__torch_function__`` of its
+own) the implementation runs at once. When it is true, ``dispatch`` follows ``torch.overrides``:
+
+1. the innermost ``TorchFunctionMode`` is asked first (popped while its handler runs, so the
+   ops the handler calls see only the modes below it);
+2. then each overloaded argument's ``__torch_function__`` (subclasses before their parents,
+   otherwise left to right); the first answer that is not ``NotImplemented`` wins;
+3. if every handler declined, PyTorch's ``TypeError``; if there was none, the op runs.
+
+Later machinery hangs here too: autocast (cast inputs per op category), the profiler (record
+the op with its shapes) and tracing for ONNX export are modes.
+
+Objects that are not Tensors but define ``__torch_function__`` cost nothing on the fast path:
+such an object reaches the op's own argument checks, which refuse it with a ``TypeError`` or
+``AttributeError``; the wrapper then looks for overloaded arguments and dispatches if it finds
+any, so the result is the same as scanning every call up front.
+"""
+
+import functools
+
+from .. import _C
+from .._tensor import Tensor
+
+__all__ = ["dispatch", "dispatching", "overloaded_args"]
+
+_STATE = _C.STATE
+_DISABLED = _C._disabled_torch_function_impl
+
+
+def dispatching(impl, public_name=None, qualname=None):
+    """The public function for ``impl``: one flag check, then ``impl`` itself."""
+    @functools.wraps(impl)
+    def op(*args, **kwargs):
+        if _STATE.active:
+            return dispatch(op, impl, args, kwargs)
+        try:
+            return impl(*args, **kwargs)
+        except (TypeError, AttributeError):
+            if not overloaded_args(args, kwargs):
+                raise
+        return dispatch(op, impl, args, kwargs)
+    if public_name is not None:
+        op.__name__ = public_name
+    if qualname is not None:
+        op.__qualname__ = qualname
+    op._cinder_impl = impl
+    return op
+
+
+def _takes_part(arg):
+    """Whether ``arg`` is an overloaded argument: not a plain Tensor, and it has a
+    ``__torch_function__`` that is not the opt-out."""
+    cls = type(arg)
+    if cls is Tensor:
+        return False
+    tf = getattr(cls, "__torch_function__", None)
+    return tf is not None and tf is not _DISABLED
+
+
+def _add(found, arg):
+    cls = type(arg)
+    if any(type(f) is cls for f in found):
+        return
+    # A subclass goes before its parent class (PyTorch's order); otherwise left to right.
+    for i, f in enumerate(found):
+        if issubclass(cls, type(f)):
+            found.insert(i, arg)
+            return
+    found.append(arg)
+
+
+def overloaded_args(args, kwargs=None):
+    """The arguments whose ``__torch_function__`` must be asked, in PyTorch's order (one per
+    type). Lists and tuples of arguments are looked into one level deep, as PyTorch's argument
+    parser does for ``TensorList`` arguments."""
+    found = []
+    values = list(args)
+    if kwargs:
+        values.extend(kwargs.values())
+    for a in values:
+        if isinstance(a, (list, tuple)):
+            for x in a:
+                if _takes_part(x):
+                    _add(found, x)
+        elif _takes_part(a):
+            _add(found, a)
+    if found and _STATE.subclass_off:
+        # Inside DisableTorchFunctionSubclass only non-Tensor objects are still asked.
+        found = [a for a in found if not isinstance(a, Tensor)]
+    return found
+
+
+def dispatch(public, impl, args, kwargs, relevant=None):
+    """The slow path: ask the active mode, then the overloaded arguments, then run ``impl``.
+
+    ``relevant`` narrows the arguments searched for overloads (``handle_torch_function``'s
+    ``relevant_args``); by default every argument is.
+    """
+    overloaded = overloaded_args(args if relevant is None else relevant,
+                                 kwargs if relevant is None else None)
+    types = tuple(type(a) for a in overloaded)
+    asked_mode = None
+    if _STATE.modes and not _STATE.all_off:
+        mode = asked_mode = _C._pop_torch_function_stack()
+        try:
+            result = mode.__torch_function__(public, types, args, kwargs)
+        finally:
+            _C._push_on_torch_function_stack(mode)
+        if result is not NotImplemented:
+            return result
+    for arg in overloaded:
+        result = arg.__torch_function__(public, types, args, kwargs)
+        if result is not NotImplemented:
+            return result
+    if overloaded or asked_mode is not None:
+        raise TypeError(_unhandled_message(public, asked_mode, overloaded))
+    return impl(*args, **kwargs)
+
+
+def _unhandled_message(public, mode, overloaded):
+    """PyTorch's error when every handler declined."""
+    lines = [] if mode is None else [f"  - mode object {mode!r}"]
+    lines += [f"  - tensor subclass {type(a)}" for a in overloaded]
+    return (f"Multiple dispatch failed for '{_public_module(public)}.{public.__name__}'; all "
+            "__torch_function__ handlers returned NotImplemented:\n\n" + "\n".join(lines) +
+            "\n\nFor more information, try re-running with TORCH_LOGS=not_implemented")
+
+
+def _public_module(fn):
+    qual = getattr(fn, "__qualname__", "")
+    return "torch.Tensor" if qual.startswith("Tensor.") else "torch"
