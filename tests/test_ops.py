@@ -25,6 +25,7 @@ from op_db import (
     linalg,
     pointwise,
     reduction,
+    Maker,
     seed_of,
     shape,
 )
@@ -215,6 +216,34 @@ def test_grad(entry, dtype, sample):
             continue
         assert c.grad is not None, f"input {i}: no grad"
         assert_same(c.grad, t.grad, tol, where=f"grad of input {i}")
+
+
+def _gradgrad_cases():
+    out = []
+    for e in ENTRIES:
+        if e.gradgrad_samples is None:
+            continue
+        samples = e.gradgrad_samples(Maker("float64", seed_of(e.name, "gradgrad")))
+        for i, s in enumerate(samples):
+            out.append(pytest.param(e, s, id=f"{e.family}.{e.name}-{i}:{s!r}"))
+    return out
+
+
+def _second_grads(lib, entry, sample):
+    """Gradients of (sum of the first gradients squared), the first taken with
+    create_graph=True: second derivatives, compared as values."""
+    (res, exc), _, _, leaves = run(lib, entry, sample, requires_grad=True)
+    assert exc is None, exc
+    loss = weighted_loss(lib, tensors_of(res, lib), seed_of(entry.name, "gradgrad"))
+    firsts = lib.autograd.grad(loss, leaves, create_graph=True)
+    total = sum((g * g).sum() for g in firsts)
+    return lib.autograd.grad(total, leaves)
+
+
+@pytest.mark.parametrize("entry,sample", _gradgrad_cases())
+def test_gradgrad(entry, sample):
+    for c, t in zip(_second_grads(cinder, entry, sample), _second_grads(torch, entry, sample)):
+        assert_same(c, t, entry.grad_tol, where="second derivative")
 
 
 GRADCHECK = _sample_cases(lambda e: e.grad and "float64" in e.grad_dtypes,

@@ -217,17 +217,23 @@ def unary(name, kernel, node=None, *, float_only=False, int_ok=True, method=True
 # Arithmetic
 # ----------------------------------------------------------------------------------------------
 
+def _times_alpha(grad, alpha):
+    """``grad * conj(alpha)`` (derivatives.yaml's ``maybe_multiply(grad, alpha.conj())``):
+    the gradient of ``alpha * x`` for a complex ``alpha`` uses its conjugate."""
+    return grad if alpha == 1 else grad * alpha.conjugate()
+
+
 AddNode = node_class("AddBackward0", {
     "self": lambda grad, s: grad,
-    "other": lambda grad, s: grad if s.alpha == 1 else grad * s.alpha})
+    "other": lambda grad, s: _times_alpha(grad, s.alpha)})
 SubNode = node_class("SubBackward0", {
     "self": lambda grad, s: grad,
-    "other": lambda grad, s: -grad if s.alpha == 1 else -grad * s.alpha})
+    "other": lambda grad, s: -_times_alpha(grad, s.alpha)})
 RsubNode = node_class("RsubBackward0", {
-    "self": lambda grad, s: -grad if s.alpha == 1 else -grad * s.alpha,
+    "self": lambda grad, s: -_times_alpha(grad, s.alpha),
     "other": lambda grad, s: grad})
 RsubScalarNode = node_class("RsubBackward1", {
-    "self": lambda grad, s: -grad if s.alpha == 1 else -grad * s.alpha})
+    "self": lambda grad, s: -_times_alpha(grad, s.alpha)})
 
 
 def _check_bool_sub(input, other):

@@ -9,8 +9,9 @@ import numpy as np
 from .. import _dtype as D
 from .. import return_types
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ._prep import check_tensor_arg, dims_arg, wrap, xp_of
-from ._registry import make_inplace, needs_grad, node_class, record, register, write_out
+from ._registry import FUNCTIONS, make_inplace, needs_grad, node_class, record, register, write_out
 
 _MAX_OUT = return_types.max_out
 _MIN_OUT = return_types.min_out
@@ -234,6 +235,8 @@ def _prod_backward(grad, s):
     if not builtins.bool((self_._data == 0).any()):
         r = _unreduce(s.result, s.self_sizes, s.dim, s.keepdim)
         return g * (r / self_)
+    if grad_mode.STATE.grad_enabled:       # create_graph=True: stay differentiable
+        return g * _prod_of_others_differentiable(self_, s.dim)
     # With zeros, the product of the *other* elements: exclusive cumulative products.
     arr = self_._data
     if s.dim is None:
@@ -241,6 +244,24 @@ def _prod_backward(grad, s):
     else:
         others = _prod_of_others(xp_of(self_), arr, s.dim[0])
     return g * wrap(others, self_._dtype, self_._device)
+
+
+def _prod_of_others_differentiable(x, dims):
+    """The product of the other elements along ``dims`` (all dims when None), written in
+    cinder ops so that ``create_graph=True`` differentiates it again: each element's row of
+    the slice with that element replaced by one, multiplied out. (Quadratic in the slice
+    length; only the backward of a product with zeros under create_graph comes here.)"""
+    shape = x._data.shape
+    if dims is None:
+        x, axis = x.reshape(-1), 0
+    else:
+        axis = dims[0]
+    moved = x.movedim(axis, -1)
+    n = moved._data.shape[-1]
+    rows = moved.unsqueeze(-2).expand(*moved._data.shape[:-1], n, n)
+    eye = FUNCTIONS["eye"](n, dtype=D.bool, device=x.device)
+    others = FUNCTIONS["where"](eye, 1, rows).prod(-1)
+    return others.movedim(-1, axis).reshape(shape)
 
 
 def _prod_of_others(xp, arr, axis):

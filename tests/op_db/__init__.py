@@ -146,8 +146,11 @@ class OpEntry:
     def __init__(self, name, *, call=None, samples=None, dtypes=BASIC, method=True,
                  inplace=False, out=False, grad=False, grad_dtypes=FLOATS, tol=None,
                  grad_tol=None, errors=None, skips=None, check_strides=False, check_grad_fn=True,
-                 values=True, family=""):
+                 values=True, family="", gradgrad_samples=None):
         self.name = name
+        # samples (a function of a Maker) whose second derivatives, via create_graph=True,
+        # are compared with PyTorch's in float64
+        self.gradgrad_samples = gradgrad_samples
         self.call = call or _call_by_name(name)
         self.samples = samples or (lambda dtype, make: [])
         self.dtypes = tuple(dtypes)

@@ -10,6 +10,7 @@ from . import (
     GRAD_C,
     HALFS,
     INTS,
+    is_complex,
     WITH_HALF,
     ErrorSample,
     OpEntry,
@@ -53,7 +54,7 @@ def binary_samples(low=None, high=None, other_low=None, other_high=None, nonzero
                 if nonzero and value == 0:
                     value = 2
                 out.append(Sample(a((2, 3)), value))
-        for kw in extra_kwargs or ():
+        for kw in (extra_kwargs(dtype) if callable(extra_kwargs) else extra_kwargs or ()):
             out.append(Sample(a((2, 3)), b((2, 3)), **kw))
         return out
     return gen
@@ -114,6 +115,11 @@ def _alpha_kwargs():
     return [{"alpha": 2}, {"alpha": -1}]
 
 
+def _alpha_kwargs_complex(dtype):
+    """With a complex alpha for complex dtypes: its gradient uses conj(alpha)."""
+    return _alpha_kwargs() + ([{"alpha": 2 - 1.5j}] if is_complex(dtype) else [])
+
+
 def _div_errors(make):
     return shape_mismatch(make) + [
         ErrorSample(Sample(make((2,)), make((2,)), rounding_mode="bad"),
@@ -171,8 +177,9 @@ def _no_scalar_other(make):
 
 ARITHMETIC = [
     binary("add", dtypes=WITH_HALF + COMPLEX + ("uint8", "int8", "int16"), errors=_add_errors,
-           extra_kwargs=_alpha_kwargs(), grad_dtypes=GRAD_C),
-    binary("sub", dtypes=WITH_HALF + COMPLEX, errors=_sub_errors, extra_kwargs=_alpha_kwargs()),
+           extra_kwargs=_alpha_kwargs_complex, grad_dtypes=GRAD_C),
+    binary("sub", dtypes=WITH_HALF + COMPLEX, errors=_sub_errors,
+           extra_kwargs=_alpha_kwargs_complex, grad_dtypes=GRAD_C),
     binary("subtract", dtypes=FLOATS + INTS, errors=_sub_errors, extra_kwargs=_alpha_kwargs()),
     binary("mul", dtypes=WITH_HALF + COMPLEX + ("uint8",)),
     binary("multiply", dtypes=FLOATS + INTS),

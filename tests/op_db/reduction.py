@@ -84,6 +84,14 @@ def _dim_errors(make):
             ErrorSample(Sample([1.0, 2.0]))]
 
 
+def _prod_zero_samples(make):
+    """Products with one and with two zeros in a slice (the backward's special cases)."""
+    x = make((3, 4), "float64", values=[2.0, 0.0, 3.0, 1.5, 0.0, 0.0, 5.0, 1.0,
+                                        1.0, 2.0, 3.0, 4.0])
+    return [Sample(x), Sample(x, 1), Sample(x, 0), Sample(x, 1, True),
+            Sample(make((4,), "float64", values=[0.0, 2.0, 0.5, 3.0]))]
+
+
 def _single_dim_errors(make):
     return [ErrorSample(Sample(make((2, 3)), 2), match="Dimension out of range"),
             ErrorSample(Sample(make((0, 3)), 0), match="Expected reduction dim 0 to have "
@@ -240,6 +248,7 @@ ENTRIES = [
                   ErrorSample(Sample(make((2, 3), "int64")), match="could not infer output "
                                                                    "dtype")]),
     reduction("prod", single_dim_samples(low=0.5, high=1.5), dtypes=WITH_HALF,
+              gradgrad_samples=_prod_zero_samples,
               errors=lambda make: [ErrorSample(Sample(make((2, 3)), (0, 1))),
                                    ErrorSample(Sample(make((2, 3)), 2))]),
     reduction("max", single_dim_samples(ties=True), errors=_single_dim_errors, out=True),
