@@ -62,33 +62,45 @@ def _takes_part(arg):
 
 
 def _add(found, arg):
+    """Add ``arg`` to the overloaded arguments ``found`` (a list, or None for none yet)."""
     cls = type(arg)
+    if found is None:
+        return [arg]
     if any(type(f) is cls for f in found):
-        return
+        return found
     # A subclass goes before its parent class (PyTorch's order); otherwise left to right.
     for i, f in enumerate(found):
         if issubclass(cls, type(f)):
             found.insert(i, arg)
-            return
+            return found
     found.append(arg)
+    return found
+
+
+def _visit(found, a):
+    if isinstance(a, (list, tuple)):
+        for x in a:
+            if _takes_part(x):
+                found = _add(found, x)
+    elif _takes_part(a):
+        found = _add(found, a)
+    return found
 
 
 def overloaded_args(args, kwargs=None):
     """The arguments whose ``__torch_function__`` must be asked, in PyTorch's order (one per
     type). Lists and tuples of arguments are looked into one level deep, as PyTorch's argument
-    parser does for ``TensorList`` arguments."""
-    found = []
-    values = list(args)
+    parser does for ``TensorList`` arguments. Allocates nothing when there are none (the
+    common case while a mode is active)."""
+    found = None
+    for a in args:
+        found = _visit(found, a)
     if kwargs:
-        values.extend(kwargs.values())
-    for a in values:
-        if isinstance(a, (list, tuple)):
-            for x in a:
-                if _takes_part(x):
-                    _add(found, x)
-        elif _takes_part(a):
-            _add(found, a)
-    if found and _STATE.subclass_off:
+        for a in kwargs.values():
+            found = _visit(found, a)
+    if found is None:
+        return ()
+    if _STATE.subclass_off:
         # Inside DisableTorchFunctionSubclass only non-Tensor objects are still asked.
         found = [a for a in found if not isinstance(a, Tensor)]
     return found
@@ -102,6 +114,8 @@ def dispatch(public, impl, args, kwargs, relevant=None):
     """
     overloaded = overloaded_args(args if relevant is None else relevant,
                                  kwargs if relevant is None else None)
+    if not overloaded and not (_STATE.modes and not _STATE.all_off):
+        return impl(*args, **kwargs)
     types = tuple(type(a) for a in overloaded)
     asked_mode = None
     if _STATE.modes and not _STATE.all_off:
