@@ -65,31 +65,6 @@ def is_storage(obj):
     return isinstance(obj, (UntypedStorage, TypedStorage))
 
 
-def numel(input):
-    return input.numel()
-
-
-def is_floating_point(input):
-    return input.is_floating_point()
-
-
-def is_complex(input):
-    return input.is_complex()
-
-
-def is_nonzero(input):
-    if input.numel() != 1:
-        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous"
-                           if input.numel() else
-                           "Boolean value of Tensor with no values is ambiguous")
-    return builtins_bool(input.item())
-
-
-def result_type(tensor1, tensor2):
-    from .ops._prep import result_type as _rt
-    return _rt(tensor1, tensor2)
-
-
 def set_num_threads(n):
     """Accepted for compatibility; NumPy's BLAS threads are set by its environment variables."""
 

@@ -32,6 +32,8 @@ TESTED_ELSEWHERE = {
     **{name: "test_views.py" for name in _VIEWS},
     **{name: "test_indexing.py" for name in _INDEXING},
     **{name: "test_random_ops.py" for name in _RANDOM},
+    **{name: "test_op_table.py" for name in ("numel", "is_complex", "is_floating_point",
+                                             "is_nonzero", "result_type")},
     "cpu": "test_devices.py",
     "cuda": "test_cuda.py",       # runs only where a GPU is present
 }

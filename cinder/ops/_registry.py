@@ -17,7 +17,7 @@ from ..autograd import grad_mode
 from ..autograd.graph import Node, SavedTensor
 from ._dispatch import dispatching
 
-__all__ = ["FUNCTIONS", "OPS", "needs_grad", "node_class", "record", "register"]
+__all__ = ["FUNCTIONS", "OPS", "alias", "needs_grad", "node_class", "record", "register"]
 
 FUNCTIONS = {}        # name -> function, exported as cinder.<name>
 OPS = {}              # name -> OpInfo: the op table, walked by the coverage test
@@ -236,6 +236,20 @@ def register(name, function=None, *, method=True, inplace=None, family="", nodes
     return publish if function is None else publish(function)
 
 
+def alias(name, of):
+    """Publish ``name`` as another name of the registered op ``of`` (``subtract`` for
+    ``sub``): the same implementation as function, method and in-place form wherever ``of``
+    has them, each published object named ``name``. The alias is recorded on ``of``'s entry."""
+    info = OPS[of]
+    inplace = info.inplace and getattr(info.inplace, "_cinder_impl", info.inplace)
+    method = info.method and getattr(info.method, "_cinder_impl", info.method)
+    register(name, info.impl, method=method or False, inplace=inplace or None, family="alias",
+             nodes=info.nodes, function_too=of in FUNCTIONS, tags=info.tags)
+    OPS[name].aliases = (of,)
+    info.aliases += (name,)
+    return OPS[name].function if of in FUNCTIONS else OPS[name].method
+
+
 def _public_method(fn, attr):
     """A Tensor method as published: through the dispatch point, named ``Tensor.<attr>``."""
     return dispatching(getattr(fn, "_cinder_impl", fn), attr, "Tensor." + attr)
@@ -255,9 +269,11 @@ def publish_attribute(attr, fn, op=None, prop=False):
 # Methods of the tensor core (``_tensor.py``, below the op table) that PyTorch's handlers see
 # too; they are routed through the dispatch point here, where it exists.
 CORE_METHODS = ("backward", "detach", "detach_", "requires_grad_", "retain_grad",
-                "register_hook", "size", "dim", "numel", "stride", "tolist", "numpy", "item",
-                "type", "element_size", "storage_offset", "is_contiguous", "is_floating_point",
-                "is_complex", "data_ptr", "untyped_storage", "storage", "resize_", "set_")
+                "register_hook", "register_post_accumulate_grad_hook", "size", "dim",
+                "ndimension", "nelement", "stride", "tolist", "numpy", "item", "type",
+                "element_size", "storage_offset", "is_contiguous", "data_ptr", "untyped_storage",
+                "storage", "resize_", "resize_as_", "set_", "is_set_to", "get_device",
+                "is_inference", "is_pinned", "is_shared", "share_memory_", "is_signed")
 
 
 def publish_core_methods():

@@ -8,6 +8,7 @@ from .._device import CPU, as_device
 from .._device import device as device_cls
 from .._tensor import Tensor, make_tensor
 from ._prep import checked_scalar, is_scalar, xp_of
+from ._prep import result_type as _result_type
 from ._registry import check_fits, check_inplace, needs_grad, node_class, record, register
 
 CloneNode = node_class("CloneBackward0", {"self": lambda grad, s: grad})
@@ -266,3 +267,49 @@ def cast_to_type(t, target, non_blocking=False):
     dev = as_device("cuda:0") if dev == "cuda" and t._device.type != "cuda" else \
         (t._device if dev == "cuda" else CPU)
     return _to(t, dt, dev)
+
+
+# ----------------------------------------------------------------------------------------------
+# Queries: what a tensor is (torch.numel, torch.is_complex...; methods live on the core)
+# ----------------------------------------------------------------------------------------------
+
+# The tensor core's own methods (kept before the table publishes the op methods over them).
+_core_numel = Tensor.__dict__["numel"]
+_core_is_complex = Tensor.__dict__["is_complex"]
+_core_is_floating_point = Tensor.__dict__["is_floating_point"]
+
+
+def numel(input):
+    """The number of elements of ``input``."""
+    return _core_numel(input)
+
+
+def is_complex(input):
+    """Whether ``input``'s dtype is complex."""
+    return _core_is_complex(input)
+
+
+def is_floating_point(input):
+    """Whether ``input``'s dtype is a floating-point one."""
+    return _core_is_floating_point(input)
+
+
+def is_nonzero(input):
+    """Whether the single element of ``input`` is not zero (PyTorch's ``bool(t)`` test)."""
+    n = input.numel()
+    if n != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous" if n
+                           else "Boolean value of Tensor with no values is ambiguous")
+    return bool(input.item())
+
+
+def result_type(tensor1, tensor2):
+    """The dtype an arithmetic op on ``tensor1`` and ``tensor2`` gives (tensors or numbers)."""
+    return _result_type(tensor1, tensor2)
+
+
+register("numel", numel, family="query")
+register("is_complex", is_complex, family="query")
+register("is_floating_point", is_floating_point, family="query")
+register("is_nonzero", is_nonzero, family="query")
+register("result_type", result_type, method=False, family="query")

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _dtype as D
 from ._prep import check_tensor_arg, common_device, not_implemented, wrap, xp_of
-from ._registry import make_inplace, needs_grad, node_class, record, register, write_out
+from ._registry import alias, make_inplace, needs_grad, node_class, record, register, write_out
 
 MmNode = node_class("MmBackward0", {
     "self": lambda grad, s: grad.mm(s.mat2.mH),
@@ -336,4 +336,4 @@ def outer(input, vec2, *, out=None):
 
 
 register("outer", outer, family="linalg")
-register("ger", outer, family="alias")
+alias("ger", "outer")

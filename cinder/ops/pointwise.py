@@ -26,6 +26,7 @@ from ._prep import (
 )
 from ._registry import (
     FUNCTIONS,
+    alias,
     _check_broadcast_into,
     cast_check,
     check_inplace,
@@ -327,9 +328,7 @@ def _add_like(name, sign, node):
 
 add = _add_like("add", +1, AddNode)
 sub = _add_like("sub", -1, SubNode)
-register("subtract", lambda input, other, *, alpha=1, out=None: sub(input, other, alpha=alpha,
-                                                                     out=out),
-         inplace=lambda self, other, *, alpha=1: self.sub_(other, alpha=alpha), family="alias")
+alias("subtract", "sub")
 
 
 def rsub(input, other, *, alpha=1):
@@ -360,8 +359,7 @@ MulNode = node_class("MulBackward0", {
     "self": lambda grad, s: grad * _conj(s.other),
     "other": lambda grad, s: grad * _conj(s.self)})
 mul = binary("mul", lambda xp, a, b: xp.multiply(a, b), MulNode)
-register("multiply", lambda input, other, *, out=None: mul(input, other, out=out),
-         inplace=lambda self, other: self.mul_(other), family="alias")
+alias("multiply", "mul")
 
 
 def _conj(x):
@@ -456,10 +454,7 @@ def div(input, other, *, rounding_mode=_TRUE_DIVISION, out=None):
 
 
 register("div", div, inplace=True, family="pointwise", nodes=(DivNode, DivModeNode))
-register("divide", lambda input, other, *, rounding_mode=_TRUE_DIVISION, out=None:
-         div(input, other, rounding_mode=rounding_mode, out=out),
-         inplace=lambda self, other, *, rounding_mode=_TRUE_DIVISION:
-         self.div_(other, rounding_mode=rounding_mode), family="alias")
+alias("divide", "div")
 
 
 def floor_divide(input, other, *, out=None):
@@ -635,7 +630,7 @@ Atan2Node = node_class("Atan2Backward0", {
 atan2 = binary("atan2", lambda xp, a, b: xp.arctan2(a, b), Atan2Node,
                promote_int_to_float=True, tensor_other=True,
                unsupported=("atan2_cpu", _COMPLEX))
-register("arctan2", atan2, inplace=True, family="alias")
+alias("arctan2", "atan2")
 
 # -- comparisons and logic (results are bool, never differentiable) -------------------------
 # In-place forms (``a.eq_(b)``) write the bool result back in ``a``'s dtype.
@@ -655,8 +650,7 @@ for _name, _ufunc in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),
 eq, ne, lt, le, gt, ge = (FUNCTIONS[n] for n in ("eq", "ne", "lt", "le", "gt", "ge"))
 for _alias, _target in (("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"),
                         ("less_equal", "le"), ("not_equal", "ne")):
-    register(_alias, FUNCTIONS[_target], inplace=getattr(Tensor, _target + "_"),
-             family="alias")
+    alias(_alias, _target)
 
 logical_and = binary("logical_and", lambda xp, a, b: xp.logical_and(a, b), None,
                      out_dtype=D.bool, tensor_other=True)
@@ -777,7 +771,7 @@ def _sgn_kernel(xp, a):
 
 
 neg = unary("neg", _neg_kernel, NegNode)
-register("negative", neg, inplace=True, family="alias")
+alias("negative", "neg")
 AbsNode = node_class("AbsBackward0", {"self": lambda grad, s: grad * s.self.sgn()})
 abs = unary("abs", _abs_kernel, AbsNode, complex_to_real=True, inplace=False)
 
@@ -790,7 +784,7 @@ def _abs_(self):
 
 _abs_slow = make_inplace(abs, "abs", pointwise=True)
 register("abs", abs, inplace=_abs_, family="pointwise", nodes=(AbsNode,))
-register("absolute", abs, inplace=_abs_, family="alias")
+alias("absolute", "abs")
 sign = unary("sign", _sign_kernel,
              node_class("SignBackward0", {"self": lambda grad, s: grad * 0}))
 sgn = unary("sgn", _sgn_kernel, node_class("SgnBackward0", {"self": lambda grad, s: grad * 0}))
@@ -836,8 +830,8 @@ cosh = unary("cosh", lambda xp, a: _errstate(xp.cosh, a), node_class("CoshBackwa
     "self": lambda grad, s: grad * _conj(s.self.sinh())}), **_F)
 tanh = unary("tanh", lambda xp, a: xp.tanh(a), node_class("TanhBackward0", {
     "self": lambda grad, s: grad * _conj(1 - s.result * s.result)}), **_F)
-for _alias, _target in (("arcsin", asin), ("arccos", acos), ("arctan", atan)):
-    register(_alias, _target, inplace=True, family="alias")
+for _alias, _target in (("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan")):
+    alias(_alias, _target)
 
 
 def _sigmoid_kernel(xp, a):
@@ -894,7 +888,7 @@ def _rounding(name, fname):
 floor = _rounding("floor", "floor")
 ceil = _rounding("ceil", "ceil")
 trunc = _rounding("trunc", "trunc")
-register("fix", trunc, inplace=True, family="alias")
+alias("fix", "trunc")
 frac = unary("frac", lambda xp, a: a - xp.trunc(a), node_class("FracBackward0", {
     "self": lambda grad, s: grad}), int_ok=False)
 
@@ -1104,7 +1098,7 @@ def clamp_max(input, max, *, out=None):
 
 register("clamp", clamp, inplace=True, family="pointwise",
          nodes=(ClampScalarNode, ClampTensorNode))
-register("clip", clamp, inplace=True, family="alias")
+alias("clip", "clamp")
 register("clamp_min", clamp_min, inplace=True, family="pointwise",
          nodes=(ClampMinScalarNode, ClampMinTensorNode))
 register("clamp_max", clamp_max, inplace=True, family="pointwise",

@@ -2,7 +2,7 @@
 
 from .._tensor import Tensor, wrap_dim
 from ._prep import as_compute, common_device, result_type, wrap, xp_of
-from ._registry import (OpNode, _real_for_real_inputs, needs_grad, node_class, record, register,
+from ._registry import (OpNode, alias, _real_for_real_inputs, needs_grad, node_class, record, register,
                         write_out)
 
 
@@ -84,8 +84,8 @@ def cat(tensors, dim=0, *, out=None):
 
 
 register("cat", cat, method=False, family="shape", nodes=(CatBackward,))
-register("concat", cat, method=False, family="alias")
-register("concatenate", cat, method=False, family="alias")
+alias("concat", "cat")
+alias("concatenate", "cat")
 
 
 def stack(tensors, dim=0, *, out=None):
@@ -124,7 +124,7 @@ def vstack(tensors, *, out=None):
 
 register("hstack", hstack, method=False, family="shape")
 register("vstack", vstack, method=False, family="shape")
-register("row_stack", vstack, method=False, family="alias")
+alias("row_stack", "vstack")
 
 
 FlipNode = node_class("FlipBackward0", {"self": lambda grad, s: grad.flip(s.dims)})

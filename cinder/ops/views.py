@@ -16,7 +16,7 @@ from .._storage import storage_view
 from .._tensor import Size, Tensor, make_tensor, wrap_dim
 from ..autograd.graph import Node
 from ._prep import dims_arg, shape_arg
-from ._registry import (add_inplace, needs_grad, node_class, publish_attribute, record,
+from ._registry import (add_inplace, alias, needs_grad, node_class, publish_attribute, record,
                         register)
 
 
@@ -168,8 +168,12 @@ def _view_dtype(input, dt):
 
 
 register("view", view, function_too=False, family="views", nodes=(ViewNode,))
-register("view_as", lambda self, other: view(self, other.shape), function_too=False,
-         family="views")
+def view_as(self, other):
+    """``self.view(other.size())``."""
+    return view(self, other.shape)
+
+
+register("view_as", view_as, function_too=False, family="views")
 
 
 def reshape(input, *shape):
@@ -190,8 +194,12 @@ def reshape(input, *shape):
 
 
 register("reshape", reshape, family="views")
-register("reshape_as", lambda self, other: reshape(self, other.shape), function_too=False,
-         family="views")
+def reshape_as(self, other):
+    """``self.reshape(other.size())``."""
+    return reshape(self, other.shape)
+
+
+register("reshape_as", reshape_as, function_too=False, family="views")
 
 AsStridedNode = node_class("AsStridedBackward0", {
     "self": lambda grad, s: _as_strided_backward(grad, s)},
@@ -305,8 +313,12 @@ def expand(input, *sizes):
 
 
 register("expand", expand, function_too=False, family="views", nodes=(ExpandNode,))
-register("expand_as", lambda self, other: expand(self, other.shape), function_too=False,
-         family="views")
+def expand_as(self, other):
+    """``self.expand(other.size())``."""
+    return expand(self, other.shape)
+
+
+register("expand_as", expand_as, function_too=False, family="views")
 
 
 def broadcast_to(input, size):
@@ -337,8 +349,8 @@ def transpose(input, dim0, dim1):
 
 
 register("transpose", transpose, family="views", nodes=(TransposeNode,))
-register("swapaxes", transpose, family="alias")
-register("swapdims", transpose, family="alias")
+alias("swapaxes", "transpose")
+alias("swapdims", "transpose")
 
 
 def t(input):
@@ -435,7 +447,7 @@ def movedim(input, source, destination):
 
 
 register("movedim", movedim, family="views")
-register("moveaxis", movedim, family="alias")
+alias("moveaxis", "movedim")
 
 SqueezeNode0 = node_class("SqueezeBackward0", {
     "self": lambda grad, s: grad.reshape(s.self_sizes)})
@@ -787,8 +799,12 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 register("split", split, family="views", nodes=(SplitNode, SplitSizesNode))
-register("split_with_sizes", lambda input, split_sizes, dim=0: split(input, list(split_sizes),
-                                                                      dim), family="views")
+def split_with_sizes(input, split_sizes, dim=0):
+    """Pieces of the given ``split_sizes`` along ``dim`` (``split`` with a list)."""
+    return split(input, list(split_sizes), dim)
+
+
+register("split_with_sizes", split_with_sizes, family="views")
 
 
 def chunk(input, chunks, dim=0):
