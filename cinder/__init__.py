@@ -20,6 +20,7 @@ from .random import (Generator, default_generator, manual_seed, seed,  # noqa: F
 from . import ops as _ops
 from . import autograd, return_types, cuda, nn, serialization  # noqa: F401
 from . import _C, overrides  # noqa: F401  (the __torch_function__ protocol)
+from .compat import missing_attribute_error as _missing_attribute_error
 from ._legacy import CPU_TYPES as _CPU_TYPES, set_default_tensor_type  # noqa: F401
 from ._storage import UntypedStorage, TypedStorage  # noqa: F401
 from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa
@@ -73,10 +74,8 @@ def get_num_threads():
     return 1
 
 
-from builtins import bool as builtins_bool  # noqa: E402  (the name bool is torch.bool here)
 
 
 def __getattr__(name):
     # A PyTorch name cinder lacks is an AttributeError naming the torch.* spelling.
-    from .compat import missing_attribute_error
-    raise missing_attribute_error(__name__, name)
+    raise _missing_attribute_error(__name__, name)

@@ -11,8 +11,10 @@ import numpy as np
 
 from . import _dtype as D
 from . import backend
+from . import _device
 from ._device import CPU
 from ._device import device as device_cls
+from ._device import get_default_device
 from ._storage import TypedStorage, UntypedStorage, adopt_numpy, storage_view
 from ._tensor import Size, Tensor, make_tensor
 from .ops import creation as _creation  # noqa: F401  (imported first: ``Tensor.new`` is ours)
@@ -149,7 +151,6 @@ def _empty(shape, dtype, dev):
 
 
 def _default_device():
-    from ._device import get_default_device
     return get_default_device()
 
 
@@ -274,7 +275,6 @@ def set_default_tensor_type(t):
     if cls._dtype.category != D.FLOATING:
         raise TypeError("only floating-point types are supported as the default type")
     D.set_default_dtype(cls._dtype)
-    from . import _device
     _device.set_default_device("cuda" if cls._is_cuda else "cpu")
 
 

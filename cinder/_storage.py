@@ -13,6 +13,8 @@ import numpy as np
 from . import _dtype as D
 from . import backend
 from ._device import CPU
+from ._device import as_device
+from ._device import device as device_cls
 
 
 def _flat_bytes(root):
@@ -81,7 +83,6 @@ class UntypedStorage:
     is_sparse = False
 
     def __init__(self, size=0, *, device=None):
-        from ._device import as_device
         dev = CPU if device is None else as_device(device)
         if isinstance(size, (bytes, bytearray)):
             self._bytes = np.frombuffer(bytearray(size), dtype=np.uint8)
@@ -199,7 +200,6 @@ class UntypedStorage:
 
 
 def _rebuild_untyped(data, device):
-    from ._device import device as device_cls
     return UntypedStorage(bytearray(data), device=device_cls(device))
 
 

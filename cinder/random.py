@@ -4,6 +4,8 @@ import contextlib
 
 import numpy as np
 
+from . import _dtype as D
+from ._device import as_device
 from ._random_engine import CPUGeneratorImpl
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
@@ -14,7 +16,6 @@ class Generator:
     """A random number generator (PyTorch's CPU MT19937 generator, reproduced exactly)."""
 
     def __init__(self, device="cpu"):
-        from ._device import as_device
         self.device = as_device(device)
         self._impl = CPUGeneratorImpl()
 
@@ -43,7 +44,6 @@ class Generator:
 
     def set_state(self, new_state):
         """Restore a state from ``get_state()`` (of cinder or of PyTorch)."""
-        from . import _dtype as D
         from ._tensor import Tensor
         if not isinstance(new_state, Tensor) or new_state.dtype is not D.uint8:
             got = new_state.type() if isinstance(new_state, Tensor) else \

@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from .._dtype import float64
 from . import grad_mode
 from .graph import Node
 
@@ -462,7 +463,6 @@ def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined
 
 def _random_grad_output(t):
     """A random tensor in [-1, 1) like ``t`` (PyTorch uses ``torch.testing.make_tensor``)."""
-    from .._dtype import float64
     dtype = t.dtype if (t.is_floating_point() or t.is_complex()) else float64
     g = _op("rand")(tuple(t.shape), dtype=dtype, device=t.device) * 2 - 1
     return g.detach().requires_grad_(True)

@@ -2,8 +2,8 @@
 
 from .._tensor import Tensor, wrap_dim
 from ._prep import as_compute, common_device, result_type, wrap, xp_of
-from ._registry import (OpNode, alias, _real_for_real_inputs, needs_grad, node_class, record, register,
-                        write_out)
+from ._registry import (OpNode, _real_for_real_inputs, alias, needs_grad, node_class, record,
+                        register, write_out)
 
 
 class _JoinBackward(OpNode):

@@ -15,6 +15,7 @@ from .. import backend
 from .._storage import storage_view
 from .._tensor import Size, Tensor, make_tensor, wrap_dim
 from ..autograd.graph import Node
+from ..autograd.grad_mode import no_grad
 from ._prep import dims_arg, shape_arg
 from ._registry import (add_inplace, alias, needs_grad, node_class, publish_attribute, record,
                         register)
@@ -550,7 +551,6 @@ ViewScatterBackward.__name__ = "ViewScatterBackward0"
 
 def view_scatter(grad, sizes, view_fn):
     """Zeros of ``sizes`` with ``view_fn(zeros)`` set to ``grad`` (differentiable)."""
-    from ..autograd.grad_mode import no_grad
     from .creation import zeros
     out = zeros(sizes, dtype=grad.dtype, device=grad.device)
     with no_grad():
@@ -876,7 +876,6 @@ class CopySlices(Node):
             return (None, None)
         region_of = self.geometry
         base_grad = grad.clone()
-        from ..autograd.grad_mode import no_grad
         with no_grad():
             region_of(base_grad).zero_()
         region_grad = region_of(grad.contiguous()).clone()

@@ -1,0 +1,105 @@
+"""cinder's layers are true: no module imports a higher layer at module level, and no
+function-local import is there only from habit.
+
+The layer order is defined once, in ``cinder/_layers.py``. A function-local import is allowed
+when it goes up a layer (the lazy import that keeps the layering), or when a module-level
+import would close an import cycle (the imported module already reaches the importer through
+module-level imports, package ``__init__`` files included). Any other local import should be
+at the top of the file.
+"""
+
+import ast
+from pathlib import Path
+
+from cinder._layers import layer_of
+
+ROOT = Path(__file__).resolve().parent.parent / "cinder"
+
+
+def _module_name(path):
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in ROOT.rglob("*.py")}
+
+
+def _targets(module, is_package, node):
+    """The cinder modules an import statement loads (a submodule where the name is one)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names if a.name.split(".")[0] == "cinder"]
+    if node.level:
+        base = module.split(".") if is_package else module.split(".")[:-1]
+        base = base[:len(base) - (node.level - 1)]
+        package = ".".join(base + ([node.module] if node.module else []))
+    else:
+        package = node.module or ""
+    if package.split(".")[0] != "cinder":
+        return []
+    return [f"{package}.{a.name}" if f"{package}.{a.name}" in MODULES else package
+            for a in node.names]
+
+
+def _with_packages(name):
+    """Importing ``a.b.c`` runs ``a/__init__`` and ``a/b/__init__`` first."""
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)
+            if ".".join(parts[:i]) in MODULES]
+
+
+def _imports(module):
+    """(module-level targets, [(line, target) for function-local imports])."""
+    path = MODULES[module]
+    tree = ast.parse(path.read_text())
+    is_package = path.name == "__init__.py"
+    top, local = [], []
+    for node in tree.body:
+        for sub in ast.walk(node):
+            if not isinstance(sub, (ast.Import, ast.ImportFrom)):
+                continue
+            inside = not isinstance(node, (ast.Import, ast.ImportFrom, ast.If, ast.Try))
+            for target in _targets(module, is_package, sub):
+                (local.append((sub.lineno, target)) if inside else top.append(target))
+    return top, local
+
+
+IMPORTS = {m: _imports(m) for m in MODULES}
+GRAPH = {m: {p for t in top for p in _with_packages(t)} for m, (top, _) in IMPORTS.items()}
+
+
+def _reaches(start, goal):
+    seen, stack = set(), [start]
+    while stack:
+        m = stack.pop()
+        if m == goal:
+            return True
+        if m not in seen:
+            seen.add(m)
+            stack.extend(GRAPH.get(m, ()))
+    return False
+
+
+def test_every_module_has_a_layer():
+    for module in MODULES:
+        layer_of(module)
+
+
+def test_no_module_level_import_goes_up():
+    upward = sorted(f"{m} (layer {layer_of(m)}) imports {t} (layer {layer_of(t)})"
+                    for m, (top, _) in IMPORTS.items() for t in top
+                    if layer_of(t) > layer_of(m))
+    assert not upward, "\n".join(upward)
+
+
+def test_function_local_imports_are_needed():
+    habit = []
+    for module, (_, local) in IMPORTS.items():
+        for line, target in local:
+            if layer_of(target) > layer_of(module) or target == module:
+                continue                       # lazy import upward: keeps the layering
+            if _reaches(target, module):
+                continue                       # at the top it would close a cycle
+            habit.append(f"{MODULES[module].relative_to(ROOT.parent)}:{line} imports {target}")
+    assert not habit, "function-local imports that belong at the top:\n" + "\n".join(habit)
