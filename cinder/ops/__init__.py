@@ -1,6 +1,7 @@
 """The op table. Importing this package registers every op family (see ``_registry``)."""
 
-from . import creation, conversion, pointwise, reduction, views, shape, linalg, indexing  # noqa
+from . import creation, conversion, pointwise, unary, reduction, views, shape, linalg  # noqa
+from . import indexing  # noqa: F401
 from . import operators, random  # noqa
 from . import _registry
 from ._registry import FUNCTIONS, OPS  # noqa: F401

@@ -1,0 +1,215 @@
+"""The pointwise factories: ``binary(...)`` and ``unary(...)`` build an op's function, method,
+in-place and ``out=`` forms from a kernel on arrays and the derivative node.
+
+``cinder.ops.pointwise`` (binary arithmetic, comparisons, clamp, where) and
+``cinder.ops.unary`` (unary math) are written with them; both names are re-exported from
+``cinder.ops.pointwise`` for code written against it.
+"""
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ._prep import (
+    binary_operands,
+    broadcast_shape,
+    check_tensor_arg,
+    is_scalar,
+    not_implemented,
+    reraise_broadcast,
+    wrap,
+    xp_of,
+)
+from ._registry import (
+    _check_broadcast_into,
+    cast_check,
+    check_inplace,
+    commit_inplace,
+    make_inplace,
+    needs_grad,
+    record,
+    register,
+    write_out,
+)
+
+# ----------------------------------------------------------------------------------------------
+# Factories
+# ----------------------------------------------------------------------------------------------
+
+_COMPLEX = frozenset((D.complex64, D.complex128))
+_BOOL_COMPLEX = _COMPLEX | {D.bool}
+_FLOATING = frozenset((D.float16, D.bfloat16, D.float32, D.float64))
+_NOT_INTEGRAL = _FLOATING | _COMPLEX
+
+
+def _dtype_check(name, check=None, unsupported=None, tensor_other=False):
+    """Combine the argument checks of a binary op into one ``check(dt, input, other)``.
+
+    ``unsupported`` is ``(kernel_name, dtypes)``: PyTorch has no kernel for those result dtypes
+    (NotImplementedError). ``tensor_other``: ``other`` may not be a Python scalar.
+    """
+    if unsupported is None and not tensor_other:
+        return check
+    kernel_name, bad = unsupported if unsupported is not None else (None, ())
+
+    def refuse(dt, input, other):
+        # PyTorch checks that the shapes broadcast before it looks for a kernel
+        broadcast_shape(input._data.shape, np.shape(getattr(other, "_data", other)))
+        not_implemented(kernel_name, dt)
+
+    if check is None and not tensor_other:
+        def dtypes_only(dt, input, other):     # the common case, kept short
+            if dt in bad:
+                refuse(dt, input, other)
+        return dtypes_only
+
+    def combined(dt, input, other):
+        if tensor_other:
+            check_tensor_arg(other, name)
+        if dt in bad:
+            refuse(dt, input, other)
+        if check is not None:
+            check(dt, input, other)
+    return combined
+
+
+def binary(name, kernel, node=None, *, out_dtype=None, promote_int_to_float=False,
+           check=None, method=True, inplace=True, unsupported=None, tensor_other=False,
+           scalar_node=None):
+    """Define a binary op ``name(input, other, *, out=None)`` from ``kernel(xp, a, b)``.
+
+    ``node`` is the graph-node class (None: not differentiable); ``scalar_node`` the one used when
+    ``other`` is a Python scalar, where PyTorch names it differently. ``out_dtype`` forces the
+    result dtype (bool for comparisons); ``promote_int_to_float`` makes integer inputs compute
+    in the default float dtype (true division). ``check(dt, input, other)`` may raise for bad
+    arguments; ``unsupported``/``tensor_other`` add PyTorch's dtype and argument refusals.
+    """
+    check = _dtype_check(name, check, unsupported, tensor_other)
+
+    def fn(input, other, *, out=None):
+        if not isinstance(input, Tensor):
+            # torch.add(2, t): the first argument may be a scalar when the second is a tensor
+            from .creation import scalar_tensor_like
+            input = scalar_tensor_like(input, other)
+        a, b, dt, dev = binary_operands(input, other, name)
+        if check is not None:
+            check(dt, input, other)
+        if promote_int_to_float and dt.category < D.FLOATING:
+            dt = D.get_default_dtype()
+            a = a.astype(dt.numpy_dtype)
+            if not is_scalar(b):
+                b = b.astype(dt.numpy_dtype)
+            else:
+                b = float(b)
+        xp = np if dev.type == "cpu" else xp_of(input)
+        try:
+            res = kernel(xp, a, b)
+        except ValueError as exc:
+            reraise_broadcast(exc, a, b)
+        result = wrap(res, out_dtype or dt, dev)
+        if node is not None and (input._requires_grad or getattr(other, "_requires_grad", 0)) \
+                and needs_grad(input, other if isinstance(other, Tensor) else None):
+            tensor = isinstance(other, Tensor)
+            record(node if tensor or scalar_node is None else scalar_node,
+                   (input, other if tensor else None), (result,), self=input, other=other)
+        if out is not None:
+            return write_out(out, result)
+        return result
+
+    fn.__name__ = fn.__qualname__ = name
+    if not inplace:
+        inp = None
+    elif out_dtype is not None:
+        inp = _cast_back_inplace(fn, name)
+    else:
+        inp = _fast_inplace(name, kernel, fn, check)
+    register(name, fn, method=method, inplace=inp, family="pointwise",
+             nodes=(node,) if scalar_node is None else (node, scalar_node))
+    return fn
+
+
+def _fast_inplace(name, kernel, fn, check):
+    """``a.op_(b)``: writes straight into ``a``'s array when nothing is recorded."""
+    slow = make_inplace(fn, name, pointwise=True)
+
+    def inplace(self, other):
+        if needs_grad(self, other if isinstance(other, Tensor) else None):
+            return slow(self, other)
+        check_inplace(self)
+        a, b, dt, dev = binary_operands(self, other, name)
+        cast_check(dt, self._dtype)
+        if check is not None:
+            try:
+                check(dt, self, other)
+            except (NotImplementedError, RuntimeError):
+                # the output shape is checked first, as in PyTorch
+                _check_broadcast_into(self, (other,))
+                raise
+        if dt is self._dtype and dt.category >= D.FLOATING and name not in ("div", "pow"):
+            xp = np if dev.type == "cpu" else xp_of(self)
+            try:
+                res = kernel(xp, a, b)
+            except ValueError as exc:
+                reraise_broadcast(exc, a, b)
+            if res.shape != self._data.shape:
+                return commit_inplace(self, wrap(res, dt, dev))
+            self._data[...] = res
+            self._bump_version()
+            return self
+        return slow(self, other)
+
+    inplace.__name__ = name + "_"
+    return inplace
+
+
+def _cast_back_inplace(fn, name):
+    """``a.eq_(b)``: a bool result (comparisons, logical ops) written back in ``a``'s dtype."""
+    def inplace(self, other):
+        check_inplace(self)
+        _check_broadcast_into(self, (other,))
+        return commit_inplace(self, fn(self, other))
+    inplace.__name__ = name + "_"
+    return inplace
+
+
+def unary(name, kernel, node=None, *, float_only=False, int_ok=True, method=True,
+          inplace=True, complex_to_real=False, kernel_name=None):
+    """Define ``name(input, *, out=None)`` from ``kernel(xp, a)``.
+
+    ``float_only``: integer/bool inputs compute in the default float dtype (exp, sqrt, ...).
+    ``int_ok=False``: integer/bool inputs are refused (NotImplementedError for ``kernel_name``).
+    """
+    def fn(input, *, out=None):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
+        a, dt = input._data, input._dtype
+        if float_only and dt.category < D.FLOATING:
+            dt = D.get_default_dtype()
+            a = a.astype(dt.numpy_dtype)
+        elif not int_ok and dt.category != D.FLOATING:
+            not_implemented(kernel_name or name + "_cpu", dt)
+        xp = np if input._device.type == "cpu" else xp_of(input)
+        res = kernel(xp, a)
+        out_dt = dt.to_real() if complex_to_real else dt
+        if res.dtype != out_dt.numpy_dtype:
+            res = res.astype(out_dt.numpy_dtype)
+        result = wrap(res, out_dt, input._device)
+        if node is not None and input._requires_grad and needs_grad(input):
+            record(node, (input,), (result,), self=input)
+        if out is not None:
+            return write_out(out, result)
+        return result
+
+    fn.__name__ = fn.__qualname__ = name
+    register(name, fn, method=method, inplace=True if inplace else None, family="pointwise",
+             nodes=(node,))
+    return fn
+
+
+def _conj(x):
+    """The complex conjugate of a tensor or number used in a derivative formula (real values
+    pass through)."""
+    if isinstance(x, Tensor):
+        return x.conj() if x._dtype.category == D.COMPLEX else x
+    return x.conjugate() if isinstance(x, complex) else x
