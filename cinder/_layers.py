@@ -18,7 +18,8 @@ LAYERS = (
     ("cinder.autograd.grad_mode", "cinder.autograd.anomaly_mode", "cinder.autograd.graph",
      "cinder.autograd.engine"),
     # 3: the tensor core: storage, Tensor, printing, the random streams
-    ("cinder._storage", "cinder._tensor", "cinder._tensor_str", "cinder._random_engine",
+    ("cinder._storage", "cinder._tensor", "cinder._tensor_str", "cinder._random_stream",
+     "cinder._random_engine",
      "cinder.random"),
     # 4: the op table: kernels, derivatives, the dispatch point, publication
     ("cinder.ops",),

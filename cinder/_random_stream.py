@@ -1,0 +1,121 @@
+"""The MT19937 stream behind PyTorch's CPU generator: seeding (``init_genrand``), tempering, and
+bulk draws of raw 32-bit words through NumPy's ``MT19937`` bit generator loaded with PyTorch's
+state. The distributions that turn these words into values are in ``_random_engine.py``.
+"""
+
+import numpy as np
+
+_MT_N = 624
+
+# =============================================================================================
+# MT19937 engine
+# =============================================================================================
+def _init_genrand(seed32):
+    """Return the 624-word MT19937 state for ``init_genrand(seed32)`` (the reference seeding).
+
+    PyTorch and NumPy's legacy ``RandomState(seed)`` both seed this way. 624 steps of Python
+    integer arithmetic take a fraction of a millisecond.
+    """
+    key = [0] * _MT_N
+    key[0] = seed32 & 0xFFFFFFFF
+    for j in range(1, _MT_N):
+        prev = key[j - 1]
+        key[j] = (1812433253 * (prev ^ (prev >> 30)) + j) & 0xFFFFFFFF
+    return np.array(key, dtype=np.uint32)
+
+
+def _temper(words):
+    """Apply MT19937's output tempering to an array of uint32 state words."""
+    y = words.astype(np.uint32)
+    y ^= y >> np.uint32(11)
+    y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
+    y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
+    y ^= y >> np.uint32(18)
+    return y
+
+
+class _MTStream:
+    """PyTorch's ``at::mt19937`` engine, backed by NumPy's ``MT19937`` bit generator.
+
+    PyTorch describes its position with two counters, ``left`` and ``next``: the next output is
+    ``temper(state[next])`` unless ``left`` drops to 0 first, which regenerates the whole
+    624-word block. NumPy uses one counter ``pos`` (regenerate when ``pos == 624``). States
+    written by PyTorch itself satisfy ``pos == 625 - left == next``, except that a freshly
+    seeded engine reports ``left=1, next=0``.
+
+    So that any state PyTorch accepts round-trips exactly, we keep PyTorch's own ``(left,
+    next)`` pair in ``_override`` whenever it cannot be read back from NumPy's ``pos``. While
+    an override is active, NumPy sits at ``pos=624`` (the block regenerates on its next call)
+    and the ``left - 1`` outputs that PyTorch would still produce before regenerating are
+    served from ``state[next:]``.
+    """
+
+    def __init__(self):
+        # Any seed will do: set_torch_state below replaces the state. A fixed seed avoids
+        # NumPy gathering OS entropy for nothing.
+        self._bitgen = np.random.MT19937(0)
+        self._key = None  # state words while an override is active
+        self._override = None  # (left, next) while PyTorch's pair differs from NumPy's pos
+
+    # -- state ---------------------------------------------------------------------------------
+    def set_torch_state(self, key, left, next_):
+        """Load PyTorch's engine fields (``key``: 624 uint32 words)."""
+        key = np.asarray(key, dtype=np.uint32).copy()
+        if left > 1 and next_ == _MT_N + 1 - left:
+            # The usual case: NumPy's pos expresses the same position.
+            self._bitgen.state = _numpy_mt_state(key, next_)
+            self._key, self._override = None, None
+        else:
+            self._bitgen.state = _numpy_mt_state(key, _MT_N)
+            self._key, self._override = key, (left, next_)
+
+    def torch_state(self):
+        """Return ``(key, left, next)`` as PyTorch's engine would report them."""
+        state = self._bitgen.state["state"]
+        if self._override is not None:
+            left, next_ = self._override
+            return self._key.copy(), left, next_
+        pos = int(state["pos"])
+        return np.asarray(state["key"], dtype=np.uint32), _MT_N + 1 - pos, pos
+
+    # -- drawing -------------------------------------------------------------------------------
+    def next_u32(self, count):
+        """Return the next ``count`` 32-bit outputs as a uint32 array."""
+        count = int(count)
+        if count <= 0:
+            return np.empty(0, dtype=np.uint32)
+        head = np.empty(0, dtype=np.uint32)
+        if self._override is not None:
+            left, next_ = self._override
+            pending = left - 1  # outputs PyTorch serves before it regenerates the block
+            take = min(pending, count)
+            if next_ + take > _MT_N:
+                raise RuntimeError("mt19937 state reads past the end of its 624 words")
+            head = _temper(self._key[next_:next_ + take])
+            if take < pending:
+                self._override = (left - take, next_ + take)
+                return head
+            # The override is used up; NumPy (at pos=624) regenerates from the same words.
+            self._key, self._override = None, None
+            count -= take
+            if count == 0:
+                return head
+        raw = self._bitgen.random_raw(count).astype(np.uint32)
+        return raw if head.size == 0 else np.concatenate([head, raw])
+
+    def next_u64(self, count):
+        """Return ``count`` values of PyTorch's ``random64()``: ``(first << 32) | second``."""
+        raw = self.next_u32(2 * int(count)).astype(np.uint64)
+        return (raw[0::2] << np.uint64(32)) | raw[1::2]
+
+    def copy(self):
+        """Return an independent copy of this stream."""
+        other = _MTStream()
+        key, left, next_ = self.torch_state()
+        other.set_torch_state(key, left, next_)
+        return other
+
+
+def _numpy_mt_state(key, pos):
+    """Build the dict NumPy's ``MT19937.state`` setter expects."""
+    return {"bit_generator": "MT19937", "state": {"key": key, "pos": int(pos)}}
