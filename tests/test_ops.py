@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from op_db import elementwise, scatter, sorting
+from op_db import elementwise, joining, scatter, sorting
 from op_db import (
     ALL_DTYPES,
     T,
@@ -34,7 +34,7 @@ import cinder
 
 ENTRIES = (pointwise.ENTRIES + reduction.ENTRIES + linalg.ENTRIES + shape.ENTRIES
            + creation.ENTRIES + conversion.ENTRIES + elementwise.ENTRIES
-           + sorting.ENTRIES + scatter.ENTRIES)
+           + sorting.ENTRIES + scatter.ENTRIES + joining.ENTRIES)
 
 # ----------------------------------------------------------------------------------------------
 # Helpers
