@@ -6,13 +6,15 @@ from pathlib import Path
 
 import torch
 from op_db import conversion, creation, linalg, pointwise, reduction, shape
+from op_db import elementwise, joining, scatter, sorting
 
 import cinder
 from cinder.ops import OPS
 
 TESTS = Path(__file__).parent
 
-DB_NAMES = {e.name for module in (pointwise, reduction, linalg, shape, creation, conversion)
+DB_NAMES = {e.name for module in (pointwise, reduction, linalg, shape, creation, conversion,
+                                  elementwise, sorting, scatter, joining)
             for e in module.ENTRIES}
 
 _VIEWS = ("as_strided", "broadcast_to", "chunk", "diagonal", "expand", "flatten", "movedim",

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from op_db import elementwise, joining, scatter, sorting
 from op_db import (
     ALL_DTYPES,
     T,
@@ -33,7 +34,8 @@ from op_db import (
 import cinder
 
 ENTRIES = (pointwise.ENTRIES + reduction.ENTRIES + linalg.ENTRIES + shape.ENTRIES
-           + creation.ENTRIES + conversion.ENTRIES)
+           + creation.ENTRIES + conversion.ENTRIES + elementwise.ENTRIES
+           + sorting.ENTRIES + scatter.ENTRIES + joining.ENTRIES)
 
 # ----------------------------------------------------------------------------------------------
 # Helpers

@@ -1,0 +1,571 @@
+"""Sorting and selection: sort, argsort, msort, topk, kthvalue, median, nanmedian, mode; and
+searching/counting: searchsorted, bucketize, unique, unique_consecutive, bincount, histc,
+histogram, count_nonzero.
+
+Every op works on a view with the chosen dim moved last, so one 2-D (rows, n) formulation
+serves all ranks. NaN sorts as the largest value, as in PyTorch. Sorting is stable.
+"""
+
+import numpy as np
+
+from .. import _dtype as D
+from .. import return_types
+from .._tensor import Tensor, wrap_dim
+from ._prep import check_tensor_arg, not_implemented, wrap, xp_of
+from ._registry import needs_grad, node_class, record, register, write_out
+from .reduction import _select_index
+
+_COMPLEX = (D.complex64, D.complex128)
+
+# ----------------------------------------------------------------------------------------------
+# Helpers
+# ----------------------------------------------------------------------------------------------
+
+
+def _dim_of(input, dim):
+    """``dim`` wrapped for ``input`` (a 0-d tensor accepts 0 and -1)."""
+    return wrap_dim(dim, input._data.ndim) if input._data.ndim else wrap_dim(dim, 1)
+
+
+def _as_1d_plus(arr):
+    return arr if arr.ndim else arr.reshape(1)
+
+
+def _refuse_complex(name, input):
+    """PyTorch's refusals of complex (and, for some kernels, bool) inputs."""
+    dt = input._dtype
+    if name in ("sort", "argsort", "msort"):
+        if dt in _COMPLEX:
+            raise RuntimeError(" Sort does not support complex dtypes on CPU")
+    elif name == "topk":
+        if dt in _COMPLEX or dt is D.bool:
+            kind = "bool" if dt is D.bool else "complex"
+            raise RuntimeError(f"topk does not support {kind} dtypes on CPU")
+    elif dt in _COMPLEX or (dt is D.bool and name not in ("mode_cpu", "unique")):
+        not_implemented(name, dt)
+
+
+def _argsort(xp, a, d, descending):
+    """Stable argsort along ``d``; descending keeps equal elements in their original order."""
+    if a.dtype == np.bool_:
+        a = a.view(np.uint8)
+    elif a.dtype.itemsize == 2 and a.dtype.kind not in "iu":
+        a = a.astype(np.float32)         # half types: sort float32 keys (NaN last)
+    if not descending:
+        return xp.argsort(a, axis=d, kind="stable")
+    n = a.shape[d]
+    idx = xp.argsort(xp.flip(a, d), axis=d, kind="stable")
+    return (n - 1) - xp.flip(idx, d)
+
+
+_OUT_TYPES = {}
+
+
+def _out_type(tuple_type):
+    """``torch.return_types.<name>_out``: what the ``out=`` form returns."""
+    name = tuple_type.__name__ + "_out"
+    if name not in _OUT_TYPES:
+        _OUT_TYPES[name] = getattr(return_types, name, None) or \
+            return_types._named(name, tuple_type._fields)
+    return _OUT_TYPES[name]
+
+
+def _pair(tuple_type, values, indices, out):
+    if out is not None:
+        write_out(out[0], values)
+        write_out(out[1], indices)
+        return _out_type(tuple_type)((out[0], out[1]))
+    return tuple_type((values, indices))
+
+
+def _index_tensor(idx, dev):
+    return wrap(idx.astype(np.int64, copy=False), D.int64, dev)
+
+
+def _scatter_back(grad, s):
+    """Gradient of a values-and-indices selection along ``dim`` (sort, topk): each gradient
+    goes back to the position it was taken from."""
+    from .creation import zeros
+    if not s.self_sizes:
+        return grad * 1
+    out = zeros(s.self_sizes, dtype=grad.dtype, device=grad.device)
+    return out.scatter(s.dim, s.indices, grad)
+
+
+# ----------------------------------------------------------------------------------------------
+# sort / argsort / msort / topk
+# ----------------------------------------------------------------------------------------------
+
+SortNode = node_class("SortBackward0", {"self": _scatter_back})
+SortStableNode = node_class("SortBackward1", {"self": _scatter_back})
+TopkNode = node_class("TopkBackward0", {"self": _scatter_back})
+
+
+_SORT_OVERLOADS = (
+    " * (Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors "
+    "out = None)\n * (Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors "
+    "out = None)\n")
+
+
+def sort(input, *args, stable=None, dim=-1, descending=False, out=None):
+    """Sorts along ``dim``; returns ``(values, indices)``. NaN counts as the largest value.
+
+    Two call forms, as in PyTorch: ``sort(input, dim=-1, descending=False)`` and
+    ``sort(input, *, stable, dim=-1, descending=False)`` (sorting is always stable here)."""
+    if args:
+        if stable is not None or len(args) > 2:
+            got = ", ".join(["Tensor"] + [type(a).__name__ for a in args] +
+                            ([f"stable={type(stable).__name__}"] if stable is not None else []))
+            raise TypeError(f"sort() received an invalid combination of arguments - got ({got}"
+                            f"), but expected one of:\n{_SORT_OVERLOADS}")
+        dim = args[0]
+        if len(args) > 1:
+            descending = args[1]
+    check_tensor_arg(input, "sort", "input", 1)
+    _refuse_complex("sort", input)
+    d = _dim_of(input, dim)
+    xp = xp_of(input)
+    a = _as_1d_plus(input._data)
+    idx = _argsort(xp, a, d, descending)
+    vals = xp.take_along_axis(a, idx, d).reshape(input._data.shape)
+    values = wrap(vals, input._dtype, input._device)
+    indices = _index_tensor(idx.reshape(input._data.shape), input._device)
+    if input._requires_grad and needs_grad(input):
+        record(SortNode if stable is None else SortStableNode, (input,), (values,),
+               self_sizes=input._data.shape, dim=d,
+               indices=indices)
+    return _pair(return_types.sort, values, indices, out)
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    """The indices that sort ``input`` along ``dim``."""
+    check_tensor_arg(input, "argsort", "input", 1)
+    _refuse_complex("argsort", input)
+    d = _dim_of(input, dim)
+    idx = _argsort(xp_of(input), _as_1d_plus(input._data), d, descending)
+    return _index_tensor(idx.reshape(input._data.shape), input._device)
+
+
+def msort(input, *, out=None):
+    """Sorts along the first dim (values only)."""
+    _refuse_complex("msort", input)
+    result = sort(input, 0).values
+    return write_out(out, result) if out is not None else result
+
+
+register("sort", sort, family="sorting", nodes=(SortNode, SortStableNode))
+register("argsort", argsort, family="sorting")
+register("msort", msort, family="sorting")
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    """The ``k`` largest (or smallest) elements along ``dim`` and their indices."""
+    check_tensor_arg(input, "topk", "input", 1)
+    _refuse_complex("topk", input)
+    d = _dim_of(input, dim)
+    xp = xp_of(input)
+    a = _as_1d_plus(input._data)
+    n = a.shape[d]
+    if k < 0 or k > n:
+        raise RuntimeError("selected index k out of range")
+    if a.dtype == np.bool_:
+        a = a.view(np.uint8)
+    if 0 < k < n:
+        # select the k extreme elements first (linear time), then order only those
+        part = xp.argpartition(a, n - k if largest else k - 1, axis=d)
+        pick = xp.take(part, np.arange(n - k, n) if largest else np.arange(k), axis=d)
+    else:
+        pick = xp.take(_argsort(xp, a, d, largest), np.arange(k), axis=d)
+    vals = xp.take_along_axis(a, pick, d)
+    if sorted:
+        order = _argsort(xp, vals, d, largest)
+        pick = xp.take_along_axis(pick, order, d)
+        vals = xp.take_along_axis(vals, order, d)
+    shape = list(a.shape)
+    shape[d] = k
+    if not input._data.ndim:
+        shape = []
+    values = wrap(vals.astype(input._data.dtype, copy=False).reshape(shape), input._dtype,
+                  input._device)
+    indices = _index_tensor(pick.reshape(shape), input._device)
+    if input._requires_grad and needs_grad(input):
+        record(TopkNode, (input,), (values,), self_sizes=input._data.shape, dim=d,
+               indices=indices)
+    return _pair(return_types.topk, values, indices, out)
+
+
+register("topk", topk, family="sorting", nodes=(TopkNode,))
+
+# ----------------------------------------------------------------------------------------------
+# kthvalue / median / nanmedian / mode: one element per row
+# ----------------------------------------------------------------------------------------------
+
+KthvalueNode = node_class("KthvalueBackward0", {"self": _select_index})
+MedianDimNode = node_class("MedianBackward1", {"self": _select_index})
+NanmedianDimNode = node_class("NanmedianBackward1", {"self": _select_index})
+ModeNode = node_class("ModeBackward0", {"self": _select_index})
+
+
+def _evenly_to_equal(grad, s):
+    """Full median: the gradient is shared among the elements equal to the result (NaN
+    results go to the NaN elements)."""
+    mask = (s.self == s.result) | (s.self.isnan() & s.result.isnan())
+    return grad * mask / mask.sum()
+
+
+MedianAllNode = node_class("MedianBackward0", {"self": _evenly_to_equal})
+NanmedianAllNode = node_class("NanmedianBackward0", {"self": _evenly_to_equal})
+
+
+def _pick_rows(name, input, d, keepdim, position, node, tuple_type, out):
+    """Values and indices chosen by ``position(xp, sorted_rows, order) -> per-row positions``
+    in the stable ascending order along ``d``."""
+    xp = xp_of(input)
+    a = _as_1d_plus(input._data)
+    if a.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    order = _argsort(xp, a, d, False)
+    srt = xp.take_along_axis(a, order, d)
+    pos = xp.expand_dims(position(xp, srt, order, d), d)
+    vals = xp.take_along_axis(srt, pos, d)
+    idx = xp.take_along_axis(order, pos, d)
+    if not keepdim:
+        vals, idx = vals.squeeze(d), idx.squeeze(d)
+    if not input._data.ndim:
+        vals, idx = vals.reshape(()), idx.reshape(())
+    values = wrap(vals, input._dtype, input._device)
+    indices = _index_tensor(idx, input._device)
+    if input._requires_grad and needs_grad(input):
+        record(node, (input,), (values,), self_sizes=input._data.shape, dim=d, keepdim=keepdim,
+               indices=indices)
+    return _pair(tuple_type, values, indices, out)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+    """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
+    check_tensor_arg(input, "kthvalue", "input", 1)
+    _refuse_complex("kthvalue_cpu", input)
+    d = _dim_of(input, dim)
+    n = _as_1d_plus(input._data).shape[d]
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+
+    def position(xp, srt, order, d):
+        shape = list(srt.shape)
+        del shape[d]
+        return xp.full(shape, k - 1)
+    return _pick_rows("kthvalue", input, d, keepdim, position, KthvalueNode,
+                      return_types.kthvalue, out)
+
+
+def _median_position(ignore_nan):
+    def position(xp, srt, order, d):
+        n = srt.shape[d]
+        nan = xp.isnan(srt) if srt.dtype.kind == "f" or srt.dtype.itemsize == 2 and \
+            srt.dtype.kind not in "iub" else xp.zeros(srt.shape, bool)
+        valid = n - nan.sum(axis=d)
+        if ignore_nan:
+            return xp.where(valid > 0, (valid - 1) // 2, 0)
+        # one NaN makes the median NaN: the first NaN, which sorts right after the numbers
+        return xp.where(valid < n, valid, (n - 1) // 2)
+    return position
+
+
+def _median_like(name, ignore_nan, all_node, dim_node, tuple_type):
+    def fn(input, dim=None, keepdim=False, *, out=None):
+        check_tensor_arg(input, name, "input", 1)
+        _refuse_complex("median_cpu" if dim is None else "median_out", input)
+        if dim is None:
+            if out is not None:
+                raise TypeError(f"{name}() received an invalid combination of arguments")
+            flat = input.reshape(-1)
+            if flat._data.size == 0:
+                xp = xp_of(input)
+                value = xp.full((), np.nan, input._data.dtype) if input._dtype.category >= \
+                    D.FLOATING else None
+                if value is None:
+                    raise IndexError(f"{name}(): Expected reduction dim 0 to have non-zero "
+                                     "size.")
+                return wrap(value, input._dtype, input._device)
+            from ..autograd.grad_mode import no_grad
+            with no_grad():
+                values = _pick_rows(name, flat.detach(), 0, False, _median_position(ignore_nan),
+                                    dim_node, tuple_type, None)[0]
+            if input._requires_grad and needs_grad(input):
+                record(all_node, (input,), (values,), self=input)
+            return values
+        d = _dim_of(input, dim)
+        return _pick_rows(name, input, d, keepdim, _median_position(ignore_nan), dim_node,
+                          tuple_type, out)
+    fn.__name__ = fn.__qualname__ = name
+    register(name, fn, family="sorting", nodes=(all_node, dim_node))
+    return fn
+
+
+median = _median_like("median", False, MedianAllNode, MedianDimNode, return_types.median)
+nanmedian = _median_like("nanmedian", True, NanmedianAllNode, NanmedianDimNode,
+                         return_types.nanmedian)
+
+
+def _mode_position(xp, srt, order, d):
+    """Position (in sorted order) of the last element of the longest run of equal values;
+    the smallest such value wins ties, and its last original index is reported."""
+    s = xp.moveaxis(srt, d, -1)
+    n = s.shape[-1]
+    starts = xp.ones(s.shape, bool)
+    starts[..., 1:] = s[..., 1:] != s[..., :-1]
+    ar = xp.arange(n)
+    run_start = xp.maximum.accumulate(xp.where(starts, ar, 0), axis=-1)
+    length = ar - run_start + 1
+    best = length.max(axis=-1, keepdims=True)
+    # the first run reaching the best length ends at the first position where length == best
+    return xp.argmax(length == best, axis=-1)
+
+
+def mode(input, dim=-1, keepdim=False, *, out=None):
+    """The most frequent value along ``dim`` (the smallest, on ties) and an index of it."""
+    check_tensor_arg(input, "mode", "input", 1)
+    _refuse_complex("mode_cpu", input)
+    d = _dim_of(input, dim)
+    xp = xp_of(input)
+    a = _as_1d_plus(input._data)
+    if a.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    result = _pick_rows("mode", input, d, keepdim, _mode_position, ModeNode, return_types.mode,
+                        None)
+    # PyTorch reports the largest original index among the equal elements
+    vals = result.values._data if keepdim else xp.expand_dims(result.values._data, d) \
+        if input._data.ndim else result.values._data.reshape(1)
+    eq = a == (vals if input._data.ndim else vals.reshape(1))
+    last = a.shape[d] - 1 - xp.argmax(xp.flip(eq, d), axis=d)
+    if keepdim and input._data.ndim:
+        last = xp.expand_dims(last, d)
+    result.indices._data = last.reshape(result.indices._data.shape).astype(np.int64)
+    return _pair(return_types.mode, result.values, result.indices, out)
+
+
+register("kthvalue", kthvalue, family="sorting", nodes=(KthvalueNode,))
+register("mode", mode, family="sorting", nodes=(ModeNode,))
+
+# ----------------------------------------------------------------------------------------------
+# searchsorted / bucketize
+# ----------------------------------------------------------------------------------------------
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None, out=None):
+    """Indices where ``input`` would be inserted into the innermost dim of
+    ``sorted_sequence`` to keep it sorted (``right``/``side='right'``: after equal values)."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
+                               f"got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
+                               "got side of left while right was True")
+        right = side == "right"
+    seq = sorted_sequence
+    for t in (seq, input):
+        if isinstance(t, Tensor):
+            _refuse_complex("searchsorted_out_cpu", t)
+    scalar = not isinstance(input, Tensor)
+    xp = xp_of(seq)
+    values = xp.asarray(input) if scalar else input._data
+    s = seq._data
+    if sorter is not None:
+        s = xp.take_along_axis(s, sorter._data, -1)
+    if s.ndim > 1 and not scalar and s.shape[:-1] != values.shape[:-1]:
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+            "dimensions of boundaries tensor and input value tensor must match, but we got "
+            f"boundaries tensor {list(s.shape)} and input value tensor {list(values.shape)}")
+    side_name = "right" if right else "left"
+    if s.ndim <= 1:
+        res = xp.searchsorted(s, values, side=side_name)
+    else:
+        rows = s.reshape(-1, s.shape[-1])
+        vals = values.reshape(rows.shape[0], -1)
+        # one searchsorted per boundary row (rows, not elements: a short loop)
+        res = xp.stack([xp.searchsorted(r, v, side=side_name) for r, v in zip(rows, vals)])
+        res = res.reshape(values.shape)
+    dt = D.int32 if out_int32 else D.int64
+    result = wrap(xp.asarray(res).astype(dt.numpy_dtype), dt, seq._device)
+    return write_out(out, result) if out is not None else result
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    """The bucket index of each element of ``input`` for the 1-D ``boundaries``."""
+    if boundaries._data.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
+                           f"{boundaries._data.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
+
+
+register("searchsorted", searchsorted, method=False, family="sorting")
+register("bucketize", bucketize, method=False, family="sorting")
+
+# ----------------------------------------------------------------------------------------------
+# unique / unique_consecutive
+# ----------------------------------------------------------------------------------------------
+
+
+def _unique_result(xp, input, values, inverse, counts, return_inverse, return_counts,
+                   inverse_shape):
+    dev = input._device
+    out = [wrap(values, input._dtype, dev)]
+    if return_inverse:
+        out.append(_index_tensor(inverse.reshape(inverse_shape), dev))
+    if return_counts:
+        out.append(_index_tensor(counts, dev))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct elements (or slices along ``dim``), sorted, optionally with the inverse
+    mapping and the counts."""
+    check_tensor_arg(input, "unique", "input", 1)
+    _refuse_complex("unique", input)
+    xp = xp_of(input)
+    a = input._data
+    if dim is None:
+        vals, inv, cnt = xp.unique(a.reshape(-1), return_inverse=True, return_counts=True)
+        return _unique_result(xp, input, vals, inv, cnt, return_inverse, return_counts, a.shape)
+    d = _dim_of(input, dim)
+    if a.shape[d] == 0 and a.size == 0 and a.ndim > 1:
+        raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot "
+                           "be applied ")
+    vals, inv, cnt = xp.unique(a, axis=d, return_inverse=True, return_counts=True)
+    return _unique_result(xp, input, vals, inv, cnt, return_inverse, return_counts,
+                          (a.shape[d],))
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapses each run of equal consecutive elements (or slices along ``dim``) to one."""
+    check_tensor_arg(input, "unique_consecutive", "input", 1)
+    _refuse_complex("unique", input)
+    xp = xp_of(input)
+    a = input._data
+    if dim is None:
+        flat = a.reshape(-1)
+        change = flat[1:] != flat[:-1]
+        keep_shape = a.shape
+    else:
+        d = _dim_of(input, dim)
+        flat = xp.moveaxis(_as_1d_plus(a), d, 0)
+        diff = flat[1:] != flat[:-1]
+        change = diff.reshape(diff.shape[0], -1).any(axis=1)
+        keep_shape = (flat.shape[0],)
+    n = flat.shape[0]
+    starts = xp.concatenate([xp.ones(min(n, 1), bool), change])
+    inverse = xp.cumsum(starts) - 1
+    first = xp.nonzero(starts)[0]
+    counts = xp.diff(xp.concatenate([first, xp.asarray([n])]))
+    vals = flat[first]
+    if dim is not None:
+        vals = xp.moveaxis(vals, 0, _dim_of(input, dim))
+    return _unique_result(xp, input, vals, inverse, counts, return_inverse, return_counts,
+                          keep_shape)
+
+
+register("unique", unique, family="sorting")
+register("unique_consecutive", unique_consecutive, family="sorting")
+
+# ----------------------------------------------------------------------------------------------
+# bincount / histc / histogram / count_nonzero
+# ----------------------------------------------------------------------------------------------
+
+
+def bincount(input, weights=None, minlength=0):
+    """Counts of each non-negative integer in the 1-D ``input`` (weighted, if given)."""
+    check_tensor_arg(input, "bincount", "input", 1)
+    if input._dtype.category not in (D.INTEGRAL, D.BOOL) or input._dtype is D.bool:
+        not_implemented("bincount_cpu", input._dtype)
+    if input._data.ndim != 1:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    xp = xp_of(input)
+    a = input._data
+    if a.size and int(a.min()) < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        res, dt = xp.bincount(a.astype(np.int64), minlength=minlength), D.int64
+    else:
+        if weights._data.shape != a.shape:
+            raise RuntimeError("weights should be 1-d and have the same length as input")
+        dt = weights._dtype if weights._dtype.category == D.FLOATING else D.float64
+        res = xp.bincount(a.astype(np.int64), weights._data.astype(np.float64),
+                          minlength=minlength)
+    return wrap(res.astype(dt.numpy_dtype), dt, input._device)
+
+
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    """A histogram of ``bins`` equal-width bins over ``[min, max]`` (the data's range when both
+    are 0); elements outside are ignored."""
+    check_tensor_arg(input, "histc", "input", 1)
+    dt = input._dtype
+    if dt.category != D.FLOATING:
+        not_implemented({D.bool: "linspace_cpu"}.get(dt, "aminmax_cpu" if dt in _COMPLEX
+                                                     else "histogram_cpu"), dt)
+    if bins <= 0:
+        raise RuntimeError("torch.histc(): bins must be > 0, but got " f"{bins} for bins")
+    xp = xp_of(input)
+    a = input._data.reshape(-1).astype(np.float64)
+    lo, hi = float(min), float(max)
+    if lo == hi and a.size:
+        lo, hi = float(a.min()), float(a.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError(f"torch.histc(): max must be larger than min, but got min {lo} max {hi}")
+    # PyTorch computes each bin in the input dtype, (x - min) * bins / (max - min), and
+    # puts x == max into the last bin
+    a = input._data.reshape(-1)
+    lo_d, hi_d = a.dtype.type(lo), a.dtype.type(hi)
+    inside = a[(a >= lo_d) & (a <= hi_d)]
+    pos = ((inside - lo_d) * a.dtype.type(bins) / (hi_d - lo_d)).astype(np.int64)
+    pos = xp.minimum(pos, bins - 1)
+    res = xp.bincount(pos, minlength=bins).astype(input._data.dtype)
+    result = wrap(res, input._dtype, input._device)
+    return write_out(out, result) if out is not None else result
+
+
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
+    """Histogram values and bin edges (``bins`` a count or a tensor of edges)."""
+    check_tensor_arg(input, "histogram", "input", 1)
+    if input._dtype.category != D.FLOATING or (input._dtype.itemsize == 2 and range is None
+                                                and not isinstance(bins, Tensor)):
+        # (half types work only where PyTorch need not find the data's range itself)
+        not_implemented("histogramdd", input._dtype)
+    xp = xp_of(input)
+    a = input._data.reshape(-1)
+    edges = bins._data if isinstance(bins, Tensor) else bins
+    w = None if weight is None else weight._data.reshape(-1)
+    wide = a.astype(np.float32) if a.dtype.itemsize == 2 else a
+    hist, edges = xp.histogram(wide, bins=edges, range=range, weights=w, density=density)
+    dt, dev = input._dtype, input._device
+    res = return_types.histogram((wrap(hist.astype(dt.numpy_dtype), dt, dev),
+                                  wrap(edges.astype(dt.numpy_dtype), dt, dev)))
+    if out is not None:
+        return _pair(return_types.histogram, res[0], res[1], out)
+    return res
+
+
+def count_nonzero(input, dim=None):
+    """The number of non-zero elements (along ``dim``, a dim or tuple of dims)."""
+    check_tensor_arg(input, "count_nonzero", "input", 1)
+    xp = xp_of(input)
+    a = input._data
+    if dim is None:
+        res = xp.asarray(xp.count_nonzero(a))
+    else:
+        from ._prep import dims_arg
+        axes = dims_arg(dim, a.ndim) if a.ndim else ()
+        res = xp.count_nonzero(a, axis=axes) if a.ndim else xp.asarray(int(a != 0))
+    return wrap(xp.asarray(res).astype(np.int64), D.int64, input._device)
+
+
+register("bincount", bincount, family="sorting")
+register("histc", histc, family="sorting")
+register("histogram", histogram, family="sorting")
+register("count_nonzero", count_nonzero, family="sorting")
