@@ -6,3 +6,5 @@ from .parameter import UninitializedBuffer  # noqa: F401
 from .parameter import UninitializedParameter  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from . import modules  # noqa: F401
+from . import functional  # noqa: F401
+from . import init  # noqa: F401
