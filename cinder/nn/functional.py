@@ -666,9 +666,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
                            f"{list(input.shape)}")
     n_classes = x.shape[1]
     # Targets count up to the first -1; later entries are ignored.
-    valid = _valid_prefix(t)
+    valid, is_target = _multilabel_masks(t, n_classes)
     tc = t.clamp_min(0)
-    is_target = _op("zeros_like")(x).bool().scatter(1, tc, valid)
     x_y = x.gather(1, tc)                                   # (N, J)
     margins = (1 - x_y.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)   # (N, J, C)
     mask = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
@@ -678,11 +677,15 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     return _apply_reduction(loss, enum)
 
 
-def _valid_prefix(t):
+def _multilabel_masks(t, n_classes):
+    """(which target slots count: those before the first -1, which classes are targets)."""
     import numpy as np
     from .._tensor import make_tensor
-    arr = np.cumprod(t._data >= 0, axis=1).astype(bool)
-    return make_tensor(arr, D.bool, t._device)
+    valid = np.cumprod(t._data >= 0, axis=1).astype(bool)
+    is_target = np.zeros((t._data.shape[0], n_classes), dtype=bool)
+    rows, cols = np.nonzero(valid)
+    is_target[rows, t._data[rows, cols]] = True
+    return make_tensor(valid, D.bool, t._device), make_tensor(is_target, D.bool, t._device)
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -820,8 +823,8 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim``."""
     x1, x2 = _broadcast_pair(x1, x2)
-    n1 = _op("vector_norm")(x1, 2, dim, True)
-    n2 = _op("vector_norm")(x2, 2, dim, True)
+    n1 = x1.norm(2, dim, True)
+    n2 = x2.norm(2, dim, True)
     n1 = _op("where")(n1 < eps, _op("full_like")(n1, eps), n1)
     n2 = _op("where")(n2 < eps, _op("full_like")(n2, eps), n2)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
