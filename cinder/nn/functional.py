@@ -12,6 +12,7 @@ from ..autograd import grad_mode
 from ..ops import FUNCTIONS as _OPS
 from ..ops.nn import activation as _act
 from ..ops.nn import dropout as _drop
+from ..ops.nn import linear as _lin
 from ..ops.nn import loss as _loss
 from . import _reduction as _Reduction
 
@@ -240,8 +241,10 @@ def hardswish(input, inplace=False):
 # --- linear ---
 
 def linear(input, weight, bias=None):
-    """``input @ weight.T + bias``; a 2-d input with a bias is one ``addmm`` (one GEMM)."""
+    """``input @ weight.T + bias``; a 2-d input with a bias is one GEMM (PyTorch's addmm)."""
     if input.dim() == 2 and bias is not None:
+        if _lin.can_use_linear_2d(input, weight, bias):
+            return _lin.linear_2d(input, weight, bias)
         return _op("addmm")(bias, input, weight.t())
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
