@@ -11,3 +11,4 @@ from . import init  # noqa: F401
 from . import utils  # noqa: F401
 from . import parallel  # noqa: F401
 from .parallel import DataParallel  # noqa: F401
+from . import grad  # noqa: F401

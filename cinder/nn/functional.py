@@ -246,6 +246,11 @@ def linear(input, weight, bias=None):
         if _lin.can_use_linear_2d(input, weight, bias):
             return _lin.linear_2d(input, weight, bias)
         return _op("addmm")(bias, input, weight.t())
+    if input.dim() > 2 and bias is not None and input.is_contiguous():
+        # leading dims folded into one GEMM, then viewed back (PyTorch's ViewBackward0)
+        flat = input.reshape(-1, input.shape[-1])
+        out = linear(flat, weight, bias)
+        return out.view(tuple(input.shape[:-1]) + (out.shape[-1],))
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
 
