@@ -75,3 +75,4 @@ from .loss import SmoothL1Loss
 from .loss import SoftMarginLoss
 from .loss import TripletMarginLoss
 from .loss import TripletMarginWithDistanceLoss
+from .adaptive import AdaptiveLogSoftmaxWithLoss
