@@ -75,7 +75,7 @@ def test_one_hot():
 
 def test_gumbel_softmax_matches_after_seed():
     for hard in (False, True):
-        c, t = both(lambda lib: (lib.manual_seed(5), lib.nn.functional.gumbel_softmax(
+        c, t = both(lambda lib, hard=hard: (lib.manual_seed(5), lib.nn.functional.gumbel_softmax(
             lib.from_numpy(X), tau=0.5, hard=hard))[1])
         close(c, t)
         assert np.allclose(c.sum(-1).numpy(), 1)

@@ -425,6 +425,23 @@ class Module:
         """Move every parameter and buffer to the CPU."""
         return self._apply(lambda t: t.cpu())
 
+    def _to_device_type(self, kind, device):
+        def refuse(t):
+            raise AssertionError(f"Torch not compiled with {kind.upper()} enabled")
+        return self._apply(refuse)
+
+    def xpu(self, device=None):
+        """Move every parameter and buffer to an XPU (cinder has none: this raises)."""
+        return self._to_device_type("xpu", device)
+
+    def ipu(self, device=None):
+        """Move every parameter and buffer to an IPU (cinder has none: this raises)."""
+        return self._to_device_type("ipu", device)
+
+    def mtia(self, device=None):
+        """Move every parameter and buffer to an MTIA device (cinder has none: this raises)."""
+        return self._to_device_type("mtia", device)
+
     def type(self, dst_type):
         """Cast every parameter and buffer to ``dst_type``."""
         return self._apply(lambda t: t.type(dst_type))
@@ -642,7 +659,15 @@ class Module:
             self._run_always_called_hooks(state)
             raise
 
+    def _wrapped_call_impl(self, *args, **kwargs):
+        return self._call_impl(*args, **kwargs)
+
+    def _slow_forward(self, *input, **kwargs):
+        # PyTorch's tracing-aware forward; cinder does not trace, so it is forward itself
+        return self.forward(*input, **kwargs)
+
     __call__ = _call_impl
+    T_destination = dict
 
     def _run_forward_pre_hooks(self, state):
         for hook_id, hook in (*_global_forward_pre_hooks.items(),
