@@ -513,6 +513,7 @@ def dir_and_pickle(lib, rec):
     m = Net.make(lib)
     names = dir(m)
     rec.append([n for n in ("a", "b", "head", "shared", "forward", "training") if n in names])
+    rec.append(sorted(n for n in dir(lib.nn.Module) if not n.startswith("_")))
     seq = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.ReLU())
     clone = pickle.loads(pickle.dumps(seq))
     rec.append((repr(clone), list(clone.state_dict())))
