@@ -76,3 +76,5 @@ from .loss import SoftMarginLoss
 from .loss import TripletMarginLoss
 from .loss import TripletMarginWithDistanceLoss
 from .adaptive import AdaptiveLogSoftmaxWithLoss
+from .linear_cross_entropy import LinearCrossEntropyLoss
+from .linear_cross_entropy_options import LinearCrossEntropyOptions

@@ -85,4 +85,19 @@ def rows(M, Arg, floats, ints):
           inputs=floats((4, 5), (4, 5), (4, 5)), desc="swap"),
         M("TripletMarginWithDistanceLoss", inputs=floats((4, 5), (4, 5), (4, 5))),
         M("CTCLoss", inputs=_ctc, tol={"float32": (1e-4, 1e-5)}),
+    ] + linear_ce_rows(M, Arg, floats, ints)
+
+
+def linear_ce_rows(M, Arg, floats, ints):
+    return [
+        M("LinearCrossEntropyLoss", 6, 4, inputs=_classes_from(6, 4, 5)),
+        M("LinearCrossEntropyLoss", 6, 4, kwargs={"bias": True, "label_smoothing": 0.1,
+                                                  "out_features": (2,)},
+          inputs=lambda rng: (rng.uniform(-1, 1, (5, 6)),
+                              rng.integers(0, 4, (5, 2)).astype(np.int64)), desc="kd-bias"),
     ]
+
+
+def _classes_from(in_f, c, n):
+    return lambda rng: (rng.uniform(-1, 1, (n, in_f)),
+                        rng.integers(0, c, (n,)).astype(np.int64))
