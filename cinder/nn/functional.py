@@ -7,6 +7,7 @@ heavy lifting is in ``cinder/ops/nn`` (fused kernels with explicit backward).
 from .. import ops as _ops
 from ..ops.nn import conv as _conv
 from ..ops.nn import pool as _pool
+from ..ops.nn._utils import ntuple as _ntuple
 
 # --- convolution ---
 
@@ -67,3 +68,96 @@ def _max_pool_fn(with_indices, name):
 max_pool1d = _max_pool_fn(max_pool1d_with_indices, "max_pool1d")
 max_pool2d = _max_pool_fn(max_pool2d_with_indices, "max_pool2d")
 max_pool3d = _max_pool_fn(max_pool3d_with_indices, "max_pool3d")
+
+adaptive_avg_pool1d = _pool.adaptive_avg_pool1d
+adaptive_avg_pool2d = _pool.adaptive_avg_pool2d
+adaptive_avg_pool3d = _pool.adaptive_avg_pool3d
+
+
+def _adaptive_max_fn(kernel, name):
+    def adaptive_max_pool(input, output_size, return_indices=False):
+        values, indices = kernel(input, output_size)
+        return (values, indices) if return_indices else values
+
+    adaptive_max_pool.__name__ = adaptive_max_pool.__qualname__ = name
+    adaptive_max_pool.__doc__ = (f"Adaptive {name[-2]}-d max pooling to ``output_size``; with "
+                                 "``return_indices`` also the positions of the maxima.")
+    return adaptive_max_pool
+
+
+adaptive_max_pool1d = _adaptive_max_fn(_pool.adaptive_max_pool1d, "adaptive_max_pool1d")
+adaptive_max_pool2d = _adaptive_max_fn(_pool.adaptive_max_pool2d, "adaptive_max_pool2d")
+adaptive_max_pool3d = _adaptive_max_fn(_pool.adaptive_max_pool3d, "adaptive_max_pool3d")
+adaptive_max_pool1d_with_indices = _pool.adaptive_max_pool1d
+adaptive_max_pool2d_with_indices = _pool.adaptive_max_pool2d
+adaptive_max_pool3d_with_indices = _pool.adaptive_max_pool3d
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size, nd):
+    """The unpooled size: the inverse of the pooling size formula, or ``output_size`` (which
+    may include the batch and channel dims) after checking it is reachable."""
+    k = _ntuple(kernel_size, nd, "kernel_size")
+    s = k if stride is None else _ntuple(stride, nd, "stride")
+    p = _ntuple(padding, nd, "padding")
+    spatial = input.shape[-nd:]
+    default = [(n - 1) * ss - 2 * pp + kk for n, ss, pp, kk in zip(spatial, s, p, k)]
+    if output_size is None:
+        return default
+    size = list(output_size)
+    if len(size) == nd + 2 or (len(size) == nd + 1 and input.dim() == nd + 1):
+        size = size[-nd:]
+    if len(size) != nd:
+        raise ValueError(f"output_size should be a sequence containing {nd} or {nd + 2} "
+                         f"elements, but it has a length of '{len(size)}'")
+    for d, (want, base, ss) in enumerate(zip(size, default, s)):
+        if not base - ss < want < base + ss:
+            raise ValueError(f'invalid output_size "{size}" (dim {d} must be between '
+                             f'{base - ss} and {base + ss})')
+    return size
+
+
+def _max_unpool_fn(nd):
+    def max_unpool(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+        size = _unpool_output_size(input, kernel_size, stride, padding, output_size, nd)
+        if nd == 1:
+            return _pool.max_unpool(input.unsqueeze(-1), indices.unsqueeze(-1), size + [1],
+                                    2).squeeze(-1)
+        return _pool.max_unpool(input, indices, size, nd)
+
+    max_unpool.__name__ = max_unpool.__qualname__ = f"max_unpool{nd}d"
+    max_unpool.__doc__ = (f"Partial inverse of max_pool{nd}d: each value goes to its index in a "
+                          "zero tensor of the unpooled size.")
+    return max_unpool
+
+
+max_unpool1d, max_unpool2d, max_unpool3d = (_max_unpool_fn(n) for n in (1, 2, 3))
+
+
+def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, nd):
+    """Power-average pooling: (sum over the window of x**p) ** (1/p), computed as PyTorch
+    does from an average pool (sign and relu keep the root real)."""
+    k = _ntuple(kernel_size, nd, "kernel_size")
+    pool = (avg_pool1d, avg_pool2d, avg_pool3d)[nd - 1]
+    if stride is not None:
+        out = pool(input.pow(norm_type), k, stride, 0, ceil_mode)
+    else:
+        out = pool(input.pow(norm_type), k, padding=0, ceil_mode=ceil_mode)
+    count = 1
+    for v in k:
+        count *= v
+    return (out.sign() * out.abs().relu()).mul(count).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """1-d power-average pooling (p = ``norm_type``)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """2-d power-average pooling (p = ``norm_type``)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """3-d power-average pooling (p = ``norm_type``)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)

@@ -333,3 +333,232 @@ register("avg_pool1d", avg_pool1d, method=False, family="nn.pool")
 for _fn in (avg_pool2d, avg_pool3d):
     register(_fn.__name__, _fn, method=False, function_too=False, family="nn.pool",
              nodes=(AvgPool2dNode, AvgPool3dNode))
+
+# ----------------------------------------------------------------------------------------------
+# Adaptive pooling
+# ----------------------------------------------------------------------------------------------
+
+
+def _adaptive_bounds(n, o):
+    """PyTorch's window [start, end) of each of ``o`` outputs over ``n`` inputs."""
+    idx = np.arange(o)
+    return (idx * n) // o, -((-(idx + 1) * n) // o)
+
+
+def _check_adaptive(input, nd, output_size, name):
+    out = ntuple(output_size, nd, "output_size") if not isinstance(output_size, (list, tuple)) \
+        else tuple(output_size)
+    if len(out) != nd:
+        raise RuntimeError(f"{name}: internal error: output_size.size() must be {nd}")
+    out = tuple(input.shape[-nd + i] if o is None else int(o) for i, o in enumerate(out))
+    if input._data.ndim not in (nd + 1, nd + 2) or any(n == 0 for n in input.shape[-nd:]):
+        raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got "
+                           f"{list(input.shape)}")
+    if any(o < 0 for o in out):
+        raise RuntimeError(f"{name}: elements of output_size must be greater than or equal "
+                           "to 0")
+    return out
+
+
+def _avg_matrix(n, o, dtype):
+    start, end = _adaptive_bounds(n, o)
+    pos = np.arange(n)
+    inside = (pos >= start[:, None]) & (pos < end[:, None])
+    return (inside / (end - start)[:, None]).astype(dtype)
+
+
+def _apply_per_dim(xp, arr, mats, transpose=False):
+    """Multiply each spatial dim of ``arr`` by its (out, in) matrix (or its transpose)."""
+    nd = len(mats)
+    for i, m in enumerate(mats):
+        axis = arr.ndim - nd + i
+        m = xp.asarray(m.T if not transpose else m)
+        arr = xp.moveaxis(xp.matmul(xp.moveaxis(arr, axis, -1), m), -1, axis)
+    return xp.ascontiguousarray(arr)
+
+
+def _adaptive_avg_grad(grad, s):
+    xp = xp_of(grad)
+    if s.even:
+        g = grad._data
+        for i, (n, o) in enumerate(zip(s.in_size, g.shape[-len(s.in_size):])):
+            axis = g.ndim - len(s.in_size) + i
+            g = xp.repeat(g, n // o, axis=axis) / (n // o)
+        return like(xp.ascontiguousarray(g), grad)
+    mats = [_avg_matrix(n, o, grad._dtype.numpy_dtype)
+            for n, o in zip(s.in_size, grad.shape[-len(s.in_size):])]
+    return like(_apply_per_dim(xp, grad._data, mats, transpose=True), grad)
+
+
+_AdaptiveAvgNodes = {nd: node_class(f"AdaptiveAvgPool{nd}DBackward0", {"self": _adaptive_avg_grad},
+                                    saves_also=("in_size", "even")) for nd in (2, 3)}
+
+
+def _adaptive_avg(input, nd, output_size, name):
+    out = _check_adaptive(input, nd, output_size, name)
+    xp = xp_of(input)
+    in_size = tuple(input.shape[-nd:])
+    arr = input._data
+    acc = np.float32 if input._dtype in (D.float16, D.bfloat16) else arr.dtype
+    even = all(o > 0 and n % o == 0 for n, o in zip(in_size, out))
+    if even:
+        # Windows tile the input exactly: a reshape and a mean (exact, no matrix).
+        split = arr.shape[:-nd]
+        axes = []
+        for i, (n, o) in enumerate(zip(in_size, out)):
+            split += (o, n // o)
+            axes.append(len(arr.shape[:-nd]) + 2 * i + 1)
+        y = arr.reshape(split).mean(axis=tuple(axes), dtype=acc)
+    else:
+        mats = [_avg_matrix(n, o, acc) for n, o in zip(in_size, out)]
+        y = _apply_per_dim(xp, arr.astype(acc, copy=False), mats)
+    result = like(y, input)
+    if needs_grad(input):
+        record(_AdaptiveAvgNodes[max(nd, 2)], (input,), (result,), in_size=in_size, even=even)
+    return result
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Average pooling of the last dim to ``output_size`` positions."""
+    if isinstance(output_size, (list, tuple)) and len(output_size) != 1:
+        raise RuntimeError("adaptive_avg_pool1d: output_size should be of size 1")
+    return _adaptive_avg(input, 1, output_size, "adaptive_avg_pool1d")
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average pooling of the last two dims to ``output_size`` (None keeps a dim's size)."""
+    return _adaptive_avg(input, 2, output_size, "adaptive_avg_pool2d")
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Average pooling of the last three dims to ``output_size``."""
+    return _adaptive_avg(input, 3, output_size, "adaptive_avg_pool3d")
+
+
+def _gather_windows(xp, arr, in_size, out):
+    """(…, *out, K) array of each adaptive window's values (short windows repeat their last
+    element), plus per-dim (index, window-length) tables to map choices back."""
+    nd = len(in_size)
+    tables = []
+    index = [slice(None)] * (arr.ndim - nd)
+    for i, (n, o) in enumerate(zip(in_size, out)):
+        start, end = _adaptive_bounds(n, o)
+        k = int((end - start).max()) if o else 0
+        idx = np.minimum(start[:, None] + np.arange(k), end[:, None] - 1)
+        tables.append(idx)
+        shape = [1] * (2 * nd)
+        shape[2 * i], shape[2 * i + 1] = o, k
+        index.append(xp.asarray(idx.reshape(shape)))
+    gathered = arr[tuple(index)]         # (..., o0, k0, o1, k1, ...)
+    lead = arr.ndim - nd
+    order = tuple(range(lead)) + tuple(lead + 2 * i for i in range(nd)) + \
+        tuple(lead + 2 * i + 1 for i in range(nd))
+    g = gathered.transpose(order)
+    return g.reshape(g.shape[:lead + nd] + (-1,)), tables
+
+
+def _adaptive_max_grad(grad, s):
+    xp = xp_of(grad)
+    shape = s.self_shape
+    lead = int(np.prod(shape[:-len(s.in_size)], dtype=np.int64))
+    gx = _scatter_back(xp, grad._data.reshape((lead, 1) + grad.shape[-len(s.in_size):]),
+                       s.indices.reshape((lead, 1) + s.indices.shape[-len(s.in_size):]),
+                       (lead, 1) + tuple(s.in_size), True, grad._dtype.numpy_dtype)
+    return like(gx.reshape(shape), grad)
+
+
+_AdaptiveMaxNodes = {nd: node_class(f"AdaptiveMaxPool{nd}DBackward0", {"self": _adaptive_max_grad},
+                                    saves_also=("indices", "self_shape", "in_size"))
+                     for nd in (2, 3)}
+
+
+def _adaptive_max(input, nd, output_size, name):
+    out = _check_adaptive(input, nd, output_size, name)
+    xp = xp_of(input)
+    in_size = tuple(input.shape[-nd:])
+    flat, tables = _gather_windows(xp, input._data, in_size, out)
+    choice = xp.argmax(flat, axis=-1) if flat.shape[-1] else xp.zeros(flat.shape[:-1], np.int64)
+    values = xp.take_along_axis(flat, choice[..., None], axis=-1)[..., 0] if flat.shape[-1] \
+        else flat[..., :0].sum(-1)
+    ks = tuple(t.shape[1] for t in tables)
+    offsets = np.unravel_index(choice, ks) if nd > 1 else (choice,)
+    indices = 0
+    for i, t in enumerate(tables):
+        shape = [1] * nd
+        shape[i] = out[i]
+        o_idx = xp.arange(out[i]).reshape(shape)
+        indices = indices * in_size[i] + xp.asarray(t)[o_idx, offsets[i]]
+    result = like(xp.ascontiguousarray(values), input)
+    idx = like(xp.ascontiguousarray(xp.asarray(indices, dtype=np.int64)), input, D.int64)
+    if needs_grad(input):
+        record(_AdaptiveMaxNodes[max(nd, 2)], (input,), (result,), indices=idx._data,
+               self_shape=input._data.shape, in_size=in_size)
+    return result, idx
+
+
+def adaptive_max_pool1d(input, output_size):
+    """Max pooling of the last dim to ``output_size``; returns (values, indices)."""
+    return _adaptive_max(input, 1, output_size, "adaptive_max_pool1d")
+
+
+def adaptive_max_pool2d(input, output_size):
+    """Max pooling of the last two dims to ``output_size``; returns (values, indices)."""
+    return _adaptive_max(input, 2, output_size, "adaptive_max_pool2d")
+
+
+def adaptive_max_pool3d(input, output_size):
+    """Max pooling of the last three dims to ``output_size``; returns (values, indices)."""
+    return _adaptive_max(input, 3, output_size, "adaptive_max_pool3d")
+
+
+register("adaptive_avg_pool1d", adaptive_avg_pool1d, method=False, family="nn.pool")
+register("adaptive_max_pool1d", adaptive_max_pool1d, method=False, family="nn.pool")
+for _fn in (adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool2d, adaptive_max_pool3d):
+    register(_fn.__name__, _fn, method=False, function_too=False, family="nn.pool")
+
+# ----------------------------------------------------------------------------------------------
+# Max unpooling
+# ----------------------------------------------------------------------------------------------
+
+
+def _unpool_grad(grad, s):
+    xp = xp_of(grad)
+    g = grad._data.reshape(grad.shape[:2] + (-1,))
+    idx = s.indices.reshape(s.indices.shape[:2] + (-1,))
+    return like(xp.take_along_axis(g, idx, axis=-1).reshape(s.indices.shape), grad)
+
+
+_UnpoolNodes = {nd: node_class(f"MaxUnpool{nd}DBackward0", {"self": _unpool_grad},
+                               saves_also=("indices",)) for nd in (2, 3)}
+
+
+def max_unpool(input, indices, output_size, nd):
+    """Scatter pooled values back to the positions of ``indices`` in a zero (N, C,
+    *output_size) tensor: the partial inverse of max pooling."""
+    xp = xp_of(input)
+    unbatched = input._data.ndim == nd + 1
+    x = input.unsqueeze(0) if unbatched else input
+    ind = indices._data[None] if unbatched else indices._data
+    if indices._dtype is not D.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: "
+                           f"{indices._dtype.scalar_name}")
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: "
+                           f"{list(indices.shape)}")
+    n, c = x.shape[:2]
+    per = int(np.prod(output_size, dtype=np.int64))
+    flat_idx = ind.reshape(n, c, -1)
+    if flat_idx.size and (int(flat_idx.min()) < 0 or int(flat_idx.max()) >= per):
+        bad = int(flat_idx.max()) if int(flat_idx.max()) >= per else int(flat_idx.min())
+        raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
+                           f"{'x'.join(map(str, output_size))}")
+    out = xp.zeros((n, c, per), dtype=x._data.dtype)
+    xp.put_along_axis(out, flat_idx, x._data.reshape(n, c, -1), axis=-1)
+    result = like(out.reshape((n, c) + tuple(output_size)), x)
+    if needs_grad(x):
+        record(_UnpoolNodes[max(nd, 2)], (x,), (result,), indices=ind)
+    return result.squeeze(0) if unbatched else result
+
+
+register("max_unpool", max_unpool, method=False, function_too=False, family="nn.pool")
