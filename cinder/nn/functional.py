@@ -6,6 +6,8 @@ heavy lifting is in ``cinder/ops/nn`` (fused kernels with explicit backward).
 
 from .. import ops as _ops
 from ..ops.nn import conv as _conv
+from ..ops.nn import norm as _norm
+from ..ops.nn import pad as _pad
 from ..ops.nn import pool as _pool
 from ..ops.nn._utils import ntuple as _ntuple
 
@@ -161,3 +163,123 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """3-d power-average pooling (p = ``norm_type``)."""
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
+
+
+# --- normalization ---
+
+def _verify_batch_size(size):
+    count = 1
+    for i, n in enumerate(size):
+        if i != 1:
+            count *= n
+    if count == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {size}")
+
+
+def _verify_spatial_size(size):
+    count = 1
+    for n in size[2:]:
+        count *= n
+    if count == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"{size}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise each channel (dim 1) by batch statistics (training) or by the running
+    statistics; in training the running statistics are updated in place with ``momentum``."""
+    if training:
+        _verify_batch_size(input.size())
+    return _norm.batch_norm(input, weight, bias, running_mean, running_var, training,
+                            momentum, eps)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Normalise each channel of each sample separately (batch norm of a (1, N*C, ...) view);
+    running statistics, when given, are updated with the mean over the batch."""
+    if use_input_stats:
+        _verify_spatial_size(input.size())
+    n, c = input.shape[0], input.shape[1]
+    shape = (1, n * c) + tuple(input.shape[2:])
+    rep = (lambda t: None if t is None else t.repeat(n))
+    rm, rv = rep(running_mean), rep(running_var)
+    out = _norm.batch_norm(input.reshape(shape), rep(weight), rep(bias), rm, rv,
+                           use_input_stats, momentum, eps)
+    if use_input_stats:
+        from ..autograd.grad_mode import no_grad
+        with no_grad():
+            if running_mean is not None:
+                running_mean.copy_(rm.view(n, c).mean(0))
+            if running_var is not None:
+                running_var.copy_(rv.view(n, c).mean(0))
+    return out.view(input.shape)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the trailing ``normalized_shape`` dims, then scale and shift."""
+    return _norm.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """Root-mean-square normalisation over the trailing ``normalized_shape`` dims."""
+    return _norm.rms_norm(input, normalized_shape, weight, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise groups of channels of each sample, then scale and shift per channel."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups]
+                       + list(input.size()[2:]))
+    return _norm.group_norm(input, num_groups, weight, bias, eps)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Normalise each position by the sum of squares over ``size`` neighbouring channels:
+    ``x / (k + alpha * mean(x**2 over the window)) ** beta``."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+# --- padding ---
+
+_PAD_COMBINATIONS = ("Supported combinations for non-constant padding:\n"
+                     "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                     "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                     "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad ``input``: ``pad`` lists (before, after) amounts starting from the last dim.
+    ``mode`` is 'constant' (with ``value``, default 0; any number of dims, negative amounts
+    crop), 'reflect', 'replicate' or 'circular' (the last 1-3 dims of a batched or unbatched
+    input)."""
+    if mode == "constant":
+        return _pad.constant_pad_nd(input, pad, 0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    k = len(pad) // 2
+    if len(pad) % 2 or k not in (1, 2, 3) or input.dim() not in (k + 1, k + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for "
+                                  f"{input.dim()}D input tensor.\n{_PAD_COMBINATIONS}")
+    return _pad.index_pad(input, pad, mode)
