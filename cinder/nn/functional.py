@@ -6,7 +6,9 @@ heavy lifting is in ``cinder/ops/nn`` (fused kernels with explicit backward).
 
 from .. import ops as _ops
 from ..ops.nn import conv as _conv
+from ..ops.nn import embedding as _embedding
 from ..ops.nn import norm as _norm
+from ..ops.nn import upsample as _upsample
 from ..ops.nn import pad as _pad
 from ..ops.nn import pool as _pool
 from ..ops.nn._utils import ntuple as _ntuple
@@ -283,3 +285,224 @@ def pad(input, pad, mode="constant", value=None):
         raise NotImplementedError(f"Padding size {len(pad)} is not supported for "
                                   f"{input.dim()}D input tensor.\n{_PAD_COMBINATIONS}")
     return _pad.index_pad(input, pad, mode)
+
+
+# --- sparse (embedding) ---
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Look up rows of ``weight`` (num_embeddings, embedding_dim) by the integer ``input``.
+
+    ``padding_idx`` rows get no gradient; with ``max_norm`` the looked-up rows are first
+    renormalised in place; ``scale_grad_by_freq`` divides gradients by index frequency.
+    ``sparse=True`` is accepted but the gradient is dense (cinder has no sparse tensors).
+    """
+    if padding_idx is not None:
+        n = weight.size(0)
+        if padding_idx > 0 and padding_idx >= n:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            if padding_idx < -n:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = n + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        from ..autograd.grad_mode import no_grad
+        with no_grad():
+            _embedding.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    return _embedding.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def _bag_layout(input, offsets, include_last_offset):
+    """(flat indices, bag id of each index, number of bags) of an embedding_bag call."""
+    import numpy as np
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences. However, found offsets "
+                             f"of type {type(offsets)}")
+        bags, length = input.shape
+        return input.reshape(-1), np.arange(bags * length) // max(length, 1), bags
+    if input.dim() != 1:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.dim()}")
+    if offsets is None:
+        raise ValueError("offsets has to be a 1D Tensor but got None")
+    if offsets.dim() != 1:
+        raise ValueError("offsets has to be a 1D Tensor")
+    starts = [int(v) for v in offsets.tolist()]
+    n = input.shape[0]
+    bags = len(starts) - 1 if include_last_offset else len(starts)
+    # PyTorch's CPU kernel runs the last bag to the end of the input even when
+    # include_last_offset gives a smaller final offset.
+    ends = starts[1:bags] + [n]
+    bag_of = np.full(n, -1)          # -1: before the first offset
+    for b in range(bags):
+        bag_of[starts[b]:ends[b]] = b
+    return input, bag_of, bags
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
+                  scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
+    """Sums, means or maxima of bags of embeddings without building the per-index rows' tensor
+    as an output: ``input`` is 2-D (one fixed-length bag per row) or 1-D with ``offsets``
+    marking where each bag starts. ``per_sample_weights`` (mode 'sum') scales each row."""
+    import numpy as np
+    from .. import ops as _o
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
+                                  f"per_sample_weights is only supported for mode='sum' (got "
+                                  f"mode='{mode}'). Please open a feature request on GitHub.")
+    flat, bag_of, bags = _bag_layout(input, offsets, include_last_offset)
+    rows = embedding(flat, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
+    n = flat.shape[0]
+    keep = bag_of >= 0
+    if padding_idx is not None:
+        pad_row = padding_idx % weight.shape[0]
+        keep &= flat.numpy() != pad_row
+    member = np.zeros((bags, n))
+    member[bag_of[keep], np.arange(n)[keep]] = 1
+    if mode == "max":
+        return _bag_max(rows, member, weight)
+    mat = _o.FUNCTIONS["tensor"](member, dtype=weight.dtype)
+    if per_sample_weights is not None:
+        mat = mat * per_sample_weights.reshape(1, -1)
+    if mode == "mean":
+        count = member.sum(1, keepdims=True)
+        mat = mat / _o.FUNCTIONS["tensor"](np.maximum(count, 1), dtype=weight.dtype)
+    return mat.matmul(rows) if n else mat.new_zeros((bags, weight.shape[1]))
+
+
+def _bag_max(rows, member, weight):
+    """Per-bag maximum of the member rows (an empty bag gives zeros, as in PyTorch)."""
+    import numpy as np
+    from .. import ops as _o
+    tensor = _o.FUNCTIONS["tensor"]
+    inside = tensor(member.astype(bool))[:, :, None]
+    lowest = tensor(float("-inf"), dtype=weight.dtype)
+    stacked = rows.unsqueeze(0).expand(member.shape[0], -1, -1).where(inside, lowest)
+    empty = tensor(~member.astype(bool).any(1))[:, None]
+    if member.shape[1] == 0:
+        return rows.new_zeros((member.shape[0], weight.shape[1]))
+    return stacked.amax(1).masked_fill(empty, 0) if np.any(member) else \
+        rows.new_zeros((member.shape[0], weight.shape[1]))
+
+
+# --- upsampling ---
+
+def _interp_sizes(input, size, scale_factor, recompute_scale_factor, mode):
+    """(output size, per-dim scales or None) following PyTorch's rules."""
+    dim = input.dim() - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {list(input.shape[2:])} and output size "
+                    f"of {size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                    "and output size in (o1, o2, ...,oK) format.")
+            out = [int(v) for v in size]
+        else:
+            out = [int(size)] * dim
+        scales = None
+        if recompute_scale_factor:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, "
+                    f"but got input with spatial dimensions of {list(input.shape[2:])} and "
+                    f"scale_factor of shape {scale_factor}. Please provide input tensor in "
+                    "(N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
+            scales = [float(v) for v in scale_factor]
+        else:
+            scales = [float(scale_factor)] * dim
+        out = [int(n * sc) for n, sc in zip(input.shape[2:], scales)]
+        if recompute_scale_factor or mode == "area":
+            scales = None
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    return out, scales
+
+
+_INTERP_DIMS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dims of a (N, C, *spatial) input to ``size`` or by ``scale_factor``.
+    Modes: 'nearest', 'nearest-exact', 'linear' (3-D), 'bilinear' / 'bicubic' (4-D),
+    'trilinear' (5-D) and 'area' (adaptive average pooling). ``align_corners`` maps the corner
+    pixels onto each other (interpolating modes only)."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    out, scales = _interp_sizes(input, size, scale_factor, recompute_scale_factor, mode)
+    if antialias:
+        if not (mode in ("bilinear", "bicubic") and input.dim() == 4):
+            raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                             "modes and requires a 4-D tensor as input")
+        raise NotImplementedError("cinder: interpolate(antialias=True) is not implemented yet")
+    if input.dim() not in (3, 4, 5):
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
+            "the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+            f"nearest-exact (got {mode})")
+    if mode in ("nearest", "nearest-exact"):
+        return _upsample.resample(input, out, mode, False, scales)
+    if mode == "area":
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[
+            input.dim() - 3](input, out)
+    need = _INTERP_DIMS.get(mode)
+    if need is None:
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
+            "the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+            f"nearest-exact (got {mode})")
+    if input.dim() != need:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {need}D "
+                                  "input")
+    kernel = "cubic" if mode == "bicubic" else "linear"
+    return _upsample.resample(input, out, kernel, align_corners, scales)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated alias of ``interpolate`` (warns, as PyTorch does)."""
+    import warnings
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(..., mode='nearest')``."""
+    import warnings
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(..., mode='bilinear', align_corners=True)``."""
+    import warnings
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# --- pixel shuffle ---
+
+pixel_shuffle = _upsample.pixel_shuffle
+pixel_unshuffle = _upsample.pixel_unshuffle
+channel_shuffle = _upsample.channel_shuffle
+native_channel_shuffle = _upsample.channel_shuffle
