@@ -206,7 +206,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         _verify_spatial_size(input.size())
     n, c = input.shape[0], input.shape[1]
     shape = (1, n * c) + tuple(input.shape[2:])
-    rep = (lambda t: None if t is None else t.repeat(n))
+    rep = (lambda t: None if t is None else t.unsqueeze(0).expand(n, c).reshape(-1))
     rm, rv = rep(running_mean), rep(running_var)
     out = _norm.batch_norm(input.reshape(shape), rep(weight), rep(bias), rm, rv,
                            use_input_stats, momentum, eps)
@@ -504,5 +504,3 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 pixel_shuffle = _upsample.pixel_shuffle
 pixel_unshuffle = _upsample.pixel_unshuffle
-channel_shuffle = _upsample.channel_shuffle
-native_channel_shuffle = _upsample.channel_shuffle

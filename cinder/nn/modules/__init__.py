@@ -9,3 +9,15 @@ from .container import ParameterDict
 from .container import ParameterList
 from .container import Sequential
 from .lazy import LazyModuleMixin
+
+# --- layers (h/nnlayers) ---
+from .batchnorm import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
+from .instancenorm import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403
