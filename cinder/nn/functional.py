@@ -4,7 +4,6 @@ Each function checks its arguments the way PyTorch does and calls ops from the o
 heavy lifting is in ``cinder/ops/nn`` (fused kernels with explicit backward).
 """
 
-from .. import ops as _ops
 from ..ops.nn import conv as _conv
 from ..ops.nn import embedding as _embedding
 from ..ops.nn import norm as _norm
@@ -206,7 +205,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         _verify_spatial_size(input.size())
     n, c = input.shape[0], input.shape[1]
     shape = (1, n * c) + tuple(input.shape[2:])
-    rep = (lambda t: None if t is None else t.unsqueeze(0).expand(n, c).reshape(-1))
+
+    def rep(t):         # a per-channel tensor repeated for every sample
+        return None if t is None else t.unsqueeze(0).expand(n, c).reshape(-1)
+
     rm, rv = rep(running_mean), rep(running_var)
     out = _norm.batch_norm(input.reshape(shape), rep(weight), rep(bias), rm, rv,
                            use_input_stats, momentum, eps)

@@ -34,7 +34,10 @@ class Arg:
 
 def _lib_args(lib, arrays, dtype, grad, pos, kw):
     tensors = [lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=grad) for a in arrays]
-    resolve = (lambda v: tensors[v.i] if isinstance(v, Arg) else v)
+
+    def resolve(v):
+        return tensors[v.i] if isinstance(v, Arg) else v
+
     return tensors, [resolve(v) for v in pos], {k: resolve(v) for k, v in kw.items()}
 
 
