@@ -1,5 +1,8 @@
 """Kernels behind ``torch.nn.functional``: one file per family (activation, loss, dropout, ...)."""
 
+from . import activation  # noqa: F401
+from . import loss  # noqa: F401
+from . import dropout  # noqa: F401
 from . import conv  # noqa: F401
 from . import embedding  # noqa: F401
 from . import norm  # noqa: F401
