@@ -122,6 +122,10 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
         t.requires_grad_(requires_grad)
         return t
 
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        # Everything happened in __new__; Parameter.__init__ does not take device/dtype.
+        pass
+
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
