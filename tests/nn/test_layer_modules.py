@@ -225,7 +225,8 @@ def test_lazy(ctor, shape):
 @pytest.mark.parametrize("expr", [
     "nn.Conv2d(3, 4, 3, groups=2)", "nn.Conv2d(4, 3, 3, groups=2)", "nn.Conv2d(4, 4, 3, groups=0)",
     "nn.Conv2d(4, 4, 3, padding='full')", "nn.Conv2d(4, 4, 3, stride=2, padding='same')",
-    "nn.Conv2d(4, 4, 3, padding_mode='wrap')", "nn.ConvTranspose2d(4, 4, 3, padding_mode='reflect')",
+    "nn.Conv2d(4, 4, 3, padding_mode='wrap')",
+    "nn.ConvTranspose2d(4, 4, 3, padding_mode='reflect')",
     "nn.GroupNorm(3, 4)", "nn.Embedding(4, 2, padding_idx=4)",
 ])
 def test_bad_construction(expr):
