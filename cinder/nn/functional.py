@@ -940,11 +940,12 @@ avg_pool2d = _pool.avg_pool2d
 avg_pool3d = _pool.avg_pool3d
 
 
-def _max_pool_fn(with_indices, name):
+def _max_pool_fn(with_indices, values_only, name):
     def max_pool(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                  return_indices=False):
-        values, indices = with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
-        return (values, indices) if return_indices else values
+        if not return_indices:
+            return values_only(input, kernel_size, stride, padding, dilation, ceil_mode)
+        return with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
     max_pool.__name__ = max_pool.__qualname__ = name
     max_pool.__doc__ = (f"{name[-2]}-d max pooling; with ``return_indices`` also the flat "
@@ -952,9 +953,9 @@ def _max_pool_fn(with_indices, name):
     return max_pool
 
 
-max_pool1d = _max_pool_fn(max_pool1d_with_indices, "max_pool1d")
-max_pool2d = _max_pool_fn(max_pool2d_with_indices, "max_pool2d")
-max_pool3d = _max_pool_fn(max_pool3d_with_indices, "max_pool3d")
+max_pool1d = _max_pool_fn(max_pool1d_with_indices, _pool.max_pool1d, "max_pool1d")
+max_pool2d = _max_pool_fn(max_pool2d_with_indices, _pool.max_pool2d, "max_pool2d")
+max_pool3d = _max_pool_fn(max_pool3d_with_indices, _pool.max_pool3d, "max_pool3d")
 
 adaptive_avg_pool1d = _pool.adaptive_avg_pool1d
 adaptive_avg_pool2d = _pool.adaptive_avg_pool2d

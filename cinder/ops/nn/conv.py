@@ -158,8 +158,20 @@ def conv_input_grad(xp, gy, w, geo):
     """Gradient of a plain convolution with respect to its input."""
     n = gy.shape[0]
     wm = weight_matrix(w, geo.groups, False)
-    gcols = xp.matmul(wm.transpose(0, 2, 1), as_gemm(xp, gy, geo.groups))
     cin = w.shape[1] * geo.groups
+    length = int(np.prod(geo.out_size, dtype=np.int64))
+    if length >= _PER_SAMPLE_MIN:
+        # Per-sample GEMMs give the window gradients already in (N, C, *k, *out) order, so
+        # col2im adds contiguous blocks.
+        g = gy.reshape(n, geo.groups, -1, length)
+        gcols = xp.matmul(wm.transpose(0, 2, 1), g)
+        view = gcols.reshape((n, cin) + tuple(geo.ksize) + tuple(geo.out_size))
+        padded = tuple(s + a + b for s, a, b in zip(geo.in_size, geo.lo, geo.hi))
+        target = xp.zeros((n, cin) + padded, dtype=gcols.dtype)
+        add_windows(target, view, geo.ksize, geo.stride, geo.dilation, geo.out_size)
+        return target[(slice(None), slice(None)) + tuple(
+            slice(a, a + s) for a, s in zip(geo.lo, geo.in_size))]
+    gcols = xp.matmul(wm.transpose(0, 2, 1), as_gemm(xp, gy, geo.groups))
     return col2im(xp, gcols, cin, geo.ksize, n, geo.out_size, geo.stride, geo.dilation, geo.lo,
                   geo.in_size)
 
