@@ -118,7 +118,9 @@ class ConvGeometry:
 
 
 def conv_forward(xp, x, w, geo):
-    """Plain convolution of x (N, C, *in) with w (O, C/g, *k): (N, O, *out)."""
+    """Plain convolution of x (N, C, *in) with w (O, C/g, *k): ((N, O, *out), cols), where
+    cols is the per-sample im2col matrix when that path ran (reusable by the weight
+    gradient), else None."""
     n = x.shape[0]
     length = int(np.prod(geo.out_size, dtype=np.int64))
     wm = weight_matrix(w, geo.groups, False)
@@ -126,10 +128,10 @@ def conv_forward(xp, x, w, geo):
         # Large outputs: one GEMM per sample writes (O, L) blocks straight into the NCHW
         # result, and the im2col copy reads the input in its own order.
         cols = _cols_per_sample(xp, x, geo)
-        return xp.matmul(wm, cols).reshape((n, -1) + tuple(geo.out_size))
+        return xp.matmul(wm, cols).reshape((n, -1) + tuple(geo.out_size)), cols
     # Small outputs (deep layers): one GEMM over the whole batch keeps BLAS efficient.
     y = xp.matmul(wm, _cols_of_input(xp, x, geo))
-    return from_gemm(xp, y, n, geo.out_size)
+    return from_gemm(xp, y, n, geo.out_size), None
 
 
 # Output positions per sample from which per-sample GEMMs beat one batch-wide GEMM plus the
@@ -238,7 +240,13 @@ def _input_grad(grad, s):
 
 def _weight_grad(grad, s):
     xp = xp_of(grad)
-    gy, x = _compute(grad, grad._data), _compute(grad, s.input._data)
+    gy = _compute(grad, grad._data)
+    if s.cols is not None:
+        # The forward's per-sample im2col matrix: sum over samples of gy_n @ cols_n^T.
+        g = gy.reshape(gy.shape[0], s.geo.groups, -1, s.cols.shape[-1])
+        gw = xp.matmul(g, s.cols.transpose(0, 1, 3, 2)).sum(axis=0)
+        return like(gw.reshape(s.weight_shape), grad, s.input_dtype)
+    x = _compute(grad, s.input._data)
     fn = convT_weight_grad if s.geo.transposed else conv_weight_grad
     return like(fn(xp, gy, x, s.geo, s.weight_shape), grad, s.input_dtype)
 
@@ -250,7 +258,7 @@ def _bias_grad(grad, s):
 
 ConvolutionNode = node_class("ConvolutionBackward0", {
     "input": _input_grad, "weight": _weight_grad, "bias": _bias_grad},
-    saves_also=("input", "weight", "geo", "weight_shape", "input_dtype"))
+    saves_also=("input", "weight", "geo", "weight_shape", "input_dtype", "cols"))
 
 
 def _conv_checks(input, weight, bias, transposed, groups):
@@ -341,13 +349,17 @@ def _convolution(input, weight, bias, stride, lo, hi, dilation, transposed, outp
     geo = _geometry(input, weight, stride, lo, hi, dilation, transposed, output_padding, groups)
     xp = xp_of(input)
     x, w = _compute(input, input._data), _compute(input, weight._data)
-    y = (convT_forward if transposed else conv_forward)(xp, x, w, geo)
+    if transposed:
+        y, cols = convT_forward(xp, x, w, geo), None
+    else:
+        y, cols = conv_forward(xp, x, w, geo)
     if bias is not None:
         y += _compute(input, bias._data).reshape((-1,) + (1,) * (y.ndim - 2))
     result = like(y, input)
     if needs_grad(input, weight, bias):
+        keep = cols if weight._requires_grad else None
         record(ConvolutionNode, (input, weight, bias), (result,), input=input, weight=weight,
-               geo=geo, weight_shape=weight._data.shape, input_dtype=input._dtype)
+               geo=geo, weight_shape=weight._data.shape, input_dtype=input._dtype, cols=keep)
     return result
 
 
