@@ -1,7 +1,7 @@
 """Pooling: max (with saved argmax indices), average, adaptive max/average, max-unpooling.
 
-Fixed-size windows are read as one strided slice of the padded input per kernel offset; the
-backward pass sends gradients back with strided adds (average) or one ``bincount`` scatter
+Fixed-size windows come from one strided view of the padded input (``windows``); the backward
+pass sends gradients back with strided adds (average) or one ``bincount`` scatter
 (max), never ``np.add.at``. Adaptive pooling has windows of varying size: average pooling is a small
 averaging matrix per dim, max pooling gathers each window padded to the longest one by
 repeating its last element (which never changes a maximum).
@@ -12,7 +12,7 @@ import numpy as np
 from ... import _dtype as D
 from .._prep import xp_of
 from .._registry import needs_grad, node_class, record, register
-from ._utils import add_windows, like, ntuple, scatter_sum
+from ._utils import add_windows, like, ntuple, scatter_sum, windows
 
 # ----------------------------------------------------------------------------------------------
 # Shared geometry
@@ -81,27 +81,40 @@ def _pad_const(xp, arr, lo, hi, value):
 
 
 def _window_max(xp, padded, ksize, stride, dilation, out, check_nan, want_choice=True):
-    """(max, index of the winning kernel offset or None) of every window, one strided slice
-    per kernel offset. Like PyTorch, a later element wins only if strictly greater (ties keep
-    the first) or NaN (a NaN anywhere in the window is the result)."""
+    """(max, index of the winning kernel offset or None) of every window.
+
+    The windows are copied once into a (K, N, C, *out) array, so the maximum and argmax run
+    over contiguous blocks. Ties keep the first offset, as in PyTorch. With a NaN in the
+    input, PyTorch's rule "a later element wins if greater or NaN" makes the *last* NaN the
+    winner, which the per-offset scan reproduces.
+    """
+    if check_nan:
+        return _window_max_scan(xp, padded, ksize, stride, dilation, out, want_choice)
+    nd = len(ksize)
+    view = windows(xp, padded, ksize, stride, dilation, out)          # (N, C, *k, *out)
+    order = tuple(range(2, 2 + nd)) + (0, 1) + tuple(range(2 + nd, 2 + 2 * nd))
+    stacked = xp.ascontiguousarray(view.transpose(order)).reshape((-1,) + view.shape[:2] +
+                                                                   tuple(out))
+    if not want_choice:
+        return stacked.max(axis=0), None
+    choice = stacked.argmax(axis=0)
+    return xp.take_along_axis(stacked, choice[None], axis=0)[0], choice
+
+
+def _window_max_scan(xp, padded, ksize, stride, dilation, out, want_choice):
+    """``_window_max`` by one strided slice per kernel offset (used when NaNs are present)."""
     best = choice = None
     for j, offset in enumerate(np.ndindex(*ksize)):
         part = padded[(Ellipsis,) + tuple(slice(o * d, o * d + (n - 1) * s + 1, s)
                                           for o, d, n, s in zip(offset, dilation, out, stride))]
         if best is None:
             best = part.copy()
-            if want_choice:
-                choice = xp.zeros(part.shape, dtype=np.int16 if len(ksize) < 4 else np.int64)
+            choice = xp.zeros(part.shape, dtype=np.int64)
             continue
-        if not want_choice:
-            xp.maximum(best, part, out=best)        # propagates NaN, as PyTorch does
-            continue
-        better = part > best
-        if check_nan:
-            better |= part != part
+        better = (part > best) | (part != part)
         xp.copyto(best, part, where=better)
         xp.copyto(choice, j, where=better)
-    return best, choice
+    return best, (choice if want_choice else None)
 
 
 def _flat_positions(xp, choice, ksize, stride, pad, dilation, in_size, out):
