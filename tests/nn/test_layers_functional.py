@@ -501,3 +501,50 @@ GRADCHECKS = {
 def test_gradcheck(name):
     fn, inputs = GRADCHECKS[name]()
     assert cinder.autograd.gradcheck(fn, inputs)
+
+
+# ----------------------------------------------------------------------------------------------
+# affine_grid / grid_sample (composite: gradients to input and grid through autograd)
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("nd", [2, 3])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_grid_sample(nd, align_corners, mode, padding_mode):
+    rng = np.random.default_rng(8)
+    size = [2, 3, 4, 5] if nd == 2 else [2, 3, 3, 4, 5]
+    x = rng.standard_normal(size)
+    g = rng.standard_normal([2] + [4, 3, 2][:nd] + [nd]) * 1.3
+    res = []
+    for lib in (torch, cinder):
+        X, G = lib.tensor(x, requires_grad=True), lib.tensor(g, requires_grad=True)
+        y = lib.nn.functional.grid_sample(X, G, mode=mode, padding_mode=padding_mode,
+                                          align_corners=align_corners)
+        (y * lib.tensor(np.arange(y.numel()).reshape(y.shape) * 0.1)).sum().backward()
+        res.append((y.detach().numpy(), X.grad.numpy(), G.grad.numpy()))
+    for a, c in zip(*res):
+        np.testing.assert_allclose(c, a, 1e-9, 1e-9)
+
+
+@pytest.mark.parametrize("nd", [2, 3])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid(nd, align_corners):
+    rng = np.random.default_rng(9)
+    theta = rng.standard_normal((2, nd, nd + 1))
+    size = [2, 3, 4, 5] if nd == 2 else [2, 3, 3, 4, 5]
+    res = []
+    for lib in (torch, cinder):
+        t = lib.tensor(theta, requires_grad=True)
+        grid = lib.nn.functional.affine_grid(t, size, align_corners=align_corners)
+        (grid * lib.tensor(np.arange(grid.numel()).reshape(grid.shape) * 0.1)).sum().backward()
+        res.append((grid.detach().numpy(), t.grad.numpy()))
+    for a, c in zip(*res):
+        np.testing.assert_allclose(c, a, 1e-12, 1e-12)
+
+
+def test_grid_errors():
+    same_error("grid_sample", [(1, 1, 3, 3), (1, 2, 2, 2)], Arg(1), mode="foo")
+    same_error("grid_sample", [(1, 1, 3, 3), (1, 2, 2, 2)], Arg(1), padding_mode="foo")
+    same_error("affine_grid", [(2, 2, 2)], [2, 1, 3, 3])
+    same_error("affine_grid", [(2, 2, 3)], [2, 1, 3])
