@@ -1051,6 +1051,47 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
 
 
+def _fractional_fn(nd):
+    name = f"fractional_max_pool{nd}d"
+
+    def fractional_max_pool(input, kernel_size, output_size=None, output_ratio=None,
+                            return_indices=False, _random_samples=None):
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output_size or an "
+                             "output_ratio")
+        k = _ntuple(kernel_size, nd, "kernel_size")
+        if output_size is None:
+            # (PyTorch's 2-d version takes len() of the ratio, so a bare float is a TypeError.)
+            if nd == 2 and len(output_ratio) > 2:
+                raise ValueError("fractional_max_pool2d requires output_ratio to either be a "
+                                 "single Int or tuple of Ints.")
+            ratio = output_ratio if isinstance(output_ratio, (list, tuple)) else \
+                (output_ratio,) * nd
+            if len(ratio) == 1:
+                ratio = tuple(ratio) * nd
+            output_size = [int(input.size(-nd + i) * ratio[i]) for i in range(nd)]
+        size = _ntuple(output_size, nd, "output_size")
+        if _random_samples is None:
+            from .. import ops as _o
+            batch = 1 if input.dim() == nd + 1 else input.size(0)
+            _random_samples = _o.FUNCTIONS["rand"](batch, input.size(-nd - 1), nd,
+                                                   dtype=input.dtype)
+        values, indices = _pool.fractional_max_pool(input, k, size, _random_samples)
+        return (values, indices) if return_indices else values
+
+    fractional_max_pool.__name__ = fractional_max_pool.__qualname__ = name
+    fractional_max_pool.__doc__ = (
+        f"{nd}-d fractional max pooling: windows of ``kernel_size`` at pseudo-random starts "
+        "(drawn with ``torch.rand`` unless ``_random_samples`` is given) so that the output "
+        "has ``output_size`` or ``output_ratio`` times the input size.")
+    return fractional_max_pool
+
+
+fractional_max_pool2d = _fractional_fn(2)
+fractional_max_pool3d = _fractional_fn(3)
+fractional_max_pool2d_with_indices = fractional_max_pool2d
+fractional_max_pool3d_with_indices = fractional_max_pool3d
+
 # --- normalization ---
 
 def _verify_batch_size(size):

@@ -22,8 +22,9 @@ class Row:
     ``torch.nn``; ``shapes`` are the input shapes (float inputs unless ``index_input``)."""
 
     def __init__(self, ctor, *shapes, index_input=None, bad=(), grad=True, dtype="float32",
-                 tol=(1e-5, 1e-5), call=None):
+                 tol=(1e-5, 1e-5), call=None, seeded=False):
         self.ctor, self.shapes, self.index_input = ctor, shapes, index_input
+        self.seeded = seeded        # forward draws random numbers: seed both alike first
         self.bad, self.grad, self.dtype, self.tol, self.call = bad, grad, dtype, tol, call
 
     def __repr__(self):
@@ -58,6 +59,11 @@ ROWS = [
     Row("nn.AdaptiveMaxPool1d(4)", (2, 3, 9)),
     Row("nn.AdaptiveMaxPool2d(3, return_indices=True)", (2, 3, 9, 7)),
     Row("nn.AdaptiveMaxPool3d((2, 1, 2))", (1, 2, 5, 4, 3)),
+    Row("nn.FractionalMaxPool2d(3, output_size=(4, 5))", (2, 3, 9, 11), seeded=True),
+    Row("nn.FractionalMaxPool2d(2, output_ratio=0.5, return_indices=True)", (3, 10, 10),
+        seeded=True),
+    Row("nn.FractionalMaxPool3d((2, 1, 3), output_ratio=(0.5, 0.6, 0.7))", (1, 2, 7, 8, 9),
+        seeded=True),
     Row("nn.BatchNorm1d(3)", (4, 3), (4, 3, 5), bad=[(4, 3, 2, 2)]),
     Row("nn.BatchNorm2d(3, momentum=None)", (4, 3, 2, 2), bad=[(4, 3, 2)]),
     Row("nn.BatchNorm2d(3, affine=False, track_running_stats=False)", (4, 3, 2, 2)),
@@ -157,6 +163,8 @@ def test_construction(row):
 
 def _forward_backward(lib, row, mod, x, train):
     mod.train(train)
+    if row.seeded:
+        lib.manual_seed(7)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = mod(x)

@@ -10,7 +10,8 @@ adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool
 adaptive_max_pool2d, adaptive_max_pool3d, max_unpool (F.max_unpool*), native_batch_norm,
 batch_norm, native_layer_norm, layer_norm, rms_norm, native_group_norm, group_norm,
 constant_pad_nd, index_pad (F.pad reflect/replicate/circular), embedding, embedding_renorm_
-(F.embedding max_norm), resample (F.interpolate), pixel_shuffle, pixel_unshuffle.
+(F.embedding max_norm), resample (F.interpolate), pixel_shuffle, pixel_unshuffle,
+fractional_max_pool (F.fractional_max_pool2d/3d).
 """
 
 import warnings
@@ -548,3 +549,31 @@ def test_grid_errors():
     same_error("grid_sample", [(1, 1, 3, 3), (1, 2, 2, 2)], Arg(1), padding_mode="foo")
     same_error("affine_grid", [(2, 2, 2)], [2, 1, 3, 3])
     same_error("affine_grid", [(2, 2, 3)], [2, 1, 3])
+
+
+@pytest.mark.parametrize("nd,shape,k,kw", [
+    (2, (2, 3, 9, 11), 3, dict(output_size=(4, 5))),
+    (2, (3, 10, 10), 2, dict(output_ratio=(0.5, 0.7))),
+    (3, (1, 2, 7, 8, 9), 2, dict(output_size=(3, 4, 5))),
+    (3, (2, 7, 8, 9), (2, 1, 3), dict(output_ratio=0.6)),
+])
+def test_fractional_max_pool(nd, shape, k, kw):
+    """Same windows as PyTorch after the same seed (its torch.rand samples), same indices."""
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal(shape).astype(np.float32)
+    res = []
+    for lib in (torch, cinder):
+        lib.manual_seed(5)
+        X = lib.tensor(x, requires_grad=True)
+        fn = getattr(lib.nn.functional, f"fractional_max_pool{nd}d")
+        v, i = fn(X, k, return_indices=True, **kw)
+        (v * v).sum().backward()
+        res.append((v.detach().numpy(), i.numpy(), X.grad.numpy()))
+    for a, c in zip(*res):
+        np.testing.assert_array_equal(c, a)
+
+
+def test_fractional_max_pool_errors():
+    same_error("fractional_max_pool2d", [(1, 2, 4, 4)], 2)                  # no size or ratio
+    same_error("fractional_max_pool2d", [(1, 2, 4, 4)], 2, output_ratio=0.5)  # PyTorch: len()
+    same_error("fractional_max_pool2d", [(1, 2, 4, 4)], 3, output_size=3)
