@@ -97,8 +97,9 @@ def _window_max(xp, padded, ksize, stride, dilation, out, check_nan, want_choice
                                                                    tuple(out))
     if not want_choice:
         return stacked.max(axis=0), None
-    choice = stacked.argmax(axis=0)
-    return xp.take_along_axis(stacked, choice[None], axis=0)[0], choice
+    # max() rather than a gather at the argmax: the same values (no NaN on this path), and
+    # NumPy's take_along_axis costs far more than a reduction.
+    return stacked.max(axis=0), stacked.argmax(axis=0)
 
 
 def _window_max_scan(xp, padded, ksize, stride, dilation, out, want_choice):
@@ -521,8 +522,7 @@ def _adaptive_max(input, nd, output_size, name):
     in_size = tuple(input.shape[-nd:])
     flat, tables = _gather_windows(xp, input._data, in_size, out)
     choice = xp.argmax(flat, axis=-1) if flat.shape[-1] else xp.zeros(flat.shape[:-1], np.int64)
-    values = xp.take_along_axis(flat, choice[..., None], axis=-1)[..., 0] if flat.shape[-1] \
-        else flat[..., :0].sum(-1)
+    values = flat.max(axis=-1) if flat.shape[-1] else flat[..., :0].sum(-1)
     ks = tuple(t.shape[1] for t in tables)
     offsets = np.unravel_index(choice, ks) if nd > 1 else (choice,)
     indices = 0
@@ -671,7 +671,7 @@ def fractional_max_pool(input, kernel_size, output_size, random_samples):
     order = (0, 1) + tuple(2 + 2 * i for i in range(nd)) + tuple(3 + 2 * i for i in range(nd))
     flat = gathered.transpose(order).reshape((n, c) + tuple(output_size) + (-1,))
     choice = flat.argmax(axis=-1)
-    values = xp.take_along_axis(flat, choice[..., None], axis=-1)[..., 0]
+    values = flat.max(axis=-1)
     offsets = np.unravel_index(np.asarray(choice), tuple(kernel_size))
     flat_index = 0
     for i in range(nd):
