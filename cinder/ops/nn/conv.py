@@ -135,8 +135,10 @@ def conv_forward(xp, x, w, geo):
 
 
 # Output positions per sample from which per-sample GEMMs beat one batch-wide GEMM plus the
-# transposing copy of its result.
+# transposing copy of its result (forward), and from which the per-sample input gradient
+# (contiguous col2im adds) beats the batch-wide one; measured on LeNet/ResNet-18 layers.
 _PER_SAMPLE_MIN = 256
+_PER_SAMPLE_GRAD_MIN = 256
 
 
 def _cols_per_sample(xp, x, geo):
@@ -162,7 +164,7 @@ def conv_input_grad(xp, gy, w, geo):
     wm = weight_matrix(w, geo.groups, False)
     cin = w.shape[1] * geo.groups
     length = int(np.prod(geo.out_size, dtype=np.int64))
-    if length >= _PER_SAMPLE_MIN:
+    if length >= _PER_SAMPLE_GRAD_MIN:
         # Per-sample GEMMs give the window gradients already in (N, C, *k, *out) order, so
         # col2im adds contiguous blocks.
         g = gy.reshape(n, geo.groups, -1, length)
