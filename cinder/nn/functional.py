@@ -1380,7 +1380,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if not (mode in ("bilinear", "bicubic") and input.dim() == 4):
             raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                              "modes and requires a 4-D tensor as input")
-        raise NotImplementedError("cinder: interpolate(antialias=True) is not implemented yet")
+        kind = "cubic-aa" if mode == "bicubic" else "linear-aa"
+        return _upsample.resample(input, out, kind, align_corners, scales)
     if input.dim() not in (3, 4, 5):
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "

@@ -577,3 +577,18 @@ def test_fractional_max_pool_errors():
     same_error("fractional_max_pool2d", [(1, 2, 4, 4)], 2)                  # no size or ratio
     same_error("fractional_max_pool2d", [(1, 2, 4, 4)], 2, output_ratio=0.5)  # PyTorch: len()
     same_error("fractional_max_pool2d", [(1, 2, 4, 4)], 3, output_size=3)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("kw", [dict(scale_factor=0.5), dict(size=(3, 7)),
+                                dict(scale_factor=(0.3, 1.7)),
+                                dict(size=(5, 4), align_corners=True), dict(scale_factor=2)])
+def test_interpolate_antialias(mode, kw):
+    out = run_both("interpolate", [(2, 3, 9, 8)], dtype="float32", mode=mode, antialias=True,
+                   **kw)
+    assert type(out.grad_fn).__name__ == f"Upsample{mode.capitalize()}2DAaBackward0"
+
+
+def test_interpolate_antialias_errors():
+    same_error("interpolate", [(1, 2, 3, 4)], scale_factor=2, mode="nearest", antialias=True)
+    same_error("interpolate", [(1, 2, 3)], scale_factor=2, mode="linear", antialias=True)
