@@ -14,6 +14,13 @@ from ..ops.nn import activation as _act
 from ..ops.nn import dropout as _drop
 from ..ops.nn import linear as _lin
 from ..ops.nn import loss as _loss
+from ..ops.nn import conv as _conv
+from ..ops.nn import embedding as _embedding
+from ..ops.nn import norm as _norm
+from ..ops.nn import pad as _pad
+from ..ops.nn import pool as _pool
+from ..ops.nn import upsample as _upsample
+from ..ops.nn._utils import ntuple as _ntuple
 from . import _reduction as _Reduction
 
 
@@ -934,3 +941,701 @@ def channel_shuffle(input, groups):
 
 
 native_channel_shuffle = channel_shuffle
+
+
+# --- convolution ---
+
+conv1d = _conv.conv1d
+conv2d = _conv.conv2d
+conv3d = _conv.conv3d
+conv_transpose1d = _conv.conv_transpose1d
+conv_transpose2d = _conv.conv_transpose2d
+conv_transpose3d = _conv.conv_transpose3d
+conv_tbc = _conv.conv_tbc
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Extract sliding local blocks of a batched (N, C, H, W) or unbatched (C, H, W) input
+    into columns: (N, C * prod(kernel_size), L), L the number of blocks."""
+    if input.dim() == 3:
+        return _conv.im2col_op(input.unsqueeze(0), kernel_size, dilation, padding,
+                               stride).squeeze(0)
+    if input.dim() != 4:
+        raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported "
+                                  f"(got {input.dim()}D)")
+    return _conv.im2col_op(input, kernel_size, dilation, padding, stride)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Combine sliding local blocks (N, C * prod(kernel_size), L) into a (N, C, *output_size)
+    tensor, summing where blocks overlap (the adjoint of ``unfold``)."""
+    if input.dim() == 2:
+        return _conv.col2im_op(input.unsqueeze(0), output_size, kernel_size, dilation, padding,
+                               stride).squeeze(0)
+    if input.dim() != 3:
+        raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input "
+                                  f"Tensors are supported (got {input.dim()}D)")
+    return _conv.col2im_op(input, output_size, kernel_size, dilation, padding, stride)
+
+# --- pooling ---
+
+max_pool1d_with_indices = _pool.max_pool1d_with_indices
+max_pool2d_with_indices = _pool.max_pool2d_with_indices
+max_pool3d_with_indices = _pool.max_pool3d_with_indices
+avg_pool1d = _pool.avg_pool1d
+avg_pool2d = _pool.avg_pool2d
+avg_pool3d = _pool.avg_pool3d
+
+
+def _max_pool_fn(with_indices, values_only, name):
+    def max_pool(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                 return_indices=False):
+        if not return_indices:
+            return values_only(input, kernel_size, stride, padding, dilation, ceil_mode)
+        return with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+    max_pool.__name__ = max_pool.__qualname__ = name
+    max_pool.__doc__ = (f"{name[-2]}-d max pooling; with ``return_indices`` also the flat "
+                        "per-channel positions of the maxima (for ``max_unpool``).")
+    return max_pool
+
+
+max_pool1d = _max_pool_fn(max_pool1d_with_indices, _pool.max_pool1d, "max_pool1d")
+max_pool2d = _max_pool_fn(max_pool2d_with_indices, _pool.max_pool2d, "max_pool2d")
+max_pool3d = _max_pool_fn(max_pool3d_with_indices, _pool.max_pool3d, "max_pool3d")
+
+adaptive_avg_pool1d = _pool.adaptive_avg_pool1d
+adaptive_avg_pool2d = _pool.adaptive_avg_pool2d
+adaptive_avg_pool3d = _pool.adaptive_avg_pool3d
+
+
+def _adaptive_max_fn(kernel, name):
+    def adaptive_max_pool(input, output_size, return_indices=False):
+        values, indices = kernel(input, output_size)
+        return (values, indices) if return_indices else values
+
+    adaptive_max_pool.__name__ = adaptive_max_pool.__qualname__ = name
+    adaptive_max_pool.__doc__ = (f"Adaptive {name[-2]}-d max pooling to ``output_size``; with "
+                                 "``return_indices`` also the positions of the maxima.")
+    return adaptive_max_pool
+
+
+adaptive_max_pool1d = _adaptive_max_fn(_pool.adaptive_max_pool1d, "adaptive_max_pool1d")
+adaptive_max_pool2d = _adaptive_max_fn(_pool.adaptive_max_pool2d, "adaptive_max_pool2d")
+adaptive_max_pool3d = _adaptive_max_fn(_pool.adaptive_max_pool3d, "adaptive_max_pool3d")
+adaptive_max_pool1d_with_indices = _pool.adaptive_max_pool1d
+adaptive_max_pool2d_with_indices = _pool.adaptive_max_pool2d
+adaptive_max_pool3d_with_indices = _pool.adaptive_max_pool3d
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size, nd):
+    """The unpooled size: the inverse of the pooling size formula, or ``output_size`` (which
+    may include the batch and channel dims) after checking it is reachable."""
+    k = _ntuple(kernel_size, nd, "kernel_size")
+    s = k if stride is None else _ntuple(stride, nd, "stride")
+    p = _ntuple(padding, nd, "padding")
+    spatial = input.shape[-nd:]
+    default = [(n - 1) * ss - 2 * pp + kk for n, ss, pp, kk in zip(spatial, s, p, k)]
+    if output_size is None:
+        return default
+    size = list(output_size)
+    if len(size) == nd + 2 or (len(size) == nd + 1 and input.dim() == nd + 1):
+        size = size[-nd:]
+    if len(size) != nd:
+        raise ValueError(f"output_size should be a sequence containing {nd} or {nd + 2} "
+                         f"elements, but it has a length of '{len(size)}'")
+    for d, (want, base, ss) in enumerate(zip(size, default, s)):
+        if not base - ss < want < base + ss:
+            raise ValueError(f'invalid output_size "{size}" (dim {d} must be between '
+                             f'{base - ss} and {base + ss})')
+    return size
+
+
+def _max_unpool_fn(nd):
+    def max_unpool(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+        size = _unpool_output_size(input, kernel_size, stride, padding, output_size, nd)
+        if nd == 1:
+            return _pool.max_unpool(input.unsqueeze(-1), indices.unsqueeze(-1), size + [1],
+                                    2).squeeze(-1)
+        return _pool.max_unpool(input, indices, size, nd)
+
+    max_unpool.__name__ = max_unpool.__qualname__ = f"max_unpool{nd}d"
+    max_unpool.__doc__ = (f"Partial inverse of max_pool{nd}d: each value goes to its index in a "
+                          "zero tensor of the unpooled size.")
+    return max_unpool
+
+
+max_unpool1d, max_unpool2d, max_unpool3d = (_max_unpool_fn(n) for n in (1, 2, 3))
+
+
+def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, nd):
+    """Power-average pooling: (sum over the window of x**p) ** (1/p), computed as PyTorch
+    does from an average pool (sign and relu keep the root real)."""
+    k = _ntuple(kernel_size, nd, "kernel_size")
+    pool = (avg_pool1d, avg_pool2d, avg_pool3d)[nd - 1]
+    if stride is not None:
+        out = pool(input.pow(norm_type), k, stride, 0, ceil_mode)
+    else:
+        out = pool(input.pow(norm_type), k, padding=0, ceil_mode=ceil_mode)
+    count = 1
+    for v in k:
+        count *= v
+    return (out.sign() * out.abs().relu()).mul(count).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """1-d power-average pooling (p = ``norm_type``)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """2-d power-average pooling (p = ``norm_type``)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """3-d power-average pooling (p = ``norm_type``)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
+
+
+def _fractional_fn(nd):
+    name = f"fractional_max_pool{nd}d"
+
+    def fractional_max_pool(input, kernel_size, output_size=None, output_ratio=None,
+                            return_indices=False, _random_samples=None):
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output_size or an "
+                             "output_ratio")
+        k = _ntuple(kernel_size, nd, "kernel_size")
+        if output_size is None:
+            # (PyTorch's 2-d version takes len() of the ratio, so a bare float is a TypeError.)
+            if nd == 2 and len(output_ratio) > 2:
+                raise ValueError("fractional_max_pool2d requires output_ratio to either be a "
+                                 "single Int or tuple of Ints.")
+            ratio = output_ratio if isinstance(output_ratio, (list, tuple)) else \
+                (output_ratio,) * nd
+            if len(ratio) == 1:
+                ratio = tuple(ratio) * nd
+            output_size = [int(input.size(-nd + i) * ratio[i]) for i in range(nd)]
+        size = _ntuple(output_size, nd, "output_size")
+        if _random_samples is None:
+            from .. import ops as _o
+            batch = 1 if input.dim() == nd + 1 else input.size(0)
+            _random_samples = _o.FUNCTIONS["rand"](batch, input.size(-nd - 1), nd,
+                                                   dtype=input.dtype)
+        values, indices = _pool.fractional_max_pool(input, k, size, _random_samples)
+        return (values, indices) if return_indices else values
+
+    fractional_max_pool.__name__ = fractional_max_pool.__qualname__ = name
+    fractional_max_pool.__doc__ = (
+        f"{nd}-d fractional max pooling: windows of ``kernel_size`` at pseudo-random starts "
+        "(drawn with ``torch.rand`` unless ``_random_samples`` is given) so that the output "
+        "has ``output_size`` or ``output_ratio`` times the input size.")
+    return fractional_max_pool
+
+
+fractional_max_pool2d = _fractional_fn(2)
+fractional_max_pool3d = _fractional_fn(3)
+fractional_max_pool2d_with_indices = fractional_max_pool2d
+fractional_max_pool3d_with_indices = fractional_max_pool3d
+
+# --- normalization ---
+
+def _verify_batch_size(size):
+    count = 1
+    for i, n in enumerate(size):
+        if i != 1:
+            count *= n
+    if count == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {size}")
+
+
+def _verify_spatial_size(size):
+    count = 1
+    for n in size[2:]:
+        count *= n
+    if count == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"{size}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise each channel (dim 1) by batch statistics (training) or by the running
+    statistics; in training the running statistics are updated in place with ``momentum``."""
+    if training:
+        _verify_batch_size(input.size())
+    return _norm.batch_norm(input, weight, bias, running_mean, running_var, training,
+                            momentum, eps)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Normalise each channel of each sample separately (batch norm of a (1, N*C, ...) view);
+    running statistics, when given, are updated with the mean over the batch."""
+    if use_input_stats:
+        _verify_spatial_size(input.size())
+    n, c = input.shape[0], input.shape[1]
+    shape = (1, n * c) + tuple(input.shape[2:])
+
+    def rep(t):         # a per-channel tensor repeated for every sample
+        return None if t is None else t.unsqueeze(0).expand(n, c).reshape(-1)
+
+    rm, rv = rep(running_mean), rep(running_var)
+    out = _norm.batch_norm(input.reshape(shape), rep(weight), rep(bias), rm, rv,
+                           use_input_stats, momentum, eps)
+    if use_input_stats:
+        from ..autograd.grad_mode import no_grad
+        with no_grad():
+            if running_mean is not None:
+                running_mean.copy_(rm.view(n, c).mean(0))
+            if running_var is not None:
+                running_var.copy_(rv.view(n, c).mean(0))
+    return out.view(input.shape)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the trailing ``normalized_shape`` dims, then scale and shift."""
+    return _norm.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """Root-mean-square normalisation over the trailing ``normalized_shape`` dims."""
+    return _norm.rms_norm(input, normalized_shape, weight, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise groups of channels of each sample, then scale and shift per channel."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups]
+                       + list(input.size()[2:]))
+    return _norm.group_norm(input, num_groups, weight, bias, eps)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Normalise each position by the sum of squares over ``size`` neighbouring channels:
+    ``x / (k + alpha * mean(x**2 over the window)) ** beta``."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+# --- padding ---
+
+_PAD_COMBINATIONS = ("Supported combinations for non-constant padding:\n"
+                     "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                     "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                     "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad ``input``: ``pad`` lists (before, after) amounts starting from the last dim.
+    ``mode`` is 'constant' (with ``value``, default 0; any number of dims, negative amounts
+    crop), 'reflect', 'replicate' or 'circular' (the last 1-3 dims of a batched or unbatched
+    input)."""
+    if mode == "constant":
+        return _pad.constant_pad_nd(input, pad, 0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    k = len(pad) // 2
+    if len(pad) % 2 or k not in (1, 2, 3) or input.dim() not in (k + 1, k + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for "
+                                  f"{input.dim()}D input tensor.\n{_PAD_COMBINATIONS}")
+    return _pad.index_pad(input, pad, mode)
+
+
+# --- sparse (embedding) ---
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Look up rows of ``weight`` (num_embeddings, embedding_dim) by the integer ``input``.
+
+    ``padding_idx`` rows get no gradient; with ``max_norm`` the looked-up rows are first
+    renormalised in place; ``scale_grad_by_freq`` divides gradients by index frequency.
+    ``sparse=True`` is accepted but the gradient is dense (cinder has no sparse tensors).
+    """
+    if padding_idx is not None:
+        n = weight.size(0)
+        if padding_idx > 0 and padding_idx >= n:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            if padding_idx < -n:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = n + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        from ..autograd.grad_mode import no_grad
+        with no_grad():
+            _embedding.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    return _embedding.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def _bag_layout(input, offsets, include_last_offset):
+    """(flat indices, bag id of each index, number of bags) of an embedding_bag call."""
+    import numpy as np
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences. However, found offsets "
+                             f"of type {type(offsets)}")
+        bags, length = input.shape
+        return input.reshape(-1), np.arange(bags * length) // max(length, 1), bags
+    if input.dim() != 1:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.dim()}")
+    if offsets is None:
+        raise ValueError("offsets has to be a 1D Tensor but got None")
+    if offsets.dim() != 1:
+        raise ValueError("offsets has to be a 1D Tensor")
+    starts = [int(v) for v in offsets.tolist()]
+    n = input.shape[0]
+    bags = len(starts) - 1 if include_last_offset else len(starts)
+    # PyTorch's CPU kernel runs the last bag to the end of the input even when
+    # include_last_offset gives a smaller final offset.
+    ends = starts[1:bags] + [n]
+    bag_of = np.full(n, -1)          # -1: before the first offset
+    for b in range(bags):
+        bag_of[starts[b]:ends[b]] = b
+    return input, bag_of, bags
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
+                  scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
+    """Sums, means or maxima of bags of embeddings without building the per-index rows' tensor
+    as an output: ``input`` is 2-D (one fixed-length bag per row) or 1-D with ``offsets``
+    marking where each bag starts. ``per_sample_weights`` (mode 'sum') scales each row."""
+    import numpy as np
+    from .. import ops as _o
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
+                                  f"per_sample_weights is only supported for mode='sum' (got "
+                                  f"mode='{mode}'). Please open a feature request on GitHub.")
+    flat, bag_of, bags = _bag_layout(input, offsets, include_last_offset)
+    rows = embedding(flat, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
+    n = flat.shape[0]
+    keep = bag_of >= 0
+    if padding_idx is not None:
+        pad_row = padding_idx % weight.shape[0]
+        keep &= flat.numpy() != pad_row
+    member = np.zeros((bags, n))
+    member[bag_of[keep], np.arange(n)[keep]] = 1
+    if mode == "max":
+        return _bag_max(rows, member, weight)
+    mat = _o.FUNCTIONS["tensor"](member, dtype=weight.dtype)
+    if per_sample_weights is not None:
+        mat = mat * per_sample_weights.reshape(1, -1)
+    if mode == "mean":
+        count = member.sum(1, keepdims=True)
+        mat = mat / _o.FUNCTIONS["tensor"](np.maximum(count, 1), dtype=weight.dtype)
+    return mat.matmul(rows) if n else mat.new_zeros((bags, weight.shape[1]))
+
+
+def _bag_max(rows, member, weight):
+    """Per-bag maximum of the member rows (an empty bag gives zeros, as in PyTorch)."""
+    import numpy as np
+    from .. import ops as _o
+    tensor = _o.FUNCTIONS["tensor"]
+    inside = tensor(member.astype(bool))[:, :, None]
+    lowest = tensor(float("-inf"), dtype=weight.dtype)
+    stacked = rows.unsqueeze(0).expand(member.shape[0], -1, -1).where(inside, lowest)
+    empty = tensor(~member.astype(bool).any(1))[:, None]
+    if member.shape[1] == 0:
+        return rows.new_zeros((member.shape[0], weight.shape[1]))
+    return stacked.amax(1).masked_fill(empty, 0) if np.any(member) else \
+        rows.new_zeros((member.shape[0], weight.shape[1]))
+
+
+# --- upsampling ---
+
+def _interp_sizes(input, size, scale_factor, recompute_scale_factor, mode):
+    """(output size, per-dim scales or None) following PyTorch's rules."""
+    dim = input.dim() - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {list(input.shape[2:])} and output size "
+                    f"of {size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                    "and output size in (o1, o2, ...,oK) format.")
+            out = [int(v) for v in size]
+        else:
+            out = [int(size)] * dim
+        scales = None
+        if recompute_scale_factor:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, "
+                    f"but got input with spatial dimensions of {list(input.shape[2:])} and "
+                    f"scale_factor of shape {scale_factor}. Please provide input tensor in "
+                    "(N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
+            scales = [float(v) for v in scale_factor]
+        else:
+            scales = [float(scale_factor)] * dim
+        out = [int(n * sc) for n, sc in zip(input.shape[2:], scales)]
+        if recompute_scale_factor or mode == "area":
+            scales = None
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    return out, scales
+
+
+_INTERP_DIMS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dims of a (N, C, *spatial) input to ``size`` or by ``scale_factor``.
+    Modes: 'nearest', 'nearest-exact', 'linear' (3-D), 'bilinear' / 'bicubic' (4-D),
+    'trilinear' (5-D) and 'area' (adaptive average pooling). ``align_corners`` maps the corner
+    pixels onto each other (interpolating modes only)."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    out, scales = _interp_sizes(input, size, scale_factor, recompute_scale_factor, mode)
+    if antialias:
+        if not (mode in ("bilinear", "bicubic") and input.dim() == 4):
+            raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                             "modes and requires a 4-D tensor as input")
+        kind = "cubic-aa" if mode == "bicubic" else "linear-aa"
+        return _upsample.resample(input, out, kind, align_corners, scales)
+    if input.dim() not in (3, 4, 5):
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
+            "the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+            f"nearest-exact (got {mode})")
+    if mode in ("nearest", "nearest-exact"):
+        return _upsample.resample(input, out, mode, False, scales)
+    if mode == "area":
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[
+            input.dim() - 3](input, out)
+    need = _INTERP_DIMS.get(mode)
+    if need is None:
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
+            "the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+            f"nearest-exact (got {mode})")
+    if input.dim() != need:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {need}D "
+                                  "input")
+    kernel = "cubic" if mode == "bicubic" else "linear"
+    return _upsample.resample(input, out, kernel, align_corners, scales)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated alias of ``interpolate`` (warns, as PyTorch does)."""
+    import warnings
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(..., mode='nearest')``."""
+    import warnings
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(..., mode='bilinear', align_corners=True)``."""
+    import warnings
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# --- pixel shuffle ---
+
+pixel_shuffle = _upsample.pixel_shuffle
+pixel_unshuffle = _upsample.pixel_unshuffle
+
+
+# --- vision (affine_grid / grid_sample) ---
+
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
+                  "align_corners=False since 1.3.0. Please specify align_corners=True if the "
+                  "old behavior is desired. See the documentation of grid_sample for details.")
+
+
+def _base_coords(steps, align_corners, like):
+    """Normalised pixel-centre coordinates in [-1, 1] along one dim."""
+    from .. import ops as _o
+    line = _o.FUNCTIONS["linspace"](-1, 1, steps, dtype=like.dtype)
+    if not align_corners:
+        line = line * ((steps - 1) / steps)
+    return line
+
+
+def affine_grid(theta, size, align_corners=None):
+    """Sampling grid (N, H, W, 2) or (N, D, H, W, 3) of the affine maps ``theta`` (N, 2, 3)
+    or (N, 3, 4) for an output of ``size``; coordinates in [-1, 1], x first."""
+    from .. import ops as _o
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    nd = len(size) - 2
+    if nd not in (2, 3):
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size {size}.")
+    if theta.dim() != 3 or theta.shape[-2] != nd or theta.shape[-1] != nd + 1:
+        kind = "2D affine matrices of shape Nx2x3" if nd == 2 else \
+            "3D affine matrices of shape Nx3x4"
+        raise ValueError(f"Expected a batch of {kind} for size {size}. Got {theta.shape}.")
+    spatial = list(size[2:])
+    if align_corners and min(spatial) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+                      "grids when align_corners=True. This is not an intended use case of "
+                      "affine_grid. See the documentation of affine_grid for details.",
+                      stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    # Base grid (*spatial, nd + 1) holding (x, y[, z], 1): x runs along the last dim.
+    axes = [_base_coords(n, align_corners, theta) for n in spatial]
+    parts = []
+    for i in range(nd):          # coordinate i (x = 0) varies along spatial dim nd - 1 - i
+        dim = nd - 1 - i
+        shape = [1] * nd
+        shape[dim] = spatial[dim]
+        parts.append(axes[dim].reshape(shape).expand(*spatial))
+    parts.append(_o.FUNCTIONS["ones"](spatial, dtype=theta.dtype))
+    base = _o.FUNCTIONS["stack"](parts, -1).reshape(1, -1, nd + 1)
+    grid = base.matmul(theta.transpose(1, 2))
+    return grid.reshape([theta.shape[0]] + spatial + [nd])
+
+
+def _unnormalize(coord, size, align_corners):
+    if align_corners:
+        return (coord + 1) / 2 * (size - 1)
+    return ((coord + 1) * size - 1) / 2
+
+
+def _reflect(coord, low2, high2):
+    """PyTorch's reflect_coordinates: fold ``coord`` into [low2/2, high2/2] by mirroring."""
+    if low2 == high2:
+        return coord * 0
+    lo, span = low2 / 2, (high2 - low2) / 2
+    dist = (coord - lo).abs()
+    extra = dist.fmod(span)
+    flips = (dist / span).floor().detach()
+    even = flips.fmod(2) == 0
+    return (extra + lo).where(even, span - extra + lo)
+
+
+def _source_coord(coord, size, padding_mode, align_corners):
+    ix = _unnormalize(coord, size, align_corners)
+    if padding_mode == "border":
+        return ix.clamp(0, size - 1)
+    if padding_mode == "reflection":
+        ix = _reflect(ix, 0, 2 * (size - 1)) if align_corners else \
+            _reflect(ix, -1, 2 * size - 1)
+        return ix.clamp(0, size - 1)
+    return ix
+
+
+def _gather_points(input, flat_index, valid):
+    """input (N, C, *spatial) read at flat spatial indices (N, P); invalid points read 0."""
+    n, c = input.shape[:2]
+    idx = flat_index.clamp(0, max(input[0, 0].numel() - 1, 0)).long()
+    vals = input.reshape(n, c, -1).gather(2, idx.unsqueeze(1).expand(n, c, idx.shape[1]))
+    return vals * valid.unsqueeze(1).to(input.dtype)
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Sample ``input`` (N, C, H, W) or (N, C, D, H, W) at the normalised locations of
+    ``grid`` (N, *out, 2 or 3; x first) with bilinear or nearest interpolation; points outside
+    read zeros, the border value, or a reflection (``padding_mode``). Gradients flow to both
+    input and grid. (Composite of gather and pointwise ops; 'bicubic' is not implemented.)"""
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    nd = input.dim() - 2
+    if nd not in (2, 3) or grid.dim() != input.dim() or grid.shape[-1] != nd or \
+            grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {nd} in last "
+                           f"dimension and the same batch size as input, but got input with "
+                           f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    if mode == "bicubic":
+        raise NotImplementedError("cinder: grid_sample(mode='bicubic') is not implemented")
+    n = input.shape[0]
+    spatial = list(input.shape[2:])
+    out_shape = list(grid.shape[1:-1])
+    flat_grid = grid.reshape(n, -1, nd)
+    # coordinate i of the grid (x = 0) indexes spatial dim nd - 1 - i
+    coords = [_source_coord(flat_grid[..., i], spatial[nd - 1 - i], padding_mode,
+                            align_corners) for i in range(nd)]
+    if mode == "nearest":
+        picks = [c.detach().round() for c in coords]
+        out = _gather_points(input, *_flat_and_valid(picks, spatial))
+        # PyTorch gives the grid a zero gradient (not None) in nearest mode.
+        out = out * (flat_grid.sum(-1) * 0 + 1).unsqueeze(1)
+    else:
+        out = _interpolate_corners(input, coords, spatial)
+    return out.reshape([n, input.shape[1]] + out_shape)
+
+
+def _flat_and_valid(picks, spatial):
+    """Flat spatial index and in-bounds mask of per-coordinate integer positions."""
+    nd = len(picks)
+    flat, valid = 0, None
+    for dim in range(nd):
+        p = picks[nd - 1 - dim]
+        inside = (p >= 0).logical_and(p <= spatial[dim] - 1)
+        valid = inside if valid is None else valid.logical_and(inside)
+        flat = flat * spatial[dim] + p
+    return flat, valid
+
+
+def _interpolate_corners(input, coords, spatial):
+    """Sum over the 2**nd neighbouring grid points of value * (product of 1-d weights)."""
+    lows = [c.detach().floor() for c in coords]
+    total = 0
+    for corner in range(2 ** len(coords)):
+        picks, weight = [], 1
+        for i, (c, lo) in enumerate(zip(coords, lows)):
+            up = (corner >> i) & 1
+            frac = c - lo
+            picks.append(lo + up)
+            weight = weight * (frac if up else 1 - frac)
+        total = total + _gather_points(input, *_flat_and_valid(picks, spatial)) * \
+            weight.unsqueeze(1)
+    return total

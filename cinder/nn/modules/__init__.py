@@ -78,3 +78,15 @@ from .loss import TripletMarginWithDistanceLoss
 from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .linear_cross_entropy import LinearCrossEntropyLoss
 from .linear_cross_entropy_options import LinearCrossEntropyOptions
+
+# --- layers (h/nnlayers) ---
+from .batchnorm import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
+from .instancenorm import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403
