@@ -26,8 +26,8 @@ def zeros_state(param, fill=0):
     return make_tensor(buf, param.dtype, param.device)
 
 
-def step_counter(value=0.0):
-    """The ``step`` state entry: a 0-d float32 CPU tensor, as PyTorch keeps it."""
+def scalar_state(value=0.0):
+    """A 0-d float32 CPU tensor (``step``, ``mu_product``, ``eta``...), as PyTorch keeps them."""
     dtype = _get_scalar_dtype()
     return make_tensor(np.array(value, dtype=dtype.numpy_dtype), dtype)
 

@@ -3,7 +3,7 @@
 from .._tensor import Tensor
 from . import _kernels as K
 from ._differentiable import adam_tensor_step
-from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
+from .optimizer import Optimizer, _closure_loss, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["Adam", "adam"]
 
@@ -90,7 +90,7 @@ class Adam(Optimizer):
             for p in group["params"]:
                 p_state = self.state.get(p, [])
                 if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    p_state["step"] = K.step_counter(float(p_state["step"]))
+                    p_state["step"] = K.scalar_state(float(p_state["step"]))
 
     def _init_group(self, group, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,
                     state_steps):
@@ -104,7 +104,7 @@ class Adam(Optimizer):
             grads.append(p.grad)
             state = self.state[p]
             if len(state) == 0:
-                state["step"] = K.step_counter()
+                state["step"] = K.scalar_state()
                 state["exp_avg"] = K.zeros_state(p)
                 state["exp_avg_sq"] = K.zeros_state(p)
                 if group["amsgrad"]:
@@ -122,11 +122,7 @@ class Adam(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One Adam update of every parameter that has a gradient."""
-        loss = None
-        if closure is not None:
-            from ..autograd.grad_mode import enable_grad
-            with enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps = [], [], [], [], [], []
             has_complex = self._init_group(group, params, grads, exp_avgs, exp_avg_sqs,

@@ -90,6 +90,26 @@ def _hooked_step(step):
     return run
 
 
+def _closure_loss(closure):
+    """Run a step's closure (with grad mode on, as PyTorch does) and return its loss."""
+    if closure is None:
+        return None
+    with grad_mode.enable_grad():
+        return closure()
+
+
+def _check(condition, message):
+    """Raise PyTorch's ValueError for a bad optimizer option."""
+    if not condition:
+        raise ValueError(message)
+
+
+def _check_lr(lr):
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+
+
 def _get_value(x):
     """A Python number from a one-element tensor (``step`` is kept as one)."""
     return x.item() if isinstance(x, Tensor) else x
@@ -354,6 +374,23 @@ class Optimizer:
             param_group.setdefault(name, default)
         self._check_disjoint(param_group)
         self.param_groups.append(param_group)
+
+    def _gather(self, group, init_state, sparse_message=None):
+        """The group's parameters that have a gradient, their gradients and their state dicts;
+        ``init_state(p, state)`` fills the state of a parameter seen for the first time."""
+        params, grads, states = [], [], []
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            if sparse_message is not None and p.grad.is_sparse:
+                raise RuntimeError(sparse_message)
+            state = self.state[p]
+            if len(state) == 0:
+                init_state(p, state)
+            params.append(p)
+            grads.append(p.grad)
+            states.append(state)
+        return params, grads, states
 
     @staticmethod
     def _split_names(param_group):

@@ -3,7 +3,7 @@
 from .._tensor import Tensor
 from . import _kernels as K
 from ._differentiable import sgd_tensor_step
-from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
+from .optimizer import Optimizer, _closure_loss, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["SGD", "sgd"]
 
@@ -70,11 +70,7 @@ class SGD(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One SGD update of every parameter that has a gradient."""
-        loss = None
-        if closure is not None:
-            from ..autograd.grad_mode import enable_grad
-            with enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             params, grads, bufs = [], [], []
             self._init_group(group, params, grads, bufs)
