@@ -69,9 +69,13 @@ def _use_grad_for_differentiable(step):
 
 
 def _hooked_step(step):
-    """Wrap a subclass's ``step`` so the global and per-instance step hooks run around it."""
+    """Wrap a subclass's ``step`` so the global and per-instance step hooks run around it.
+
+    Hooks see ``args`` with the optimizer itself first, as PyTorch passes them.
+    """
     @functools.wraps(step)
-    def run(self, *args, **kwargs):
+    def run(*args, **kwargs):
+        self = args[0]
         for pre_hook in chain(_global_optimizer_pre_hooks.values(),
                               self._optimizer_step_pre_hooks.values()):
             result = pre_hook(self, args, kwargs)
@@ -81,7 +85,7 @@ def _hooked_step(step):
                 else:
                     raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
                                        f"new_kwargs), but got {result}.")
-        out = step(self, *args, **kwargs)
+        out = step(*args, **kwargs)
         for post_hook in chain(self._optimizer_step_post_hooks.values(),
                                _global_optimizer_post_hooks.values()):
             post_hook(self, args, kwargs)
