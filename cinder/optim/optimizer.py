@@ -382,6 +382,11 @@ class Optimizer:
     def _gather(self, group, init_state, sparse_message=None):
         """The group's parameters that have a gradient, their gradients and their state dicts;
         ``init_state(p, state)`` fills the state of a parameter seen for the first time."""
+        if group.get("differentiable"):
+            # These updates run on raw arrays; only SGD/Adam/AdamW have a Tensor-op path yet.
+            raise NotImplementedError(f"cinder: {type(self).__name__} with differentiable=True "
+                                      "is not implemented yet (SGD, Adam and AdamW support "
+                                      "it)")
         params, grads, states = [], [], []
         for p in group["params"]:
             if p.grad is None:
