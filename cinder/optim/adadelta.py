@@ -63,8 +63,7 @@ def _adadelta_kernel(param, grad, square_avg, acc_delta, g_buf, tmp, delta, *, x
     grad = K.effective_grad(xp, grad, param, weight_decay, maximize, g_buf)
     square_avg *= rho
     xp.multiply(grad, grad, out=delta)
-    delta *= 1 - rho
-    square_avg += delta
+    K.axpy(1 - rho, delta, square_avg)
     # delta = sqrt(acc_delta + eps) / sqrt(square_avg + eps) * grad
     xp.add(acc_delta, eps, out=delta)
     xp.sqrt(delta, out=delta)
@@ -74,10 +73,8 @@ def _adadelta_kernel(param, grad, square_avg, acc_delta, g_buf, tmp, delta, *, x
     delta *= grad
     acc_delta *= rho
     xp.multiply(delta, delta, out=tmp)
-    tmp *= 1 - rho
-    acc_delta += tmp
-    delta *= -lr
-    param += delta
+    K.axpy(1 - rho, tmp, acc_delta)
+    K.axpy(-lr, delta, param)
 
 
 def adadelta(params, grads, square_avgs, acc_deltas, state_steps, capturable=False,

@@ -80,8 +80,7 @@ def _adagrad_kernel(param, grad, state_sum, tmp, g_buf, *, xp, weight_decay, max
     xp.sqrt(state_sum, out=tmp)
     tmp += eps
     xp.divide(grad, tmp, out=tmp)
-    tmp *= -clr
-    param += tmp
+    K.axpy(-clr, tmp, param)
 
 
 def adagrad(params, grads, state_sums, state_steps, fused=None, grad_scale=None,

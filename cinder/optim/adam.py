@@ -144,8 +144,7 @@ def _adam_kernel(param, grad, exp_avg, exp_avg_sq, max_sq, tmp, g_buf, *, xp, be
     K.lerp_(xp, exp_avg, grad, 1 - beta1, tmp)
     exp_avg_sq *= beta2
     xp.multiply(grad, grad, out=tmp)
-    tmp *= 1 - beta2
-    exp_avg_sq += tmp
+    K.axpy(1 - beta2, tmp, exp_avg_sq)
     if max_sq is not None:
         xp.maximum(max_sq, exp_avg_sq, out=max_sq)
         exp_avg_sq = max_sq
@@ -153,8 +152,7 @@ def _adam_kernel(param, grad, exp_avg, exp_avg_sq, max_sq, tmp, g_buf, *, xp, be
     tmp /= bc2_sqrt
     tmp += eps
     xp.divide(exp_avg, tmp, out=tmp)
-    tmp *= -step_size
-    param += tmp
+    K.axpy(-step_size, tmp, param)
 
 
 def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, foreach=None,

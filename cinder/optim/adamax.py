@@ -75,8 +75,7 @@ def _adamax_kernel(param, grad, exp_avg, exp_inf, tmp, g_buf, *, xp, beta1, beta
     tmp += eps
     xp.maximum(exp_inf, tmp, out=exp_inf)
     xp.divide(exp_avg, exp_inf, out=tmp)
-    tmp *= -clr
-    param += tmp
+    K.axpy(-clr, tmp, param)
 
 
 def adamax(params, grads, exp_avgs, exp_infs, state_steps, foreach=None, maximize=False,

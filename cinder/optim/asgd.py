@@ -61,8 +61,7 @@ def _asgd_kernel(param, grad, ax, tmp, g_buf, *, xp, weight_decay, maximize, lam
                  mu):
     grad = K.effective_grad(xp, grad, param, weight_decay, maximize, g_buf)
     param *= 1 - lambd * eta
-    xp.multiply(grad, -eta, out=tmp)
-    param += tmp
+    K.axpy(-eta, grad, param)
     if mu != 1:
         xp.subtract(param, ax, out=tmp)
         tmp *= mu

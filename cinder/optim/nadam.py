@@ -72,18 +72,15 @@ def _nadam_kernel(param, grad, exp_avg, exp_avg_sq, tmp, g_buf, *, xp, beta1, be
     K.lerp_(xp, exp_avg, grad, 1 - beta1, tmp)
     exp_avg_sq *= beta2
     xp.multiply(grad, grad, out=tmp)
-    tmp *= 1 - beta2
-    exp_avg_sq += tmp
+    K.axpy(1 - beta2, tmp, exp_avg_sq)
     xp.divide(exp_avg_sq, bias_correction2, out=tmp)
     xp.sqrt(tmp, out=tmp)
     tmp += eps                       # tmp is now the denominator
     # param += grad_coef * grad / denom, then param += avg_coef * exp_avg / denom
     xp.divide(grad, tmp, out=g_buf)
-    g_buf *= grad_coef
-    param += g_buf
+    K.axpy(grad_coef, g_buf, param)
     xp.divide(exp_avg, tmp, out=tmp)
-    tmp *= avg_coef
-    param += tmp
+    K.axpy(avg_coef, tmp, param)
 
 
 def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps,

@@ -71,8 +71,7 @@ def _radam_kernel(param, grad, exp_avg, exp_avg_sq, tmp, g_buf, *, xp, beta1, be
     K.lerp_(xp, exp_avg, grad, 1 - beta1, tmp)
     exp_avg_sq *= beta2
     xp.multiply(grad, grad, out=tmp)
-    tmp *= 1 - beta2
-    exp_avg_sq += tmp
+    K.axpy(1 - beta2, tmp, exp_avg_sq)
     # PyTorch: param -= (exp_avg / bc1) * lr [* (bc2_sqrt / (sqrt(exp_avg_sq) + eps)) * rect]
     xp.divide(exp_avg, bias_correction1, out=g_buf)
     g_buf *= lr

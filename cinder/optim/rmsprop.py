@@ -72,8 +72,7 @@ def _rmsprop_kernel(param, grad, square_avg, grad_avg, buf, tmp, g_buf, *, xp, a
     grad = K.effective_grad(xp, grad, param, weight_decay, maximize, g_buf)
     square_avg *= alpha
     xp.multiply(grad, grad, out=tmp)
-    tmp *= 1 - alpha
-    square_avg += tmp
+    K.axpy(1 - alpha, tmp, square_avg)
     if grad_avg is not None:
         K.lerp_(xp, grad_avg, grad, 1 - alpha, tmp)
         xp.multiply(grad_avg, grad_avg, out=tmp)
@@ -86,10 +85,9 @@ def _rmsprop_kernel(param, grad, square_avg, grad_avg, buf, tmp, g_buf, *, xp, a
     if buf is not None:
         buf *= momentum
         buf += tmp
-        xp.multiply(buf, -lr, out=tmp)
+        K.axpy(-lr, buf, param)
     else:
-        tmp *= -lr
-    param += tmp
+        K.axpy(-lr, tmp, param)
 
 
 def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps,

@@ -97,16 +97,14 @@ def _sgd_kernel(param, grad, buf, g_buf, tmp, *, xp, weight_decay, momentum, lr,
             if dampening == 0:
                 buf += grad
             else:
-                xp.multiply(grad, 1 - dampening, out=tmp)
-                buf += tmp
+                K.axpy(1 - dampening, grad, buf)
         if nesterov:
             xp.multiply(buf, momentum, out=tmp)
             tmp += grad
             grad = tmp
         else:
             grad = buf
-    xp.multiply(grad, -lr, out=tmp)
-    param += tmp
+    K.axpy(-lr, grad, param)
 
 
 def sgd(params, d_p_list, momentum_buffer_list, has_sparse_grad=False, foreach=None,
