@@ -16,7 +16,7 @@ from ..backend import blas
 from .._tensor import make_tensor
 from .optimizer import _get_scalar_dtype
 
-BLOCK = 1 << 15
+BLOCK = 1 << 16
 
 
 def zeros_state(param, fill=0):
@@ -64,7 +64,8 @@ def run_blocked(kernel, arrays, n_scratch, **options):
     ``arrays`` all have the same shape; the kernel updates some of them in place with ``out=``
     ufuncs and may use the ``n_scratch`` scratch arrays (same dtype as ``arrays[0]``) freely.
     ``None`` entries in ``arrays`` are passed through unchanged (optional state). Contiguous
-    CPU arrays are handed over as 1-d views (so BLAS vector routines apply).
+    CPU arrays are handed over as 1-d views (so BLAS vector routines apply). A kernel that
+    needs no scratch makes no temporaries, so it gains nothing from blocks and runs once.
     """
     first = arrays[0]
     if type(first) is not np.ndarray:
@@ -76,7 +77,7 @@ def run_blocked(kernel, arrays, n_scratch, **options):
         kernel(*arrays, *[np.empty_like(first) for _ in range(n_scratch)], **options)
         return
     size = first.size
-    if size <= BLOCK:
+    if size <= BLOCK or n_scratch == 0:
         kernel(*flat, *[np.empty(size, first.dtype) for _ in range(n_scratch)], **options)
         return
     scratch = [np.empty(BLOCK, dtype=first.dtype) for _ in range(n_scratch)]

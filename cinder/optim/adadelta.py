@@ -39,7 +39,7 @@ class Adadelta(Optimizer):
                 group.setdefault(key, value)
 
     @staticmethod
-    def _new_state(p, state):
+    def _new_state(p, state, group):
         state["step"] = K.scalar_state()
         state["square_avg"] = K.zeros_state(p)
         state["acc_delta"] = K.zeros_state(p)

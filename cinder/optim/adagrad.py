@@ -65,7 +65,7 @@ class Adagrad(Optimizer):
         """One Adagrad update of every parameter that has a gradient."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            params, grads, states = self._gather(group, lambda p, s: None)
+            params, grads, states = self._gather(group, lambda p, s, g: None)
             adagrad(params, grads, [s["sum"] for s in states], [s["step"] for s in states],
                     lr=group["lr"], weight_decay=group["weight_decay"],
                     lr_decay=group["lr_decay"], eps=group["eps"], maximize=group["maximize"])

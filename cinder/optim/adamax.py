@@ -46,7 +46,7 @@ class Adamax(Optimizer):
                 group.setdefault(key, value)
 
     @staticmethod
-    def _new_state(p, state):
+    def _new_state(p, state, group):
         state["step"] = K.scalar_state()
         state["exp_avg"] = K.zeros_state(p)
         state["exp_inf"] = K.zeros_state(p)

@@ -38,17 +38,19 @@ class ASGD(Optimizer):
                                ("differentiable", False), ("capturable", False)):
                 group.setdefault(key, value)
 
+    @staticmethod
+    def _new_state(p, state, group):
+        state["step"] = K.scalar_state()
+        state["eta"] = K.scalar_state(float(_to_scalar(group["lr"])))
+        state["mu"] = K.scalar_state(1.0)
+        state["ax"] = K.zeros_state(p)
+
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One ASGD update of every parameter that has a gradient."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            def new_state(p, state):
-                state["step"] = K.scalar_state()
-                state["eta"] = K.scalar_state(float(_to_scalar(group["lr"])))
-                state["mu"] = K.scalar_state(1.0)
-                state["ax"] = K.zeros_state(p)
-            params, grads, states = self._gather(group, new_state,
+            params, grads, states = self._gather(group, self._new_state,
                                                  "ASGD does not support sparse gradients")
             asgd(params, grads, [s["ax"] for s in states], [s["mu"] for s in states],
                  [s["eta"] for s in states], [s["step"] for s in states],

@@ -43,7 +43,7 @@ class NAdam(Optimizer):
                 group.setdefault(key, value)
 
     @staticmethod
-    def _new_state(p, state):
+    def _new_state(p, state, group):
         state["step"] = K.scalar_state()
         state["mu_product"] = K.scalar_state(1.0)
         state["exp_avg"] = K.zeros_state(p)

@@ -381,7 +381,8 @@ class Optimizer:
 
     def _gather(self, group, init_state, sparse_message=None):
         """The group's parameters that have a gradient, their gradients and their state dicts;
-        ``init_state(p, state)`` fills the state of a parameter seen for the first time."""
+        ``init_state(p, state, group)`` fills the state of a parameter seen for the first
+        time."""
         if group.get("differentiable"):
             # These updates run on raw arrays; only SGD/Adam/AdamW have a Tensor-op path yet.
             raise NotImplementedError(f"cinder: {type(self).__name__} with differentiable=True "
@@ -395,7 +396,7 @@ class Optimizer:
                 raise RuntimeError(sparse_message)
             state = self.state[p]
             if len(state) == 0:
-                init_state(p, state)
+                init_state(p, state, group)
             params.append(p)
             grads.append(p.grad)
             states.append(state)

@@ -43,7 +43,7 @@ class RAdam(Optimizer):
                 group.setdefault(key, value)
 
     @staticmethod
-    def _new_state(p, state):
+    def _new_state(p, state, group):
         state["step"] = K.scalar_state()
         state["exp_avg"] = K.zeros_state(p)
         state["exp_avg_sq"] = K.zeros_state(p)

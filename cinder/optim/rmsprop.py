@@ -44,19 +44,21 @@ class RMSprop(Optimizer):
                                ("capturable", False)):
                 group.setdefault(key, value)
 
+    @staticmethod
+    def _new_state(p, state, group):
+        state["step"] = K.scalar_state()
+        state["square_avg"] = K.zeros_state(p)
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = K.zeros_state(p)
+        if group["centered"]:
+            state["grad_avg"] = K.zeros_state(p)
+
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One RMSprop update of every parameter that has a gradient."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            def new_state(p, state):
-                state["step"] = K.scalar_state()
-                state["square_avg"] = K.zeros_state(p)
-                if group["momentum"] > 0:
-                    state["momentum_buffer"] = K.zeros_state(p)
-                if group["centered"]:
-                    state["grad_avg"] = K.zeros_state(p)
-            params, grads, states = self._gather(group, new_state,
+            params, grads, states = self._gather(group, self._new_state,
                                                  "RMSprop does not support sparse gradients")
             rmsprop(params, grads, [s["square_avg"] for s in states],
                     [s.get("grad_avg") for s in states],

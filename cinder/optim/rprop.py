@@ -37,19 +37,19 @@ class Rprop(Optimizer):
                                ("differentiable", False), ("capturable", False)):
                 group.setdefault(key, value)
 
+    @staticmethod
+    def _new_state(p, state, group):
+        state["step"] = K.scalar_state()
+        state["prev"] = K.zeros_state(p)
+        lr = float(_to_scalar(group["lr"]))
+        state["step_size"] = K.zeros_state(p, fill=complex(lr, lr) if p.is_complex() else lr)
+
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One Rprop update of every parameter that has a gradient."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            def new_state(p, state):
-                state["step"] = K.scalar_state()
-                state["prev"] = K.zeros_state(p)
-                lr = _to_scalar(group["lr"])
-                lr = float(lr)
-                state["step_size"] = K.zeros_state(p, fill=complex(lr, lr)
-                                                   if p.is_complex() else lr)
-            params, grads, states = self._gather(group, new_state,
+            params, grads, states = self._gather(group, self._new_state,
                                                  "Rprop does not support sparse gradients")
             etaminus, etaplus = group["etas"]
             step_size_min, step_size_max = group["step_sizes"]

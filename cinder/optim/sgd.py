@@ -85,8 +85,8 @@ class SGD(Optimizer):
         return loss
 
 
-def _sgd_kernel(param, grad, buf, g_buf, tmp, *, xp, weight_decay, momentum, lr, dampening,
-                nesterov, maximize, first):
+def _sgd_kernel(param, grad, buf, g_buf=None, tmp=None, *, xp, weight_decay, momentum, lr,
+                dampening, nesterov, maximize, first):
     """One block of the SGD update, in place; ``first`` means ``buf`` was just created."""
     grad = K.effective_grad(xp, grad, param, weight_decay, maximize, g_buf)
     if buf is not None:
@@ -133,7 +133,10 @@ def sgd(params, d_p_list, momentum_buffer_list, has_sparse_grad=False, foreach=N
                 first = True
         arrays = [K.real_view(a) for a in (param._data, grad._data,
                                            None if buf is None else buf._data)]
-        K.run_blocked(_sgd_kernel, arrays, 2, xp=K.array_module(param),
+        # Plain momentum SGD needs no scratch, so it streams whole arrays (no blocking).
+        needs_scratch = weight_decay != 0 or maximize or nesterov
+        K.run_blocked(_sgd_kernel, arrays, 2 if needs_scratch else 0,
+                      xp=K.array_module(param),
                       weight_decay=weight_decay, momentum=momentum, lr=lr,
                       dampening=dampening, nesterov=nesterov, maximize=maximize, first=first)
         param._bump_version()

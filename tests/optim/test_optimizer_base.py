@@ -95,23 +95,25 @@ def test_zero_grad(set_to_none):
     assert results[0] == results[1]
 
 
+def hook_log(lib):
+    log = []
+    ps = params(lib)
+    opt = lib.optim.Adam(ps)
+    h1 = opt.register_step_pre_hook(lambda o, a, k: log.append(("pre", type(o).__name__)))
+    opt.register_step_post_hook(lambda o, a, k: log.append(("post", len(a), len(k))))
+    g = optimizer_module(lib).register_optimizer_step_pre_hook(
+        lambda o, a, k: log.append("global-pre"))
+    for p in ps:
+        p.grad = lib.ones(3)
+    opt.step()
+    h1.remove()
+    g.remove()
+    opt.step()
+    return log
+
+
 def test_step_hooks_and_global_hooks():
-    logs = []
-    for lib in LIBS:
-        log = []
-        ps = params(lib)
-        opt = lib.optim.Adam(ps)
-        h1 = opt.register_step_pre_hook(lambda o, a, k: log.append(("pre", type(o).__name__)))
-        opt.register_step_post_hook(lambda o, a, k: log.append(("post", len(a), len(k))))
-        g = optimizer_module(lib).register_optimizer_step_pre_hook(
-            lambda o, a, k: log.append("global-pre"))
-        for p in ps:
-            p.grad = lib.ones(3)
-        opt.step()
-        h1.remove()
-        g.remove()
-        opt.step()
-        logs.append(log)
+    logs = [hook_log(lib) for lib in LIBS]
     assert logs[0] == logs[1] and len(logs[0]) == 4
 
 
@@ -120,7 +122,8 @@ def test_pre_hook_may_replace_arguments_and_bad_result_raises():
         ps = params(lib)
         opt = lib.optim.SGD(ps, lr=0.1)
         seen = []
-        opt.register_step_pre_hook(lambda o, a, k: ((o,), {"closure": lambda: seen.append(1)}))
+        opt.register_step_pre_hook(
+            lambda o, a, k, seen=seen: ((o,), {"closure": lambda: seen.append(1)}))
         opt.step()
         assert seen == [1]
     messages = []
@@ -133,20 +136,22 @@ def test_pre_hook_may_replace_arguments_and_bad_result_raises():
     assert messages[0] == messages[1]
 
 
+def state_dict_hook_log(lib):
+    log = []
+    opt = lib.optim.SGD(params(lib), lr=0.1)
+    opt.register_state_dict_pre_hook(lambda o: log.append("sd-pre"))
+    opt.register_state_dict_post_hook(lambda o, sd: dict(sd, extra=1))
+    opt.register_state_dict_post_hook(lambda o, sd: log.append(sorted(sd)), prepend=True)
+    opt.register_load_state_dict_pre_hook(lambda o, sd: log.append(("ld-pre", sorted(sd))))
+    opt.register_load_state_dict_post_hook(lambda o: log.append("ld-post"))
+    sd = opt.state_dict()
+    log.append(sorted(sd))
+    opt.load_state_dict(sd)
+    return log
+
+
 def test_state_dict_and_load_hooks():
-    logs = []
-    for lib in LIBS:
-        log = []
-        opt = lib.optim.SGD(params(lib), lr=0.1)
-        opt.register_state_dict_pre_hook(lambda o: log.append("sd-pre"))
-        opt.register_state_dict_post_hook(lambda o, sd: dict(sd, extra=1))
-        opt.register_state_dict_post_hook(lambda o, sd: log.append(sorted(sd)), prepend=True)
-        opt.register_load_state_dict_pre_hook(lambda o, sd: log.append(("ld-pre", sorted(sd))))
-        opt.register_load_state_dict_post_hook(lambda o: log.append("ld-post"))
-        sd = opt.state_dict()
-        log.append(sorted(sd))
-        opt.load_state_dict(sd)
-        logs.append(log)
+    logs = [state_dict_hook_log(lib) for lib in LIBS]
     assert logs[0] == logs[1]
 
 
@@ -237,21 +242,23 @@ def test_tensor_lr_steps_like_float_lr():
     np.testing.assert_allclose(final[1], final[0], rtol=1e-6)
 
 
+def closure_run(lib):
+    a, b = params(lib)
+    opt = lib.optim.SGD([a], lr=0.1, momentum=0.5)
+    opt.add_param_group({"params": b, "lr": 0.01})
+
+    def closure():
+        opt.zero_grad()
+        loss = (a * a).sum() + (b * b * b).sum()
+        loss.backward()
+        return loss
+
+    losses = [float(opt.step(closure).detach()) for _ in range(3)]
+    return losses, repr(opt), a.tolist(), b.tolist()
+
+
 def test_add_param_group_later_and_closure_loss():
-    results = []
-    for lib in LIBS:
-        a, b = params(lib)
-        opt = lib.optim.SGD([a], lr=0.1, momentum=0.5)
-        opt.add_param_group({"params": b, "lr": 0.01})
-
-        def closure():
-            opt.zero_grad()
-            loss = (a * a).sum() + (b * b * b).sum()
-            loss.backward()
-            return loss
-
-        losses = [float(opt.step(closure).detach()) for _ in range(3)]
-        results.append((losses, repr(opt), a.tolist(), b.tolist()))
+    results = [closure_run(lib) for lib in LIBS]
     np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-6)
     assert results[1][1] == results[0][1]
     np.testing.assert_allclose(results[1][2:], results[0][2:], rtol=1e-6)

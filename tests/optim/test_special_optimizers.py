@@ -50,32 +50,27 @@ def test_lbfgs_float32_same_evaluations(line_search):
     np.testing.assert_allclose(c["x"], t["x"], rtol=1e-3, atol=1e-4)
 
 
+def square_closure(opt, x):
+    def closure():
+        opt.zero_grad()
+        loss = (x * x).sum()
+        loss.backward()
+        return loss
+    return closure
+
+
 def test_lbfgs_stops_at_a_minimum_and_refuses_unknown_line_search():
     for lib in LIBS:
         x = lib.tensor(np.zeros(3, np.float32), requires_grad=True)
         opt = lib.optim.LBFGS([x])
-
-        def closure():
-            opt.zero_grad()
-            loss = (x * x).sum()
-            loss.backward()
-            return loss
-
-        opt.step(closure)
+        opt.step(square_closure(opt, x))
         assert opt.state[x]["func_evals"] == 1 and "d" not in opt.state[x]
     messages = []
     for lib in LIBS:
         x = lib.tensor(np.ones(3, np.float32), requires_grad=True)
         opt = lib.optim.LBFGS([x], line_search_fn="armijo")
-
-        def closure():
-            opt.zero_grad()
-            loss = (x * x).sum()
-            loss.backward()
-            return loss
-
         with pytest.raises(RuntimeError) as info:
-            opt.step(closure)
+            opt.step(square_closure(opt, x))
         messages.append(str(info.value))
     assert messages[0] == messages[1]
 
