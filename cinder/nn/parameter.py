@@ -126,6 +126,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
         return t
 
     def __init__(self, requires_grad=True, device=None, dtype=None):
+        # Everything happened in __new__; Parameter.__init__ does not take device/dtype.
         pass
 
     def __deepcopy__(self, memo):

@@ -4,3 +4,9 @@ from . import activation  # noqa: F401
 from . import loss  # noqa: F401
 from . import dropout  # noqa: F401
 from . import linear  # noqa: F401
+from . import conv  # noqa: F401
+from . import embedding  # noqa: F401
+from . import norm  # noqa: F401
+from . import pad  # noqa: F401
+from . import pool  # noqa: F401
+from . import upsample  # noqa: F401
