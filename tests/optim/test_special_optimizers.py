@@ -182,3 +182,55 @@ def test_differentiable_not_yet_supported_elsewhere_says_so():
     p.grad = cinder.ones(2)
     with pytest.raises(NotImplementedError, match="RMSprop with differentiable=True"):
         opt.step()
+
+
+COMPLEX = [("Adam", {"lr": 0.1, "amsgrad": True}), ("SGD", {"lr": 0.1, "momentum": 0.9}),
+           ("RMSprop", {"centered": True}), ("Adagrad", {}), ("AdamW", {"lr": 0.05}),
+           ("NAdam", {}), ("RAdam", {}), ("Adadelta", {}), ("ASGD", {}), ("Adamax", {}),
+           ("Rprop", {})]
+
+
+@pytest.mark.parametrize("name,kwargs", COMPLEX, ids=[n for n, _ in COMPLEX])
+def test_complex_parameters_update_as_real_pairs(name, kwargs):
+    """Complex parameters are optimized as their (real, imag) pairs, as PyTorch does."""
+    rng = np.random.default_rng(0)
+    start = (rng.standard_normal(5) + 1j * rng.standard_normal(5)).astype(np.complex64)
+    params = [lib.tensor(start, requires_grad=True) for lib in LIBS]
+    opts = [getattr(lib.optim, name)([p], **kwargs) for lib, p in zip(LIBS, params)]
+    for _ in range(20):
+        g = (rng.standard_normal(5) + 1j * rng.standard_normal(5)).astype(np.complex64)
+        for lib, p, opt in zip(LIBS, params, opts):
+            p.grad = lib.tensor(g)
+            opt.step()
+    np.testing.assert_allclose(params[1].detach().numpy(), params[0].detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
+
+
+def custom_optimizer_run(lib):
+    """A user-defined optimizer, written the way the API notes describe (12.3)."""
+
+    class SignSGD(lib.optim.Optimizer):
+        def __init__(self, params, lr=0.01):
+            super().__init__(params, {"lr": lr})
+
+        @lib.no_grad()
+        def step(self, closure=None):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        p.add_(p.grad.sign(), alpha=-group["lr"])
+                        self.state[p]["steps"] = self.state[p].get("steps", 0) + 1
+
+    w = lib.tensor(np.array([1.0, -2.0, 0.5], np.float32), requires_grad=True)
+    opt = SignSGD([w], lr=0.1)
+    calls = []
+    opt.register_step_post_hook(lambda o, a, k: calls.append(len(a)))
+    for _ in range(3):
+        opt.zero_grad()
+        (w * w).sum().backward()
+        opt.step()
+    return w.tolist(), repr(opt), opt.state_dict()["state"], calls
+
+
+def test_user_defined_optimizer():
+    assert custom_optimizer_run(cinder) == custom_optimizer_run(torch)
