@@ -24,6 +24,10 @@ class Adagrad(Optimizer):
         maximize (bool): ascend instead of descend (default False).
     """
 
+    _group_defaults = (
+        ("foreach", None), ("maximize", False), ("differentiable", False), ("fused", None),
+    )
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
                  initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
                  differentiable=False, fused=None):
@@ -47,12 +51,6 @@ class Adagrad(Optimizer):
                     init = complex(init, init)
                 state["sum"] = K.zeros_state(p, fill=init)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("foreach", None), ("maximize", False),
-                               ("differentiable", False), ("fused", None)):
-                group.setdefault(key, value)
 
     def share_memory(self):
         """Move the accumulated sums to shared memory (no-op for in-process NumPy arrays)."""

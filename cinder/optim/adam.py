@@ -68,6 +68,11 @@ class Adam(Optimizer):
         differentiable (bool): keep the update in the autograd graph (default False).
     """
 
+    _group_defaults = (
+        ("amsgrad", False), ("maximize", False), ("foreach", None), ("capturable", False),
+        ("differentiable", False), ("decoupled_weight_decay", False), ("fused", None),
+    )
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
@@ -83,10 +88,6 @@ class Adam(Optimizer):
     def __setstate__(self, state):
         super().__setstate__(state)
         for group in self.param_groups:
-            for key, value in (("amsgrad", False), ("maximize", False), ("foreach", None),
-                               ("capturable", False), ("differentiable", False),
-                               ("decoupled_weight_decay", False), ("fused", None)):
-                group.setdefault(key, value)
             for p in group["params"]:
                 p_state = self.state.get(p, [])
                 if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):

@@ -184,12 +184,18 @@ class Optimizer:
         return {"defaults": self.defaults, "state": self.state,
                 "param_groups": self.param_groups}
 
+    # Options a subclass added over time: groups pickled or saved without them get these.
+    _group_defaults = ()
+
     def __setstate__(self, state):
         self.__dict__.update(state)
         for name in _HOOK_DICTS:
             if name not in self.__dict__:
                 setattr(self, name, OrderedDict())
         self.defaults.setdefault("differentiable", False)
+        for group in self.param_groups:
+            for key, value in self._group_defaults:
+                group.setdefault(key, value)
 
     def __repr__(self):
         text = self.__class__.__name__ + " ("

@@ -26,6 +26,11 @@ class SGD(Optimizer):
         differentiable (bool): keep the update in the autograd graph (default False).
     """
 
+    _group_defaults = (
+        ("nesterov", False), ("maximize", False), ("foreach", None), ("differentiable", False),
+        ("fused", False),
+    )
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None):
@@ -50,12 +55,6 @@ class SGD(Optimizer):
             if foreach:
                 raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("nesterov", False), ("maximize", False), ("foreach", None),
-                               ("differentiable", False), ("fused", False)):
-                group.setdefault(key, value)
 
     def _init_group(self, group, params, grads, momentum_buffer_list):
         for p in group["params"]:
