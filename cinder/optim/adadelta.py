@@ -1,7 +1,7 @@
 """``torch.optim.Adadelta`` and its update function ``adadelta``."""
 
 from . import _kernels as K
-from .optimizer import (Optimizer, _check, _check_lr, _closure_loss, _to_scalar,
+from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["Adadelta", "adadelta"]
@@ -45,15 +45,13 @@ class Adadelta(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One Adadelta update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            params, grads, states = self._gather(group, self._new_state,
-                                                 "Adadelta does not support sparse gradients")
-            adadelta(params, grads, [s["square_avg"] for s in states],
-                     [s["acc_delta"] for s in states], [s["step"] for s in states],
-                     lr=group["lr"], rho=group["rho"], eps=group["eps"],
-                     weight_decay=group["weight_decay"], maximize=group["maximize"])
-        return loss
+        return self._step_groups(closure)
+
+    def _update_group(self, group, params, grads, states):
+        adadelta(params, grads, [s["square_avg"] for s in states],
+                 [s["acc_delta"] for s in states], [s["step"] for s in states],
+                 lr=group["lr"], rho=group["rho"], eps=group["eps"],
+                 weight_decay=group["weight_decay"], maximize=group["maximize"])
 
 
 def _adadelta_kernel(param, grad, square_avg, acc_delta, g_buf, tmp, delta, *, xp, rho,

@@ -2,7 +2,7 @@
 
 from . import _kernels as K
 from .adam import check_fused
-from .optimizer import (Optimizer, _check, _check_lr, _closure_loss, _to_scalar,
+from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["Adagrad", "adagrad"]
@@ -58,16 +58,21 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 self.state[p]["sum"].share_memory_()
 
+    _refuses_sparse = False          # PyTorch's Adagrad has a sparse path
+
+    @staticmethod
+    def _new_state(p, state, group):
+        """Nothing to do: Adagrad creates every state when it is built."""
+
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One Adagrad update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            params, grads, states = self._gather(group, lambda p, s, g: None)
-            adagrad(params, grads, [s["sum"] for s in states], [s["step"] for s in states],
-                    lr=group["lr"], weight_decay=group["weight_decay"],
-                    lr_decay=group["lr_decay"], eps=group["eps"], maximize=group["maximize"])
-        return loss
+        return self._step_groups(closure)
+
+    def _update_group(self, group, params, grads, states):
+        adagrad(params, grads, [s["sum"] for s in states], [s["step"] for s in states],
+                lr=group["lr"], weight_decay=group["weight_decay"],
+                lr_decay=group["lr_decay"], eps=group["eps"], maximize=group["maximize"])
 
 
 def _adagrad_kernel(param, grad, state_sum, tmp, g_buf, *, xp, weight_decay, maximize, eps,

@@ -1,7 +1,7 @@
 """``torch.optim.Adamax`` (Adam with the infinity norm) and its update function ``adamax``."""
 
 from . import _kernels as K
-from .optimizer import (Optimizer, _check, _check_lr, _closure_loss, _to_scalar,
+from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["Adamax", "adamax"]
@@ -52,16 +52,14 @@ class Adamax(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One Adamax update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            params, grads, states = self._gather(group, self._new_state,
-                                                 "Adamax does not support sparse gradients")
-            beta1, beta2 = group["betas"]
-            adamax(params, grads, [s["exp_avg"] for s in states],
-                   [s["exp_inf"] for s in states], [s["step"] for s in states],
-                   eps=group["eps"], beta1=beta1, beta2=beta2, lr=group["lr"],
-                   weight_decay=group["weight_decay"], maximize=group["maximize"])
-        return loss
+        return self._step_groups(closure)
+
+    def _update_group(self, group, params, grads, states):
+        beta1, beta2 = group["betas"]
+        adamax(params, grads, [s["exp_avg"] for s in states],
+               [s["exp_inf"] for s in states], [s["step"] for s in states],
+               eps=group["eps"], beta1=beta1, beta2=beta2, lr=group["lr"],
+               weight_decay=group["weight_decay"], maximize=group["maximize"])
 
 
 def _adamax_kernel(param, grad, exp_avg, exp_inf, tmp, g_buf, *, xp, beta1, beta2, eps,

@@ -1,7 +1,7 @@
 """``torch.optim.ASGD`` (averaged SGD) and its update function ``asgd``."""
 
 from . import _kernels as K
-from .optimizer import (Optimizer, _check, _check_lr, _closure_loss, _to_scalar,
+from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["ASGD", "asgd"]
@@ -46,15 +46,13 @@ class ASGD(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One ASGD update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            params, grads, states = self._gather(group, self._new_state,
-                                                 "ASGD does not support sparse gradients")
-            asgd(params, grads, [s["ax"] for s in states], [s["mu"] for s in states],
-                 [s["eta"] for s in states], [s["step"] for s in states],
-                 lambd=group["lambd"], lr=group["lr"], t0=group["t0"], alpha=group["alpha"],
-                 weight_decay=group["weight_decay"], maximize=group["maximize"])
-        return loss
+        return self._step_groups(closure)
+
+    def _update_group(self, group, params, grads, states):
+        asgd(params, grads, [s["ax"] for s in states], [s["mu"] for s in states],
+             [s["eta"] for s in states], [s["step"] for s in states],
+             lambd=group["lambd"], lr=group["lr"], t0=group["t0"], alpha=group["alpha"],
+             weight_decay=group["weight_decay"], maximize=group["maximize"])
 
 
 def _asgd_kernel(param, grad, ax, tmp, g_buf, *, xp, weight_decay, maximize, lambd, eta,

@@ -2,7 +2,7 @@
 
 from . import _kernels as K
 from .adamax import check_betas_eps_wd
-from .optimizer import (Optimizer, _check, _check_lr, _closure_loss, _to_scalar,
+from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["NAdam", "nadam"]
@@ -51,18 +51,16 @@ class NAdam(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One NAdam update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            params, grads, states = self._gather(group, self._new_state,
-                                                 "NAdam does not support sparse gradients")
-            beta1, beta2 = group["betas"]
-            nadam(params, grads, [s["exp_avg"] for s in states],
-                  [s["exp_avg_sq"] for s in states], [s["mu_product"] for s in states],
-                  [s["step"] for s in states], beta1=beta1, beta2=beta2, lr=group["lr"],
-                  weight_decay=group["weight_decay"], momentum_decay=group["momentum_decay"],
-                  eps=group["eps"], maximize=group["maximize"],
-                  decoupled_weight_decay=group["decoupled_weight_decay"])
-        return loss
+        return self._step_groups(closure)
+
+    def _update_group(self, group, params, grads, states):
+        beta1, beta2 = group["betas"]
+        nadam(params, grads, [s["exp_avg"] for s in states],
+              [s["exp_avg_sq"] for s in states], [s["mu_product"] for s in states],
+              [s["step"] for s in states], beta1=beta1, beta2=beta2, lr=group["lr"],
+              weight_decay=group["weight_decay"], momentum_decay=group["momentum_decay"],
+              eps=group["eps"], maximize=group["maximize"],
+              decoupled_weight_decay=group["decoupled_weight_decay"])
 
 
 def _nadam_kernel(param, grad, exp_avg, exp_avg_sq, tmp, g_buf, *, xp, beta1, beta2, eps,

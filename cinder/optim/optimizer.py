@@ -385,6 +385,19 @@ class Optimizer:
         self._check_disjoint(param_group)
         self.param_groups.append(param_group)
 
+    def _step_groups(self, closure):
+        """The body most ``step`` methods share: run the closure, then hand each group's
+        parameters that have gradients (and their state) to ``self._update_group``."""
+        loss = _closure_loss(closure)
+        sparse_message = f"{type(self).__name__} does not support sparse gradients" \
+            if self._refuses_sparse else None
+        for group in self.param_groups:
+            params, grads, states = self._gather(group, self._new_state, sparse_message)
+            self._update_group(group, params, grads, states)
+        return loss
+
+    _refuses_sparse = True
+
     def _gather(self, group, init_state, sparse_message=None):
         """The group's parameters that have a gradient, their gradients and their state dicts;
         ``init_state(p, state, group)`` fills the state of a parameter seen for the first

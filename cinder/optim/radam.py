@@ -2,7 +2,7 @@
 
 from . import _kernels as K
 from .adamax import check_betas_eps_wd
-from .optimizer import (Optimizer, _check_lr, _closure_loss, _to_scalar,
+from .optimizer import (Optimizer, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["RAdam", "radam"]
@@ -49,18 +49,16 @@ class RAdam(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One RAdam update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            params, grads, states = self._gather(group, self._new_state,
-                                                 "RAdam does not support sparse gradients")
-            beta1, beta2 = group["betas"]
-            radam(params, grads, [s["exp_avg"] for s in states],
-                  [s["exp_avg_sq"] for s in states], [s["step"] for s in states],
-                  beta1=beta1, beta2=beta2, lr=group["lr"],
-                  weight_decay=group["weight_decay"], eps=group["eps"],
-                  maximize=group["maximize"],
-                  decoupled_weight_decay=group["decoupled_weight_decay"])
-        return loss
+        return self._step_groups(closure)
+
+    def _update_group(self, group, params, grads, states):
+        beta1, beta2 = group["betas"]
+        radam(params, grads, [s["exp_avg"] for s in states],
+              [s["exp_avg_sq"] for s in states], [s["step"] for s in states],
+              beta1=beta1, beta2=beta2, lr=group["lr"],
+              weight_decay=group["weight_decay"], eps=group["eps"],
+              maximize=group["maximize"],
+              decoupled_weight_decay=group["decoupled_weight_decay"])
 
 
 def _radam_kernel(param, grad, exp_avg, exp_avg_sq, tmp, g_buf, *, xp, beta1, beta2, eps,

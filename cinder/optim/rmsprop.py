@@ -1,7 +1,7 @@
 """``torch.optim.RMSprop`` and its update function ``rmsprop``."""
 
 from . import _kernels as K
-from .optimizer import (Optimizer, _check, _check_lr, _closure_loss, _to_scalar,
+from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["RMSprop", "rmsprop"]
@@ -54,17 +54,15 @@ class RMSprop(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One RMSprop update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            params, grads, states = self._gather(group, self._new_state,
-                                                 "RMSprop does not support sparse gradients")
-            rmsprop(params, grads, [s["square_avg"] for s in states],
-                    [s.get("grad_avg") for s in states],
-                    [s.get("momentum_buffer") for s in states], [s["step"] for s in states],
-                    lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
-                    weight_decay=group["weight_decay"], momentum=group["momentum"],
-                    centered=group["centered"], maximize=group["maximize"])
-        return loss
+        return self._step_groups(closure)
+
+    def _update_group(self, group, params, grads, states):
+        rmsprop(params, grads, [s["square_avg"] for s in states],
+                [s.get("grad_avg") for s in states],
+                [s.get("momentum_buffer") for s in states], [s["step"] for s in states],
+                lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
+                weight_decay=group["weight_decay"], momentum=group["momentum"],
+                centered=group["centered"], maximize=group["maximize"])
 
 
 def _rmsprop_kernel(param, grad, square_avg, grad_avg, buf, tmp, g_buf, *, xp, alpha, eps,

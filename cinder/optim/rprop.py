@@ -1,7 +1,7 @@
 """``torch.optim.Rprop`` (resilient backpropagation) and its update function ``rprop``."""
 
 from . import _kernels as K
-from .optimizer import (Optimizer, _check, _check_lr, _closure_loss, _to_scalar,
+from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["Rprop", "rprop"]
@@ -45,17 +45,15 @@ class Rprop(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One Rprop update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            params, grads, states = self._gather(group, self._new_state,
-                                                 "Rprop does not support sparse gradients")
-            etaminus, etaplus = group["etas"]
-            step_size_min, step_size_max = group["step_sizes"]
-            rprop(params, grads, [s["prev"] for s in states],
-                  [s["step_size"] for s in states], [s["step"] for s in states],
-                  step_size_min=step_size_min, step_size_max=step_size_max,
-                  etaminus=etaminus, etaplus=etaplus, maximize=group["maximize"])
-        return loss
+        return self._step_groups(closure)
+
+    def _update_group(self, group, params, grads, states):
+        etaminus, etaplus = group["etas"]
+        step_size_min, step_size_max = group["step_sizes"]
+        rprop(params, grads, [s["prev"] for s in states],
+              [s["step_size"] for s in states], [s["step"] for s in states],
+              step_size_min=step_size_min, step_size_max=step_size_max,
+              etaminus=etaminus, etaplus=etaplus, maximize=group["maximize"])
 
 
 def _rprop_kernel(param, grad, prev, step_size, tmp, *, xp, etaminus, etaplus, lo, hi,
