@@ -1,0 +1,3 @@
+"""``torch.utils``: helpers around the core (``utils.data``: datasets and the DataLoader)."""
+
+from . import data  # noqa: F401
