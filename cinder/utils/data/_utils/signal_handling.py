@@ -21,7 +21,8 @@ _SIGCHLD_handler_set = False
 
 def _set_worker_pids(key, pids):
     if key in _worker_pids:
-        raise RuntimeError("_set_worker_pids should be called only once for each _BaseDataLoaderIter.")
+        raise RuntimeError("_set_worker_pids should be called only once for each "
+                           "_BaseDataLoaderIter.")
     _worker_pids[key] = tuple(pids)
 
 
