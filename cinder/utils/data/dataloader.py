@@ -548,9 +548,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._index_queues[worker_id].put(None)
         self._workers_status[worker_id] = False
 
-    def _shutdown_workers(self):
-        """Stop the workers and the pin-memory thread, join them (terminating stragglers),
-        and close the queues. Safe to call more than once."""
+    def _shutdown_workers(self, join_timeout=_utils.MP_STATUS_CHECK_INTERVAL):
+        """Stop the workers and the pin-memory thread, join them (terminating stragglers
+        after ``join_timeout`` seconds), and close the queues. Safe to call more than once."""
         if _utils is None or _utils.python_exit_status is True or \
                 _utils.python_exit_status is None:
             return
@@ -569,7 +569,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 if self._persistent_workers or self._workers_status[worker_id]:
                     self._mark_worker_as_unavailable(worker_id, shutdown=True)
             for w in self._workers:
-                w.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)
+                w.join(timeout=join_timeout)
             for q in self._index_queues:
                 q.cancel_join_thread()
                 q.close()
@@ -583,4 +583,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                     w.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)
 
     def __del__(self):
-        self._shutdown_workers()
+        # The garbage collector may run this in any thread, even in a queue's feeder thread,
+        # which must return before the workers can read their stop message: elsewhere than
+        # in the main thread, stop the workers without waiting for them.
+        main = threading.current_thread() is threading.main_thread()
+        self._shutdown_workers(_utils.MP_STATUS_CHECK_INTERVAL if main else 0)
