@@ -6,7 +6,9 @@ sharing strategy of ``torch.multiprocessing``:
 
 - ``file_descriptor``: an anonymous ``memfd`` (no name anywhere in the file system). Other
   processes get the memory by receiving a duplicate of the descriptor over a Unix socket.
-- ``file_system``: a file in ``/dev/shm`` named ``/cinder_<pid>_<n>``. Other processes open it
+- ``file_system``: a file in ``/dev/shm`` named ``/cinder_<session>_<pid>_<n>_<random>``,
+  where ``session`` is the pid of the program's first process (children inherit it through
+  the ``CINDER_SHM_SESSION`` environment variable), so one program's segments are easy to find. Other processes open it
   by name. A reference count in the file's first bytes (updated under ``flock``) says how many
   holders remain; the last one to let go removes the name, so nothing is left behind.
 
@@ -31,6 +33,10 @@ _SHM_DIR = "/dev/shm"
 _counter = itertools.count()
 
 _strategy = ["file_descriptor"]
+
+# Children (forked or spawned) inherit the environment, hence the session of their program.
+SESSION_VARIABLE = "CINDER_SHM_SESSION"
+os.environ.setdefault(SESSION_VARIABLE, str(os.getpid()))
 
 
 def get_sharing_strategy():
@@ -168,7 +174,8 @@ def release_name(name):
 
 def new_named_segment(nbytes):
     """A fresh zero-filled shared buffer under a new /dev/shm name (count 1: this mapping)."""
-    name = f"/cinder_{os.getpid()}_{next(_counter)}_{secrets.token_hex(4)}"
+    session = os.environ.get(SESSION_VARIABLE, "0")
+    name = f"/cinder_{session}_{os.getpid()}_{next(_counter)}_{secrets.token_hex(4)}"
     fd = os.open(_path(name), os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         os.ftruncate(fd, _HEADER + max(nbytes, 1))

@@ -14,12 +14,11 @@ import cinder
 import cinder.multiprocessing as mp
 from multiprocessing.reduction import ForkingPickler
 
+from utils.data.helpers import shm_names  # noqa: E402
 from mp_children import (_child_adds_one, _exits, _fails, _hogwild_module,  # noqa: E402
                          _hogwild_plain, _ok, _pipe_child)
 
 
-def shm_names():
-    return sorted(n for n in os.listdir("/dev/shm") if n.startswith("cinder_"))
 
 
 @pytest.fixture(params=["file_descriptor", "file_system"])

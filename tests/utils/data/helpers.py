@@ -64,8 +64,20 @@ class Range(object):
         return _Range()
 
 
+def _own_session():
+    """Give this test process (and the children it starts) a shared-memory session of its
+    own, so parallel test processes do not see each other's segments."""
+    from cinder import _shared_memory
+    os.environ[_shared_memory.SESSION_VARIABLE] = f"t{os.getpid()}"
+    return f"{LEAK_PREFIX}t{os.getpid()}_"
+
+
+_SESSION_PREFIX = _own_session()
+
+
 def shm_names():
-    return sorted(n for n in os.listdir("/dev/shm") if n.startswith(LEAK_PREFIX))
+    """The /dev/shm segments of this test process and its children."""
+    return sorted(n for n in os.listdir("/dev/shm") if n.startswith(_SESSION_PREFIX))
 
 
 def alive(pid):
