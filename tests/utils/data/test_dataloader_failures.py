@@ -48,7 +48,7 @@ class Failing:
             if self.how == "exit":
                 os._exit(3)
             if self.how == "sleep":
-                time.sleep(2)
+                time.sleep(1)
         return [i]
 
 
@@ -117,10 +117,10 @@ def test_timeout():
     before = shm_names()
     msgs = []
     for L in (torch, cinder):
-        err, pids = run_to_error(L, "sleep", timeout=0.5)
+        err, pids = run_to_error(L, "sleep", timeout=0.3)
         assert_clean(pids, before)
         msgs.append(err[:2])
-    assert msgs[0] == msgs[1] == (RuntimeError, "DataLoader timed out after 0.5 seconds")
+    assert msgs[0] == msgs[1] == (RuntimeError, "DataLoader timed out after 0.3 seconds")
 
 
 @pytest.mark.parametrize("stop", ["del", "break", "exception", "exhausted"])

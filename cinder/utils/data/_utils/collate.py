@@ -126,9 +126,23 @@ def _shared_out(batch):
     return make_tensor(arr, elem.dtype)
 
 
+def _uniform(batch):
+    """Whether the tensors can be stacked without checks or casts: one shape, one dtype, all
+    on the CPU, none taking part in autograd."""
+    elem = batch[0]
+    shape, dtype = elem._data.shape, elem._dtype
+    return all(t._data.shape == shape and t._dtype is dtype and t._device.type == "cpu"
+               and not t._requires_grad for t in batch)
+
+
 def collate_tensor_fn(batch, *, collate_fn_map=None):
     from .... import stack
-    return stack(batch, 0, out=_shared_out(batch))
+    out = _shared_out(batch)
+    if out is not None and _uniform(batch):
+        # Write the samples straight into the shared buffer: one pass, no temporary.
+        np.stack([t._data for t in batch], axis=0, out=out._data)
+        return out
+    return stack(batch, 0, out=out)
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
