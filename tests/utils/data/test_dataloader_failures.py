@@ -252,3 +252,27 @@ def _without_address(out):
 
 def test_get_worker_info_in_main_process():
     check("L.utils.data.get_worker_info()")
+
+
+def test_ctrl_c_leaves_nothing():
+    before = shm_names()
+    ds = cinder.utils.data.TensorDataset(cinder.arange(20.).reshape(10, 2))
+    it = iter(cinder.utils.data.DataLoader(ds, batch_size=1, num_workers=2))
+    pids = [w.pid for w in it._workers]
+    with pytest.raises(KeyboardInterrupt):
+        for i, _ in enumerate(it):
+            if i == 2:
+                os.kill(os.getpid(), signal.SIGINT)     # what Ctrl-C sends
+    del it
+    gc.collect()
+    assert_clean(pids, before)
+
+
+@pytest.mark.parametrize("context", ["spawn", "forkserver"])
+def test_other_start_methods(context):
+    ds = cinder.utils.data.TensorDataset(cinder.arange(20.).reshape(10, 2), cinder.arange(10))
+    dl = cinder.utils.data.DataLoader(ds, batch_size=4, num_workers=2,
+                                      multiprocessing_context=context)
+    batches = list(dl)
+    assert [b[1].tolist() for b in batches] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert batches[0][0].is_shared() and batches[2][0].tolist() == [[16., 17.], [18., 19.]]
