@@ -16,6 +16,7 @@ Moving a tensor's storage here (``Tensor.share_memory_``) copies its bytes once 
 the tensor; from then on every process that maps the segment reads and writes the same bytes.
 """
 
+import atexit
 import fcntl
 import itertools
 import mmap
@@ -37,6 +38,28 @@ _strategy = ["file_descriptor"]
 # Children (forked or spawned) inherit the environment, hence the session of their program.
 SESSION_VARIABLE = "CINDER_SHM_SESSION"
 os.environ.setdefault(SESSION_VARIABLE, str(os.getpid()))
+
+
+def _sweep_session():
+    """At the exit of a program's first process, remove the names its session left behind
+    (a message that was sent but never received still holds a reference)."""
+    session = os.environ.get(SESSION_VARIABLE)
+    if session != str(os.getpid()):
+        return
+    prefix = f"cinder_{session}_"
+    try:
+        names = os.listdir(_SHM_DIR)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(prefix):
+            try:
+                os.unlink(os.path.join(_SHM_DIR, name))
+            except OSError:
+                pass
+
+
+atexit.register(_sweep_session)
 
 
 def get_sharing_strategy():

@@ -170,3 +170,24 @@ def test_hogwild_module_as_in_the_docs():
         assert p.exitcode == 0
     w = model.weight.detach().reshape(-1).tolist()
     assert abs(w[0] - 2) < 0.3 and abs(w[1] + 1) < 0.3
+
+
+def test_program_exit_removes_its_named_segments():
+    """A message pickled but never received holds a reference; the program's first process
+    removes its session's names when it exits."""
+    import subprocess
+    import sys
+    code = ("import os, cinder, cinder.multiprocessing as mp\n"
+            "from multiprocessing.reduction import ForkingPickler\n"
+            "mp.set_sharing_strategy('file_system')\n"
+            "t = cinder.ones(10)\n"
+            "msg = ForkingPickler.dumps(t)\n"
+            "print(os.environ['CINDER_SHM_SESSION'], len([n for n in os.listdir('/dev/shm')"
+            " if n.startswith('cinder_' + os.environ['CINDER_SHM_SESSION'] + '_')]))\n")
+    env = {k: v for k, v in os.environ.items() if k != "CINDER_SHM_SESSION"}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, check=True)
+    session, count = done.stdout.split()
+    assert count == "1"
+    assert not [n for n in os.listdir("/dev/shm") if n.startswith(f"cinder_{session}_")]

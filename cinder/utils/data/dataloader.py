@@ -573,6 +573,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             for q in self._index_queues:
                 q.cancel_join_thread()
                 q.close()
+            self._drain_results()
         finally:
             if self._worker_pids_set:
                 _utils.signal_handling._remove_worker_pids(id(self))
@@ -581,6 +582,21 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 if w.is_alive():
                     w.terminate()
                     w.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)
+
+    def _drain_results(self):
+        """Receive and drop batches nobody will ask for: a batch in a named shared-memory
+        segment (file_system strategy) is freed only once received."""
+        from ... import multiprocessing as cinder_mp
+        if cinder_mp.get_sharing_strategy() != "file_system" or \
+                hasattr(self, "_pin_memory_thread"):
+            return
+        while True:
+            try:
+                self._worker_result_queue.get(timeout=0.01)
+            except queue.Empty:
+                return
+            except Exception:      # noqa: BLE001 - a half-written message from a dead worker
+                return
 
     def __del__(self):
         # The garbage collector may run this in any thread, even in a queue's feeder thread,

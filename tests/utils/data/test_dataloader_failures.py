@@ -155,14 +155,20 @@ def test_persistent_workers_end_with_the_loader():
     assert_clean(pids, shm_names())
 
 
-def test_file_system_strategy_leaves_nothing():
+@pytest.mark.parametrize("stop", ["exhausted", "break"])
+def test_file_system_strategy_leaves_nothing(stop):
     before = shm_names()
     cinder.multiprocessing.set_sharing_strategy("file_system")
     try:
-        dl = cinder.utils.data.DataLoader(Failing("none"), batch_size=4, num_workers=2)
-        batches = list(dl)
+        dl = cinder.utils.data.DataLoader(Failing("none"), batch_size=2, num_workers=2)
+        batches = []
+        for b in dl:
+            batches.append(b)
+            if stop == "break":
+                time.sleep(0.2)         # let the workers fill the queue with prefetched batches
+                break
         assert batches[0][0].is_shared() and len(shm_names()) > len(before)
-        del batches, dl
+        del batches, dl, b
         gc.collect()
     finally:
         cinder.multiprocessing.set_sharing_strategy("file_descriptor")
