@@ -53,7 +53,7 @@ def epoch_rate(lib, num_workers, epochs=3):
     for _ in range(epochs):
         start = time.perf_counter()
         count = 0
-        for images, labels in loader:
+        for images, _labels in loader:
             assert images.shape == (BATCH, 1, 28, 28) or count == len(loader) - 1
             count += 1
         best = max(best, count / (time.perf_counter() - start))

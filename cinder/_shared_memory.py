@@ -8,9 +8,10 @@ sharing strategy of ``torch.multiprocessing``:
   processes get the memory by receiving a duplicate of the descriptor over a Unix socket.
 - ``file_system``: a file in ``/dev/shm`` named ``/cinder_<session>_<pid>_<n>_<random>``,
   where ``session`` is the pid of the program's first process (children inherit it through
-  the ``CINDER_SHM_SESSION`` environment variable), so one program's segments are easy to find. Other processes open it
-  by name. A reference count in the file's first bytes (updated under ``flock``) says how many
-  holders remain; the last one to let go removes the name, so nothing is left behind.
+  the ``CINDER_SHM_SESSION`` environment variable). Other processes open it by name. A
+  reference count in the file's first bytes (updated under ``flock``) says how many holders
+  remain; the last one to let go removes the name, and the program's first process removes
+  whatever its session still has when it exits, so nothing is left behind.
 
 Moving a tensor's storage here (``Tensor.share_memory_``) copies its bytes once and repoints
 the tensor; from then on every process that maps the segment reads and writes the same bytes.
