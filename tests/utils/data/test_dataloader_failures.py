@@ -3,6 +3,7 @@ reference: worker exceptions, killed workers, timeouts, bad arguments, pin_memor
 accelerator, and no processes or /dev/shm segments left after any of it."""
 
 import gc
+import pickle
 import os
 import signal
 import time
@@ -282,3 +283,29 @@ def test_other_start_methods(context):
     batches = list(dl)
     assert [b[1].tolist() for b in batches] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
     assert batches[0][0].is_shared() and batches[2][0].tolist() == [[16., 17.], [18., 19.]]
+
+
+class Unpicklable:
+    """Item 2 carries a lambda next to its tensor: the worker cannot pickle that batch."""
+
+    def __len__(self):
+        return 6
+
+    def __getitem__(self, i):
+        return (cinder.full((3,), float(i)), (lambda: i) if i == 2 else i)
+
+
+def test_unpicklable_batch_is_an_error_not_a_hang():
+    """The tensor's descriptor went ahead on the worker's channel before pickling failed; the
+    error reaches the main process and the following batches still get their own memory."""
+    from cinder.multiprocessing import reductions
+    dl = cinder.utils.data.DataLoader(Unpicklable(), batch_size=None, num_workers=1,
+                                      collate_fn=lambda x: x)
+    it = iter(dl)
+    assert len(reductions._receivers) >= 1             # forked workers use the fast path
+    got = [next(it)[0].tolist(), next(it)[0].tolist()]
+    with pytest.raises((pickle.PicklingError, AttributeError, TypeError),
+                       match="Caught .* in DataLoader worker process 0"):
+        next(it)
+    got += [b[0].tolist() for b in it]
+    assert got == [[0.0] * 3, [1.0] * 3, [3.0] * 3, [4.0] * 3, [5.0] * 3]
