@@ -137,12 +137,18 @@ def _uniform(batch):
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
     from .... import stack
+    if not _uniform(batch):
+        # Mixed shapes, dtypes or devices, or autograd: the stack op checks, casts, records
+        # and raises exactly as PyTorch's does.
+        return stack(batch, 0, out=_shared_out(batch))
+    # The common case: write the samples straight into the batch buffer (shared memory in a
+    # worker), one pass and none of the op's per-tensor checks.
+    arrays = [t._data for t in batch]
     out = _shared_out(batch)
-    if out is not None and _uniform(batch):
-        # Write the samples straight into the shared buffer: one pass, no temporary.
-        np.stack([t._data for t in batch], axis=0, out=out._data)
-        return out
-    return stack(batch, 0, out=out)
+    if out is None:
+        return make_tensor(np.stack(arrays, axis=0), batch[0]._dtype)
+    np.stack(arrays, axis=0, out=out._data)
+    return out
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
