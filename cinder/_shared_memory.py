@@ -17,7 +17,6 @@ Moving a tensor's storage here (``Tensor.share_memory_``) copies its bytes once 
 the tensor; from then on every process that maps the segment reads and writes the same bytes.
 """
 
-import atexit
 import fcntl
 import itertools
 import mmap
@@ -60,7 +59,14 @@ def _sweep_session():
                 pass
 
 
-atexit.register(_sweep_session)
+def _register_sweep():
+    # A multiprocessing finalizer with a negative priority runs at exit after multiprocessing
+    # has joined (or terminated) the program's children, so no child still needs a name.
+    from multiprocessing import util
+    util.Finalize(None, _sweep_session, exitpriority=-1000)
+
+
+_register_sweep()
 
 
 def get_sharing_strategy():
