@@ -195,3 +195,12 @@ def test_stack_and_concat_datasets():
                 list(D.DataLoader(named, batch_size=2)), list(D.ChainDataset(
                     [Range.make(L, 0, 2), Range.make(L, 5, 7)])), (a + b)[6]]
     same(run)
+
+
+@pytest.mark.parametrize("kw", [dict(batch_size=None), dict(batch_size=3, drop_last=True),
+                                dict(batch_size=2, persistent_workers=True)])
+def test_iterable_dataset_with_workers(kw):
+    def run(L):
+        dl = L.utils.data.DataLoader(Range.make(L, 0, 11), num_workers=2, **kw)
+        return [list(dl), list(dl)]
+    same(run)
