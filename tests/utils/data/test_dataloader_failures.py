@@ -309,3 +309,16 @@ def test_unpicklable_batch_is_an_error_not_a_hang():
         next(it)
     got += [b[0].tolist() for b in it]
     assert got == [[0.0] * 3, [1.0] * 3, [3.0] * 3, [4.0] * 3, [5.0] * 3]
+
+
+def test_argument_warnings_match():
+    """pin_memory_device is deprecated; more workers than CPUs is warned about (twice: at
+    construction and again when iterating starts)."""
+    seen = []
+    for L in (torch, cinder):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            list(L.utils.data.DataLoader(range(2), pin_memory=True, pin_memory_device="cuda"))
+            L.utils.data.DataLoader(range(2), num_workers=os.cpu_count() + 1)
+        seen.append([(m.category, str(m.message)) for m in w])
+    assert seen[1] == seen[0] and len(seen[0]) == 3
