@@ -55,6 +55,12 @@ def adopt_numpy(arr):
     """
     if not arr.size:
         return np.empty(arr.shape, arr.dtype)     # an empty tensor owns an empty storage
+    if arr.flags.c_contiguous:
+        # The common case (a DataLoader does this for every sample), in a few microseconds.
+        owner = np.frombuffer(memoryview(arr.reshape(-1).view(np.uint8)), np.uint8)
+        out = owner.view(arr.dtype).reshape(arr.shape)
+        if out.strides == arr.strides:      # size-1 dims may carry any stride: keep those
+            return out
     if any(st < 0 for st in arr.strides):
         return arr
     item = arr.itemsize
@@ -163,13 +169,27 @@ class UntypedStorage:
             UntypedStorage._wrap(backend.to_device(self._bytes, CPU), CPU)
 
     def is_shared(self):
-        return False
+        """Whether these bytes live in shared memory."""
+        from ._shared_memory import segment_of
+        return self.device.type == "cpu" and \
+            segment_of(backend.storage_root(self._bytes)) is not None
 
     def is_pinned(self, device="cuda"):
         return False
 
     def share_memory_(self):
+        """Move the bytes to shared memory (tensors made from the storage earlier keep the
+        private copy); returns self."""
+        from ._shared_memory import share_root
+        if self.device.type == "cpu" and not self.is_shared():
+            self._bytes = share_root(self._bytes)
         return self
+
+    @classmethod
+    def _new_shared(cls, size, *, device=None):
+        """A new storage of ``size`` bytes, allocated in shared memory."""
+        from ._shared_memory import new_segment
+        return cls._wrap(new_segment(int(size)), CPU)
 
     def resize_(self, size):
         """Resize to ``size`` bytes, keeping the leading bytes. New memory is allocated, so
@@ -330,13 +350,19 @@ class TypedStorage:
                             if self.device.type != "cpu" else self._untyped)
 
     def is_shared(self):
-        return False
+        return self._untyped.is_shared()
 
     def is_pinned(self, device="cuda"):
         return False
 
     def share_memory_(self):
+        self._untyped.share_memory_()
         return self
+
+    def _new_shared(self, size, *, device=None):
+        """A new storage of ``size`` elements of this dtype, in shared memory."""
+        untyped = UntypedStorage._new_shared(int(size) * self.dtype.itemsize)
+        return TypedStorage(dtype=self.dtype, wrap_storage=untyped)
 
     def resize_(self, size):
         self._untyped.resize_(int(size) * self.dtype.itemsize)
