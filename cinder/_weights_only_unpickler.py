@@ -14,6 +14,7 @@ and memo misuse raise ``UnpicklingError``, and callables that could allocate wit
 import _compat_pickle
 import codecs
 import struct
+import warnings
 from collections import Counter, OrderedDict
 from pickle import UnpicklingError
 
@@ -275,6 +276,13 @@ class Unpickler:
             op = self._read(1)[0]
             if op == 0x80:                                   # PROTO
                 self.proto = self._read(1)[0]
+                if self.proto != 2:
+                    warnings.warn(
+                        f"Detected pickle protocol {self.proto} in the checkpoint, which was not "
+                        "the default pickle protocol used by `torch.load` (2). The weights_only "
+                        "Unpickler might not support all instructions implemented by this "
+                        "protocol, please file an issue for adding support if you encounter "
+                        "this.", stacklevel=2)
             elif op == 0x2E:                                 # STOP
                 return self._pop()
             elif op == 0x63:                                 # GLOBAL
@@ -330,8 +338,6 @@ class Unpickler:
                 push(unpack_from(">d", self._read(8))[0])
             elif op == 0x58:                                 # BINUNICODE
                 push(self._string(unpack_from("<I", self._read(4))[0]))
-            elif op == 0x8C:                                 # SHORT_BINUNICODE (protocol 4)
-                push(self._string(self._read(1)[0]))
             elif op == 0x55:                                 # SHORT_BINSTRING (Python 2 str)
                 raw = bytes(self._read(self._read(1)[0]))
                 push(raw if self.encoding == "bytes" else raw.decode(self.encoding, "strict"))
@@ -345,9 +351,5 @@ class Unpickler:
                 memo[self._read(1)[0]] = self._top()
             elif op == 0x72:                                 # LONG_BINPUT
                 memo[unpack_from("<I", self._read(4))[0]] = self._top()
-            elif op == 0x94:                                 # MEMOIZE (protocol 4)
-                memo[len(memo)] = self._top()
-            elif op == 0x95:                                 # FRAME (protocol 4): a hint only
-                self._read(8)
-            else:
+            else:                 # as PyTorch: protocol 4's FRAME, MEMOIZE... are refused
                 raise UnpicklingError(f"Unsupported operand {op}")

@@ -575,7 +575,8 @@ class _ZipStorages:
     def _read(self, record, nbytes):
         if self._mapped is not None:
             start = self._reader.data_offset(record)
-            return self._mapped[start:start + nbytes]
+            # Through a memoryview, so the storage is this record, not the whole mapped file.
+            return np.frombuffer(memoryview(self._mapped[start:start + nbytes]), np.uint8)
         if _SKIP_DATA["active"]:
             return np.empty(nbytes, np.uint8)
         return self._reader.read_record(record, out=np.empty(nbytes, np.uint8))
