@@ -667,7 +667,8 @@ def _unpickle(data, pos, persistent_load, weights_only, pickle_module, load_args
                 found = cinder_global(module, name)
                 return found if found is not None else super().find_class(module, name)
         unpickler = Unpickler(stream, **load_args)
-    unpickler.persistent_load = persistent_load
+    if persistent_load is not None:
+        unpickler.persistent_load = persistent_load
     return unpickler.load(), stream.tell()
 
 
