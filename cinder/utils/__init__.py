@@ -1,0 +1,1 @@
+"""``torch.utils``: data loading (``cinder.utils.data``) and checkpoint helpers."""
