@@ -1,1 +1,1 @@
-"""``torch.utils``: data loading (``cinder.utils.data``) and checkpoint helpers."""
+"""``torch.utils``: helpers shared across the library (hooks, data, ...)."""

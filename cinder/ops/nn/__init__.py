@@ -1,0 +1,5 @@
+"""Kernels behind ``torch.nn.functional``: one file per family (activation, loss, dropout, ...)."""
+
+from . import activation  # noqa: F401
+from . import loss  # noqa: F401
+from . import dropout  # noqa: F401
