@@ -53,7 +53,7 @@ def _serialize(tensors, metadata):
     order = sorted(tensors, key=lambda k: (-_RANK[_CODES[tensors[k].dtype]], k))
     header, buffers, offset = {}, [], 0
     if metadata is not None:
-        header["__metadata__"] = dict(metadata)
+        header["__metadata__"] = dict(sorted(metadata.items()))
     for name in order:
         t = tensors[name]
         data = np.ascontiguousarray(t.detach().cpu()._data)    # bfloat16 included
