@@ -19,8 +19,8 @@ from ._device import device as device_cls
 from ._storage import TypedStorage, UntypedStorage, _flat_bytes
 from ._tensor import Size, Tensor
 
-__all__ = ["CheckpointPickler", "CheckpointMixin", "FullUnpickler", "StorageRef", "GlobalName", "torch_name",
-           "cinder_global"]
+__all__ = ["CheckpointPickler", "CheckpointMixin", "FullUnpickler", "StorageRef", "GlobalName",
+           "torch_name", "cinder_global"]
 
 
 class GlobalName:

@@ -83,8 +83,9 @@ def test_corrupt_files_raise_errors_naming_the_file(kind, tmp_path):
     with pytest.raises(cst.SafetensorError) as info:
         cst.load_file(path)
     assert str(path) in str(info.value)
-    with pytest.raises(Exception):          # the library refuses them too
+    with pytest.raises(Exception) as lib_info:      # the library refuses them too
         st_torch.load(data)
+    assert type(lib_info.value).__name__ == "SafetensorError"
 
 
 def test_bad_input_on_save():
