@@ -59,6 +59,23 @@ def allowed_globals():
     return _ALLOWED
 
 
+_NOT_CALLABLE = None
+
+
+def _allocating_classes():
+    """Allowed classes that must never be *called* from a file: their constructors take sizes
+    (``torch.FloatStorage(10**12)``, ``torch.Tensor(10**6, 10**6)``) and would allocate."""
+    global _NOT_CALLABLE
+    if _NOT_CALLABLE is None:
+        from . import _legacy
+        from ._storage import TypedStorage, UntypedStorage
+        from ._tensor import Tensor
+        classes = [Tensor, TypedStorage, UntypedStorage, *_legacy.STORAGE_TYPES.values(),
+                   *(v for k, v in _legacy.CPU_TYPES.items() if k.endswith("Tensor"))]
+        _NOT_CALLABLE = {id(c) for c in classes}
+    return _NOT_CALLABLE
+
+
 def _build_allowed():
     import cinder
     from . import _dtype as D
@@ -191,7 +208,8 @@ class Unpickler:
     def _reduce(self):
         args = self._pop()
         func = self._top()
-        if not self._is_allowed(func) or not isinstance(args, tuple):
+        if not self._is_allowed(func) or not isinstance(args, tuple) or \
+                id(func) in _allocating_classes():
             raise UnpicklingError(f"Trying to call reduce for unrecognized function {func!r}")
         self.stack[-1] = func(*args)
 
@@ -203,7 +221,8 @@ class Unpickler:
             raise UnpicklingError("NEWOBJ expects a tuple of arguments")
         if cls is Parameter:
             self.stack.append(Parameter(*args))
-        elif isinstance(cls, type) and self._is_allowed(cls):
+        elif isinstance(cls, type) and self._is_allowed(cls) and \
+                not (args and id(cls) in _allocating_classes()):
             self.stack.append(cls.__new__(cls, *args))
         else:
             raise UnpicklingError("Can only create new object for nn.Parameter or classes "

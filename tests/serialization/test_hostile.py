@@ -104,6 +104,12 @@ def hostile_files(canary, module_dir):
         "torch.load inside": zip_checkpoint(call("torch.serialization", "load", "x.pt")),
         "functools.partial": zip_checkpoint(call("functools", "partial", 1)),
         "bytearray of 10 GB": zip_checkpoint(call("builtins", "bytearray", 10 ** 10)),
+        "FloatStorage(5*10**7) via REDUCE": zip_checkpoint(
+            call("torch", "FloatStorage", 5 * 10 ** 7)),
+        "Tensor(10**4, 10**4) via REDUCE": zip_checkpoint(call("torch", "Tensor", 10 ** 4,
+                                                                10 ** 4)),
+        "Tensor(10**4, 10**4) via NEWOBJ": zip_checkpoint(
+            b"\x80\x02ctorch\nTensor\n" + dump_args((10 ** 4, 10 ** 4)) + b"\x81."),
         "huge declared storage": zip_checkpoint(
             tensor_pickle(numel=10 ** 12, size=(10 ** 12,)), {"archive/data/0": b"\0" * 16}),
         "view past the storage": zip_checkpoint(
