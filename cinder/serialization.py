@@ -56,6 +56,7 @@ def rebuild_parameter(data, requires_grad):
 # ==============================================================================================
 import contextlib  # noqa: E402
 import io  # noqa: E402
+import mmap as mmap_module  # noqa: E402
 import os  # noqa: E402
 import pickle  # noqa: E402
 import secrets  # noqa: E402
@@ -71,7 +72,8 @@ from ._zip_file import ZipFormatError, ZipReader, ZipWriter  # noqa: E402
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals", "skip_data", "register_package", "location_tag",
            "default_restore_location", "DEFAULT_PROTOCOL", "LoadEndianness",
-           "get_default_load_endianness", "set_default_load_endianness"]
+           "get_default_load_endianness", "set_default_load_endianness",
+           "get_default_mmap_options", "set_default_mmap_options"]
 
 DEFAULT_PROTOCOL = 2
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
@@ -696,12 +698,45 @@ def _load_zip(source, restore, weights_only, pickle_module, mmap, load_args):
     return _unpickle(data, 0, storages, weights_only, pickle_module, load_args)[0]
 
 
+_MMAP_FLAGS = {"flags": mmap_module.MAP_PRIVATE}
+
+
+def get_default_mmap_options():
+    """The flags ``load(mmap=True)`` maps files with: ``mmap.MAP_PRIVATE`` (the default) or
+    ``mmap.MAP_SHARED``."""
+    return _MMAP_FLAGS["flags"]
+
+
+class set_default_mmap_options:
+    """Set the mmap flags for ``load(mmap=True)``; also usable as a context manager.
+
+    With ``mmap.MAP_SHARED``, writes to loaded tensors go to the file itself.
+    """
+
+    def __init__(self, flags):
+        if flags not in (mmap_module.MAP_PRIVATE, mmap_module.MAP_SHARED):
+            raise ValueError("Invalid argument in function set_default_mmap_options, expected "
+                             f"mmap.MAP_PRIVATE or mmap.MAP_SHARED, but got {flags}")
+        self._previous = _MMAP_FLAGS["flags"]
+        _MMAP_FLAGS["flags"] = flags
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _MMAP_FLAGS["flags"] = self._previous
+
+
 def _map_file(source):
-    """The file as a copy-on-write uint8 array (PyTorch's default MAP_PRIVATE): tensors loaded
-    with ``mmap=True`` read from the page cache and writes to them stay private."""
-    import mmap as mmap_module
-    mapping = mmap_module.mmap(source.file.fileno(), 0, flags=mmap_module.MAP_PRIVATE,
-                               prot=mmap_module.PROT_READ | mmap_module.PROT_WRITE)
+    """The file as a uint8 array over a memory map: tensors loaded with ``mmap=True`` read
+    from the page cache. Under MAP_PRIVATE (the default) writes to them stay private."""
+    flags = get_default_mmap_options()
+    if flags == mmap_module.MAP_SHARED:
+        with open(source.path, "r+b") as f:
+            mapping = mmap_module.mmap(f.fileno(), 0, flags=flags)
+    else:
+        mapping = mmap_module.mmap(source.file.fileno(), 0, flags=flags,
+                                   prot=mmap_module.PROT_READ | mmap_module.PROT_WRITE)
     return np.frombuffer(mapping, np.uint8)
 
 

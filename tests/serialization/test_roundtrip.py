@@ -1,6 +1,7 @@
 """cinder.save/load against torch.save/load: each writes, the other reads, both formats."""
 
 import io
+import mmap
 import os
 import pathlib
 import pickle
@@ -211,6 +212,20 @@ def test_mmap_load_is_copy_on_write(tmp_path):
     assert c["v"][0].item() == -1.0 and path.read_bytes() == before
 
 
+def test_mmap_shared_writes_reach_the_file(tmp_path):
+    path = tmp_path / "shared.pt"
+    cinder.save({"w": cinder.zeros(4)}, path)
+    assert cinder.serialization.get_default_mmap_options() == mmap.MAP_PRIVATE
+    with cinder.serialization.set_default_mmap_options(mmap.MAP_SHARED):
+        loaded = cinder.load(path, mmap=True)
+        loaded["w"][2] = 5.0
+        del loaded
+    assert cinder.serialization.get_default_mmap_options() == mmap.MAP_PRIVATE
+    assert torch.load(path)["w"].tolist() == [0.0, 0.0, 5.0, 0.0]
+    with pytest.raises(ValueError, match="expected mmap.MAP_PRIVATE or mmap.MAP_SHARED"):
+        cinder.serialization.set_default_mmap_options(12345)
+
+
 def test_mmap_errors_match_torch(tmp_path):
     legacy = tmp_path / "legacy.pt"
     cinder.save({"w": cinder.ones(2)}, legacy, _use_new_zipfile_serialization=False)
@@ -340,3 +355,15 @@ def test_zip_records_match_torch_for_a_path(tmp_path):
     assert zip_records((tmp_path / "ex.pt").read_bytes()) == \
         [n.replace("tx/", "ex/") for n in zip_records((tmp_path / "tx.pt").read_bytes())]
     assert isinstance(pathlib.Path(tmp_path / "ex.pt"), os.PathLike)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not cinder.cuda.is_available(), reason="needs a CUDA GPU")
+def test_cuda_tensors_save_tagged_and_load_mapped():
+    data = save_bytes(cinder, {"w": cinder.arange(3.).cuda()})
+    pkl = zipfile.ZipFile(io.BytesIO(data)).read("archive/data.pkl")
+    assert b"cuda:0" in pkl
+    assert torch.load(io.BytesIO(data), map_location="cpu")["w"].tolist() == [0.0, 1.0, 2.0]
+    on_gpu = cinder.load(io.BytesIO(save_bytes(torch, {"w": torch.arange(3.)})),
+                         map_location="cuda")
+    assert on_gpu["w"].device.type == "cuda" and on_gpu["w"].tolist() == [0.0, 1.0, 2.0]
