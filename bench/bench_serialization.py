@@ -38,28 +38,31 @@ def state_dict(lib):
     return sd
 
 
-def best(fn, repeat=5):
-    times = []
+def measure(folder, repeat=7):
+    """Best time of each case per library. The libraries alternate within every repetition,
+    so both see the same background load on a shared machine."""
+    libs = {"cinder": cinder, "torch": torch}
+    data = {name: state_dict(lib) for name, lib in libs.items()}
+    paths = {name: os.path.join(folder, f"{name}.pt") for name in libs}
+    cases = {
+        "save": lambda lib, sd, path: lib.save(sd, path),
+        "load": lambda lib, sd, path: lib.load(path),
+        "save+load": lambda lib, sd, path: (lib.save(sd, path), lib.load(path)),
+        "load mmap=True": lambda lib, sd, path: lib.load(path, mmap=True),
+    }
+    best = {name: {case: float("inf") for case in cases} for name in libs}
     for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def measure(lib, folder):
-    sd = state_dict(lib)
-    path = os.path.join(folder, f"{lib.__name__}.pt")
-    save = best(lambda: lib.save(sd, path))
-    load = best(lambda: lib.load(path))
-    mmap = best(lambda: lib.load(path, mmap=True))
-    total = best(lambda: (lib.save(sd, path), lib.load(path)))
-    return {"save": save, "load": load, "save+load": total, "load mmap=True": mmap}
+        for case, fn in cases.items():
+            for name, lib in libs.items():
+                start = time.perf_counter()
+                fn(lib, data[name], paths[name])
+                best[name][case] = min(best[name][case], time.perf_counter() - start)
+    return best["cinder"], best["torch"]
 
 
 def main():
     with tempfile.TemporaryDirectory() as folder:
-        c, t = measure(cinder, folder), measure(torch, folder)
+        c, t = measure(folder)
     print("| case (100 MB state_dict) | cinder | PyTorch | ratio |")
     print("|---|---|---|---|")
     for case in c:

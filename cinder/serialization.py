@@ -370,6 +370,17 @@ def _save_legacy(obj, f, pickle_module, protocol):
         f.write(memoryview(_storage_bytes(ref)))
 
 
+def _new_file_mode(path):
+    """The permissions ``open(path, 'wb')`` would leave: the existing file's, else 0666 less
+    the umask."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def _atomic_save(path, write):
     """Write through ``write(file)`` into a temporary file beside ``path``, flush it to disk,
     then rename it over ``path``: a crash at any point leaves the old file as it was."""
@@ -377,6 +388,9 @@ def _atomic_save(path, write):
     parent = os.path.dirname(path)
     if parent and not os.path.isdir(parent):
         raise RuntimeError(f"Parent directory {parent} does not exist.")
+    if os.path.islink(path):               # write the file the link points to, as open() would
+        path = os.path.realpath(path)
+        parent = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
                                dir=parent or ".")
     try:
@@ -384,9 +398,7 @@ def _atomic_save(path, write):
             write(f)
             f.flush()
             os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)        # mkstemp makes 0600; a plain open would not
+        os.chmod(tmp, _new_file_mode(path))   # mkstemp makes 0600; a plain open would not
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -553,6 +565,7 @@ class _ZipStorages:
         self._mapped = mapped              # the whole file as a uint8 array, for mmap=True
         self._byteswap = byteswap
         self._loaded = {}
+        self._checks = []                  # CRC checks running while later records are read
 
     def __call__(self, saved_id):
         dtype, key, location, numel = _check_storage_id(saved_id, (5,))
@@ -569,6 +582,7 @@ class _ZipStorages:
                                f"its storage needs {nbytes}")
         raw = self._read(record, nbytes)
         if self._byteswap and dtype.itemsize > 1:
+            self.verify()                  # the checksum is over the bytes as stored
             raw.view(dtype.numpy_dtype).byteswap(inplace=True)
         storage = _as_untyped(self._restore(UntypedStorage._wrap(raw, CPU), location))
         self._loaded[key] = storage
@@ -581,7 +595,15 @@ class _ZipStorages:
             return np.frombuffer(memoryview(self._mapped[start:start + nbytes]), np.uint8)
         if _SKIP_DATA["active"]:
             return np.empty(nbytes, np.uint8)
-        return self._reader.read_record(record, out=np.empty(nbytes, np.uint8))
+        raw = self._reader.read_record_unchecked(record, out=np.empty(nbytes, np.uint8))
+        self._checks.append(self._reader.crc_check(record, raw))
+        return raw
+
+    def verify(self):
+        """Finish the CRC checks of every storage read (raises on a corrupt record)."""
+        for check in self._checks:
+            check()
+        self._checks.clear()
 
 
 class _LegacyStorages:
@@ -695,7 +717,9 @@ def _load_zip(source, restore, weights_only, pickle_module, mmap, load_args):
         mapped = _map_file(source)
     storages = _ZipStorages(reader, prefix, restore, mapped, byteswap)
     data = reader.read_record(prefix + "data.pkl")
-    return _unpickle(data, 0, storages, weights_only, pickle_module, load_args)[0]
+    result = _unpickle(data, 0, storages, weights_only, pickle_module, load_args)[0]
+    storages.verify()
+    return result
 
 
 _MMAP_FLAGS = {"flags": mmap_module.MAP_PRIVATE}

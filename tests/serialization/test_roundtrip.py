@@ -142,6 +142,17 @@ def test_missing_parent_directory_error_matches_torch(tmp_path):
     assert errors[0] == errors[1]
 
 
+def test_save_through_a_symlink_keeps_the_link_and_the_mode(tmp_path):
+    target = tmp_path / "real.pt"
+    cinder.save({"v": cinder.zeros(1)}, target)
+    os.chmod(target, 0o640)
+    link = tmp_path / "link.pt"
+    link.symlink_to(target)
+    cinder.save({"v": cinder.ones(1)}, link)
+    assert link.is_symlink() and torch.load(target)["v"].tolist() == [1.0]
+    assert os.stat(target).st_mode & 0o777 == 0o640
+
+
 def test_failed_save_keeps_the_previous_file(tmp_path):
     class Unpicklable:
         def __reduce__(self):
