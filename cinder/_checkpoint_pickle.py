@@ -73,10 +73,11 @@ def torch_name(obj, name=None):
 class StorageRef:
     """One storage to write: the bytes under a tensor (its root buffer) and their dtype."""
 
-    __slots__ = ("key", "raw", "dtype", "device")
+    __slots__ = ("key", "raw", "dtype", "device", "untyped")
 
     def __init__(self, key, raw, dtype, device):
         self.key, self.raw, self.dtype, self.device = key, raw, dtype, device
+        self.untyped = False
 
     @property
     def numel(self):
@@ -95,6 +96,7 @@ class CheckpointMixin:
         super().__init__(file, protocol)
         self.storages = {}
         self._by_buffer = {}
+        self._alive = []
         self._make_key = make_key
         self._location_tag = location_tag
         self._legacy = legacy
@@ -116,8 +118,17 @@ class CheckpointMixin:
 
     # -- tensors and storages -------------------------------------------------------------------
     def persistent_id(self, obj):
+        if isinstance(obj, (TypedStorage, UntypedStorage)):
+            # A storage saved for itself: PyTorch writes it as the persistent id directly.
+            untyped = obj._untyped if isinstance(obj, TypedStorage) else obj
+            dtype = obj.dtype if isinstance(obj, TypedStorage) else D.uint8
+            obj = self.ref_for(untyped._bytes, dtype, untyped.device,
+                               isinstance(obj, UntypedStorage))
         if type(obj) is StorageRef:
-            storage_type = GlobalName("torch", _utils.storage_type_name(obj.dtype))
+            # PyTorch's legacy reader cannot rebuild UntypedStorage: call those bytes ByteStorage.
+            storage_type = GlobalName("torch.storage", "UntypedStorage") \
+                if obj.untyped and not self._legacy else \
+                GlobalName("torch", _utils.storage_type_name(obj.dtype))
             pid = ("storage", storage_type, obj.key, self._location_tag(obj.device), obj.numel)
             return pid + (None,) if self._legacy else pid
         return None
@@ -125,22 +136,20 @@ class CheckpointMixin:
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
             return self._reduce_tensor(obj)
-        if isinstance(obj, (TypedStorage, UntypedStorage)):
-            raise pickle.PicklingError("saving storages directly is not supported by cinder; "
-                                       "save a tensor viewing them instead")
         return NotImplemented
 
-    def storage_of(self, t):
-        """The StorageRef for ``t``'s memory (one per buffer, whatever the number of views)."""
-        root = backend.storage_root(t._data)
-        raw = _flat_bytes(root)          # a view: keeps the buffer alive while pickling
-        ident = (backend.data_ptr(raw) if raw.size else id(root), raw.size)
+    def ref_for(self, raw, dtype, device, untyped=False):
+        """The StorageRef for the flat bytes ``raw`` (one per buffer, however many tensors or
+        storages view it)."""
+        ident = (backend.data_ptr(raw) if raw.size else id(raw), raw.size)
         ref = self._by_buffer.get(ident)
         if ref is None:
-            ref = StorageRef(self._make_key(raw, len(self.storages)), raw, t._dtype, t._device)
+            ref = StorageRef(self._make_key(raw, len(self.storages)), raw, dtype, device)
+            ref.untyped = untyped
             self._by_buffer[ident] = ref
             self.storages[ref.key] = ref
-        elif ref.dtype is not t._dtype:
+            self._alive.append(raw)          # ids of empty buffers must stay unique
+        elif ref.dtype is not dtype:
             raise RuntimeError("Cannot save multiple tensors or storages that view the same "
                                "data as different types")
         return ref
@@ -155,7 +164,8 @@ class CheckpointMixin:
                 return (_utils._rebuild_parameter_with_state,
                         (plain, t.requires_grad, OrderedDict(), state))
             return (_utils._rebuild_parameter, (plain, t.requires_grad, OrderedDict()))
-        ref = self.storage_of(t)
+        raw = _flat_bytes(backend.storage_root(t._data))   # a view: keeps the buffer alive
+        ref = self.ref_for(raw, t._dtype, t._device)
         args = (ref, t.storage_offset(), tuple(t.shape), t.stride(), t.requires_grad,
                 OrderedDict())
         if state or type(t) is not Tensor:

@@ -378,3 +378,18 @@ def test_cuda_tensors_save_tagged_and_load_mapped():
     on_gpu = cinder.load(io.BytesIO(save_bytes(torch, {"w": torch.arange(3.)})),
                          map_location="cuda")
     assert on_gpu["w"].device.type == "cuda" and on_gpu["w"].tolist() == [0.0, 1.0, 2.0]
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_storages_saved_directly(fmt):
+    def make(L):
+        t = L.arange(4.)
+        return {"typed": t.storage(), "untyped": L.arange(3.).untyped_storage(), "t": t}
+    for writer, reader in ((cinder, torch), (torch, cinder)):
+        loaded = reader.load(io.BytesIO(save_bytes(writer, make(writer), **FORMATS[fmt])))
+        expected = make(reader)
+        assert loaded["typed"].tolist() == expected["typed"].tolist()
+        assert loaded["untyped"].tolist() == expected["untyped"].tolist()
+        assert str(loaded["typed"].dtype) == "torch.float32"
+        assert loaded["typed"].data_ptr() == loaded["t"].data_ptr()
