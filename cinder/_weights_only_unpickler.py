@@ -123,6 +123,18 @@ def unsupported_global_message(full_path):
             "this global if you trust this class/function.")
 
 
+def _legacy_tensor_state(tensor, state):
+    """BUILD states of PyTorch < 0.4 pickles: a Variable or Parameter carried
+    ``(requires_grad, volatile, backward_hooks)``, or five fields with the data first."""
+    from ._tensor import Tensor
+    if len(state) == 5 and isinstance(state[0], Tensor):
+        tensor.data = state[0]
+        state = (state[3], state[4], state[2])
+    if len(state) != 3 or not isinstance(state[0], bool):
+        raise UnpicklingError(f"unsupported tensor state {state!r}")
+    tensor.requires_grad_(state[0])
+
+
 class _Mark:
     """Sentinel separating stack frames (instead of a metastack of lists)."""
 
@@ -232,6 +244,9 @@ class Unpickler:
         from ._tensor import Tensor
         state = self._pop()
         inst = self._top()
+        if isinstance(inst, Tensor) and isinstance(state, tuple):
+            _legacy_tensor_state(inst, state)
+            return
         if type(inst) is OrderedDict or isinstance(inst, Tensor):
             if isinstance(state, dict):
                 inst.__dict__.update(state)

@@ -82,19 +82,26 @@ def _tensor_03(key, numel, size, stride):
         + stride_t + b"tR"
 
 
-def torch03_state_dict_bytes():
-    """Bytes of a 0.3-era ``torch.save(linear.state_dict(), f)`` for Linear(3, 2)."""
+def legacy_bytes(body, keys, payloads):
+    """A legacy file around the object pickle ``body``: header pickles, then the key list
+    and each storage's float32 bytes (``payloads``) with its element count."""
     dump = lambda obj: pickle.dumps(obj, protocol=2)  # noqa: E731
     head = dump(0x1950A86A20F9469CFC6C) + dump(1001) + dump(
         {"protocol_version": 1001, "little_endian": True,
          "type_sizes": {"short": 2, "int": 4, "long": 8}})
+    key_list = b"\x80\x02](" + b"".join(_short_binstring(k) for k in keys) + b"e."
+    data = b"".join(struct.pack("<q", len(p) // 4) + p for p in payloads)
+    return head + body + key_list + data
+
+
+def torch03_state_dict_bytes():
+    """Bytes of a 0.3-era ``torch.save(linear.state_dict(), f)`` for Linear(3, 2)."""
     body = (b"\x80\x02" + _global("collections", "OrderedDict") + b")R(" +
             _short_binstring("weight") + _tensor_03("94061", 6, (2, 3), (3, 1)) +
             _short_binstring("bias") + _tensor_03("94062", 2, (2,), (1,)) + b"u.")
-    keys = b"\x80\x02](" + _short_binstring("94061") + _short_binstring("94062") + b"e."
-    weight = struct.pack("<q", 6) + struct.pack("<6f", *[i / 10 for i in range(6)])
-    bias = struct.pack("<q", 2) + struct.pack("<2f", -1.0, 1.0)
-    return head + body + keys + weight + bias
+    return legacy_bytes(body, ["94061", "94062"],
+                        [struct.pack("<6f", *[i / 10 for i in range(6)]),
+                         struct.pack("<2f", -1.0, 1.0)])
 
 
 def main():

@@ -51,6 +51,20 @@ def test_pytorch_03_era_legacy_state_dict():
     assert list(c) == ["weight", "bias"]
 
 
+def test_pytorch_03_era_parameter_with_tuple_state():
+    """PyTorch 0.3 pickled a Parameter as Parameter(data) plus a BUILD of (requires_grad,
+    volatile, backward_hooks)."""
+    from .make_fixtures import _global, _tensor_03, legacy_bytes
+    body = (b"\x80\x02" + _global("torch.nn.parameter", "Parameter") + b"(" +
+            _tensor_03("5", 2, (2,), (1,)) + b"tR(\x89\x89" + _global("collections",
+                                                                "OrderedDict")
+            + b")Rtb.")
+    data = legacy_bytes(body, ["5"], [struct.pack("<2f", 1.5, -2.0)])
+    c, t = cinder.load(io.BytesIO(data)), torch.load(io.BytesIO(data))
+    assert_same(c, t)
+    assert isinstance(c, cinder.nn.Parameter) and not c.requires_grad
+
+
 # ----------------------------------------------------------------------------------------------
 # cinder writes, PyTorch reads (with its default weights_only=True)
 # ----------------------------------------------------------------------------------------------
