@@ -240,6 +240,9 @@ class ZipReader:
         entry.data_offset = None
         if method == 0 and csize != usize:
             raise ZipFormatError(f"record {entry.name!r} is stored with mismatched sizes")
+        if method == 8 and usize > 1032 * csize + 1024:
+            # Deflate cannot expand more than ~1032:1; a larger claim is a lie (a zip bomb).
+            raise ZipFormatError(f"record {entry.name!r} claims an impossible inflated size")
         return entry, end
 
     # -- records --------------------------------------------------------------------------------

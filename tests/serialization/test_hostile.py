@@ -53,6 +53,19 @@ def zip_checkpoint(pkl, records=None):
     return out.getvalue()
 
 
+def deflated_bomb():
+    """A checkpoint whose 16-byte storage record is DEFLATED and claims 2 GB inflated."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr("archive/data.pkl", tensor_pickle(numel=2 ** 29, size=(2 ** 29,)))
+        z.writestr("archive/data/0", b"\0" * 16, compress_type=zipfile.ZIP_DEFLATED)
+        z.writestr("archive/version", "3\n")
+    data = bytearray(out.getvalue())
+    central = data.rfind(b"PK\x01\x02", 0, data.rfind(b"archive/data/0"))
+    struct.pack_into("<I", data, central + 24, 2 ** 31)        # uncompressed size
+    return bytes(data)
+
+
 def legacy_checkpoint(pkl, keys=(), data=b""):
     head = b"".join(pickle.dumps(x, protocol=2) for x in (MAGIC, 1001, {
         "protocol_version": 1001, "little_endian": True,
@@ -112,6 +125,7 @@ def hostile_files(canary, module_dir):
             b"\x80\x02ctorch\nTensor\n" + dump_args((10 ** 4, 10 ** 4)) + b"\x81."),
         "huge declared storage": zip_checkpoint(
             tensor_pickle(numel=10 ** 12, size=(10 ** 12,)), {"archive/data/0": b"\0" * 16}),
+        "deflated record claiming 2 GB": deflated_bomb(),
         "view past the storage": zip_checkpoint(
             tensor_pickle(numel=4, size=(10 ** 9,)), {"archive/data/0": b"\0" * 16}),
         "negative stride": zip_checkpoint(
