@@ -15,11 +15,25 @@ The pickling machinery lives in ``_checkpoint_pickle.py``, the zip container in
 ``_zip_file.py`` and the restricted unpickler in ``_weights_only_unpickler.py``.
 """
 
+import contextlib
+import io
+import mmap as mmap_module
+import os
+import pickle
+import secrets
+import struct
+import tempfile
+import zlib
+
 import numpy as np
 
 from . import _dtype as D
+from . import _weights_only_unpickler as _wo
 from . import backend
+from ._device import CPU
 from ._device import device as device_cls
+from ._storage import TypedStorage, UntypedStorage
+from ._zip_file import ZipFormatError, ZipReader, ZipWriter
 
 
 def reduce_tensor(t):
@@ -54,21 +68,6 @@ def rebuild_parameter(data, requires_grad):
 # ==============================================================================================
 # Checkpoints: cinder.save / cinder.load in PyTorch's file formats
 # ==============================================================================================
-import contextlib  # noqa: E402
-import io  # noqa: E402
-import mmap as mmap_module  # noqa: E402
-import os  # noqa: E402
-import pickle  # noqa: E402
-import secrets  # noqa: E402
-import struct  # noqa: E402
-import tempfile  # noqa: E402
-import zlib  # noqa: E402
-
-from . import _weights_only_unpickler as _wo  # noqa: E402
-from ._device import CPU  # noqa: E402
-from ._storage import TypedStorage, UntypedStorage  # noqa: E402
-from ._zip_file import ZipFormatError, ZipReader, ZipWriter  # noqa: E402
-
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals", "skip_data", "register_package", "location_tag",
            "default_restore_location", "DEFAULT_PROTOCOL", "LoadEndianness",
