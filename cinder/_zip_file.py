@@ -58,6 +58,12 @@ def crc32_started(payload):
 # ----------------------------------------------------------------------------------------------
 # Writing
 # ----------------------------------------------------------------------------------------------
+def _descriptor(crc, size, big):
+    """The data descriptor that follows a record's bytes: CRC-32 and the two sizes."""
+    sizes = struct.pack("<QQ" if big else "<II", size, size)
+    return struct.pack("<II", _SIG_DESCRIPTOR, crc) + sizes
+
+
 class ZipWriter:
     """Writes STORED records to a binary file object, each payload 64-byte aligned."""
 
@@ -92,15 +98,18 @@ class ZipWriter:
         pad = (-used) % ALIGNMENT
         extra = zip64 + b"FB" + struct.pack("<H", pad) + b"Z" * pad
         shown = _U32_MAX if big else 0
-        self._write(_LOCAL.pack(_SIG_LOCAL, _ZIP64_VERSION if big else 20,
-                                _UTF8_FLAG | _DESCRIPTOR_FLAG, 0, 0, 0, 0, shown, shown,
-                                len(encoded), len(extra)))
-        self._write(encoded)
-        self._write(extra)
-        self._write(payload)
-        crc = crc()
-        sizes = struct.pack("<QQ" if big else "<II", size, size)
-        self._write(struct.pack("<II", _SIG_DESCRIPTOR, crc) + sizes)
+        header = _LOCAL.pack(_SIG_LOCAL, _ZIP64_VERSION if big else 20,
+                             _UTF8_FLAG | _DESCRIPTOR_FLAG, 0, 0, 0, 0, shown, shown,
+                             len(encoded), len(extra)) + encoded + extra
+        if size < _THREADED_CRC_BYTES:
+            # Small records go out in one write call (state_dicts can hold thousands).
+            crc = crc()
+            self._write(header + bytes(payload) + _descriptor(crc, size, big))
+        else:
+            self._write(header)
+            self._write(payload)
+            crc = crc()
+            self._write(_descriptor(crc, size, big))
         self._entries.append((encoded, crc, size, header_offset))
 
     def write_end(self):

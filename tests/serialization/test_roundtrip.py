@@ -7,6 +7,7 @@ import pathlib
 import pickle
 import struct
 import zipfile
+from collections import OrderedDict
 
 import numpy as np
 import pytest
@@ -97,7 +98,14 @@ def test_pickle_matches_torch_byte_for_byte():
     a = np.arange(4, dtype=np.float32)
 
     def make(L):
-        return {"w": L.tensor(a), "v": L.tensor(a)[1:], "p": L.nn.Parameter(L.tensor(a))}
+        base = L.tensor(a)
+        return OrderedDict([
+            ("w", base), ("v", base[1:]), ("p", L.nn.Parameter(L.tensor(a))),
+            ("frozen", L.nn.Parameter(L.tensor(a), requires_grad=False)),
+            ("t", L.arange(12.).reshape(3, 4).t()), ("s", L.tensor(3)), ("e", L.zeros(0, 3)),
+            ("offset", L.zeros(70000)[300:]), ("rg", L.ones(2, requires_grad=True)),
+            ("again", base), ("ints", [2 ** 40, -5, 70000, -(2 ** 40), 255, 256]),
+            ("tagged", L.ones(1))])
     c, t = save_bytes(cinder, make(cinder)), save_bytes(torch, make(torch))
     zc, zt = zipfile.ZipFile(io.BytesIO(c)), zipfile.ZipFile(io.BytesIO(t))
     assert zc.namelist() == zt.namelist()
