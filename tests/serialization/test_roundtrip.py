@@ -335,6 +335,10 @@ def test_whole_module_pickles_map_between_torch_and_cinder():
         with pytest.raises(pickle.UnpicklingError, match="GLOBAL torch.nn.modules.container"
                                                          ".Sequential was not an allowed"):
             lib.load(io.BytesIO(data))
+    with cinder.serialization.safe_globals([cinder.nn.Sequential, cinder.nn.Linear,
+                                            cinder.nn.ReLU]):
+        allowed = cinder.load(io.BytesIO(data))     # cinder classes allowlisted by torch name
+    assert type(allowed[1]).__name__ == "ReLU"
     c_model = cinder.load(io.BytesIO(data), weights_only=False)
     assert type(c_model[0]).__module__ == "cinder.nn.modules.linear"
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
