@@ -332,7 +332,7 @@ def _storage_bytes(ref):
     return backend.to_numpy(ref.raw)
 
 
-def _save_zip(obj, f, archive_name, pickle_module, protocol):
+def _save_zip(obj, f, archive_name, pickle_module, protocol, byteorder_record=True):
     data = io.BytesIO()
     pickler = _make_pickler(pickle_module, data, protocol, lambda raw, i: str(i), legacy=False)
     pickler.dump(obj)
@@ -341,7 +341,8 @@ def _save_zip(obj, f, archive_name, pickle_module, protocol):
     writer.write_record(prefix + "data.pkl", data.getbuffer())
     writer.write_record(prefix + ".format_version", b"1")
     writer.write_record(prefix + ".storage_alignment", b"64")
-    writer.write_record(prefix + "byteorder", b"little")
+    if byteorder_record:
+        writer.write_record(prefix + "byteorder", b"little")
     for key, ref in pickler.storages.items():
         writer.write_record(prefix + "data/" + key, _storage_bytes(ref))
     writer.write_record(prefix + "version", b"3\n")
@@ -425,7 +426,8 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
             name = "archive"
             if _is_path(f):
                 name = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
-            _save_zip(obj, fileobj, name, pickle_module, pickle_protocol)
+            _save_zip(obj, fileobj, name, pickle_module, pickle_protocol,
+                      byteorder_record=not _disable_byteorder_record)
         else:
             _save_legacy(obj, fileobj, pickle_module, pickle_protocol)
 
@@ -478,19 +480,26 @@ class _Source:
             self._owned.close()
 
 
+_DOCS_MESSAGE = ("\n\nCheck the documentation of torch.load to learn more about types accepted "
+                 "by default with weights_only "
+                 "https://pytorch.org/docs/stable/generated/torch.load.html.")
+
+
 def _weights_only_message(message):
     """PyTorch's advice around an error of the restricted unpickler."""
     if "was not an allowed global by default" in message:
-        return ("Weights only load failed. This file can still be loaded, to do so you have two "
+        text = ("Weights only load failed. This file can still be loaded, to do so you have two "
                 "options, \033[1mdo those steps only if you trust the source of the checkpoint"
                 f"\033[0m. \n\t(1) {UNSAFE_MESSAGE}\n\t(2) Alternatively, to load with "
                 "`weights_only=True` please check the recommended steps in the following error "
                 f"message.\n\tWeightsUnpickler error: {message}")
-    text = f"Weights only load failed. {UNSAFE_MESSAGE}\n"
-    if "is blocked" not in message:
-        text += ("Please file an issue with the following so that we can make `weights_only="
-                 "True` compatible with your use case: WeightsUnpickler error: ")
-    return text + "\n\n" + message
+    else:
+        text = f"Weights only load failed. {UNSAFE_MESSAGE}\n"
+        if "is blocked" not in message:
+            text += ("Please file an issue with the following so that we can make `weights_only="
+                     "True` compatible with your use case: WeightsUnpickler error: ")
+        text += "\n\n" + message
+    return text + _DOCS_MESSAGE
 
 
 # Errors that mean "this file is broken" when they escape from the zip/pickle machinery.

@@ -130,6 +130,12 @@ def test_every_dtype_round_trips_both_ways():
 # ----------------------------------------------------------------------------------------------
 # Files: paths, pathlib, file objects; archive names; atomic replacement
 # ----------------------------------------------------------------------------------------------
+def test_disable_byteorder_record_matches_torch():
+    c = zip_records(save_bytes(cinder, {"x": cinder.ones(1)}, _disable_byteorder_record=True))
+    t = zip_records(save_bytes(torch, {"x": torch.ones(1)}, _disable_byteorder_record=True))
+    assert c == t and "archive/byteorder" not in c
+
+
 def test_paths_pathlib_and_file_objects(tmp_path):
     obj = {"x": cinder.arange(5.)}
     cinder.save(obj, str(tmp_path / "a.pt"))
@@ -303,7 +309,7 @@ def test_user_class_refused_by_default_then_allowed():
         torch.load(io.BytesIO(data))
     with pytest.raises(pickle.UnpicklingError) as c_info:
         cinder.load(io.BytesIO(data))
-    assert str(t_info.value).split("\n\nCheck the documentation")[0] in str(c_info.value)
+    assert str(t_info.value) in str(c_info.value)
     with cinder.serialization.safe_globals([Config]):
         assert cinder.serialization.get_safe_globals() == [Config]
         assert cinder.load(io.BytesIO(data))["cfg"].depth == 3
