@@ -346,6 +346,9 @@ def _save_zip(obj, f, archive_name, pickle_module, protocol, byteorder_record=Tr
     for key, ref in pickler.storages.items():
         writer.write_record(prefix + "data/" + key, _storage_bytes(ref))
     writer.write_record(prefix + "version", b"3\n")
+    if not byteorder_record:
+        # PyTorch's C++ writer still adds the record at the end when Python skipped it.
+        writer.write_record(prefix + "byteorder", b"little")
     writer.write_record(prefix + ".data/serialization_id",
                         str(secrets.randbits(128)).zfill(40).encode())
     writer.write_end()
