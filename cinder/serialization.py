@@ -798,6 +798,81 @@ def _load_legacy(source, restore, weights_only, pickle_module, load_args):
     return result
 
 
+def _is_tar(source):
+    import tarfile
+    source.file.seek(0)
+    try:
+        return tarfile.is_tarfile(source.file)
+    except (OSError, ValueError):
+        return False
+    finally:
+        source.file.seek(0)
+
+
+class _Cursor:
+    """Reads fixed-size fields and pickles from one member of a tar checkpoint, in bounds."""
+
+    def __init__(self, data, weights_only, pickle_module, load_args):
+        self.data, self.pos = data, 0
+        self._args = (weights_only, pickle_module, load_args)
+
+    def take(self, n):
+        if n < 0 or self.pos + n > len(self.data):
+            raise _TruncatedError("a tar checkpoint member ends early")
+        chunk = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return chunk
+
+    def unpack(self, fmt):
+        return struct.unpack(fmt, self.take(struct.calcsize(fmt)))
+
+    def pickle(self, persistent_load=None):
+        obj, self.pos = _unpickle(self.data, self.pos, persistent_load, *self._args)
+        return obj
+
+
+def _load_tar(source, restore, pickle_module, load_args):
+    """PyTorch 0.1's format: a tar of 'storages', 'tensors' and 'pickle' members. Members are
+    read into memory (never extracted to disk) and every size is checked against them."""
+    import tarfile
+    with tarfile.open(fileobj=source.file, mode="r:") as tar:
+        def member(name):
+            try:
+                return tar.extractfile(name).read()
+            except (KeyError, AttributeError):
+                raise RuntimeError(f"invalid checkpoint: tar member {name!r} missing") from None
+        objects = {}
+        cur = _Cursor(member("storages"), False, pickle_module, load_args)
+        for _ in range(cur.pickle()):
+            key, location, storage_type = cur.pickle()
+            dtype = _storage_dtype(storage_type)
+            (numel,) = cur.unpack("<q")
+            raw = np.frombuffer(cur.take(numel * dtype.itemsize), np.uint8).copy()
+            storage = _as_untyped(restore(UntypedStorage._wrap(raw, CPU), location))
+            objects[key] = _typed(storage, dtype)
+        for target, root_key, offset, numel in cur.pickle():
+            root = objects[root_key]
+            item = root.dtype.itemsize
+            objects[target] = _typed(UntypedStorage._wrap(
+                root._untyped._bytes[offset * item:(offset + numel) * item], root.device),
+                root.dtype)
+        cur = _Cursor(member("tensors"), False, pickle_module, load_args)
+        for _ in range(cur.pickle()):
+            key, storage_id, _ = cur.pickle()
+            (ndim,) = cur.unpack("<i")
+            cur.take(4)                        # ndim was once written as 8 bytes
+            size = cur.unpack(f"<{ndim}q")
+            stride = cur.unpack(f"<{ndim}q")
+            (offset,) = cur.unpack("<q")
+            from ._utils import _rebuild_tensor
+            objects[key] = _rebuild_tensor(objects[storage_id], offset, size, stride)
+
+        def persistent_load(saved_id):
+            return saved_id[0] if isinstance(saved_id, tuple) else objects[int(saved_id)]
+        return _Cursor(member("pickle"), False, pickle_module, load_args).pickle(
+            persistent_load)
+
+
 def _resolve_weights_only(weights_only, pickle_module):
     forced_on = os.environ.get("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in \
         ("1", "y", "yes", "true")
@@ -839,6 +914,11 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             raise RuntimeError("mmap can only be used with files saved with `torch.save("
                                f"{shown}_use_new_zipfile_serialization=True), please torch.save "
                                "your checkpoint with this option in order to use mmap.")
+        if _is_tar(source):
+            if weights_only:
+                raise RuntimeError("Cannot use ``weights_only=True`` with files saved in the "
+                                   "legacy .tar format. " + UNSAFE_MESSAGE)
+            return _load_tar(source, restore, pickle_module, pickle_load_args)
         return _load_legacy(source, restore, weights_only, pickle_module, pickle_load_args)
     except (ZipFormatError, pickle.UnpicklingError, EOFError, RuntimeError) as e:
         raise _named_error(e, source.name, weights_only) from None

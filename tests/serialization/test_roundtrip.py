@@ -430,3 +430,15 @@ def test_storages_saved_directly(fmt):
         assert loaded["untyped"].tolist() == expected["untyped"].tolist()
         assert str(loaded["typed"].dtype) == "torch.float32"
         assert loaded["typed"].data_ptr() == loaded["t"].data_ptr()
+
+
+def test_pytorch_01_tar_format():
+    path = os.path.join(FIXTURES, "torch01_tar.pt")
+    c, t = cinder.load(path, weights_only=False), torch.load(path, weights_only=False)
+    assert_same(c, t)
+    messages = []
+    for lib in (torch, cinder):      # the tar format needs weights_only=False in both
+        with pytest.raises(RuntimeError) as info:
+            lib.load(path)
+        messages.append(str(info.value))
+    assert messages[0] in messages[1]
