@@ -82,3 +82,6 @@ def get_num_threads():
 def __getattr__(name):
     # A PyTorch name cinder lacks is an AttributeError naming the torch.* spelling.
     raise _missing_attribute_error(__name__, name)
+
+
+from .serialization import save, load  # noqa: E402,F401
