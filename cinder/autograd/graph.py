@@ -9,6 +9,7 @@ PyTorch name (``MulBackward0``); custom ``autograd.Function`` s plug in as ``Bac
 import itertools
 import re
 
+from ..utils.hooks import RemovableHandle  # noqa: F401  (old import path)
 from . import grad_mode
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle"]
@@ -16,25 +17,6 @@ __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle"]
 # Nodes created later get larger numbers; the engine runs larger numbers first, which is a
 # valid topological order for a graph recorded by running the forward pass.
 _sequence = itertools.count()
-
-
-class RemovableHandle:
-    """Returned by ``register_hook``: ``handle.remove()`` unregisters the hook."""
-
-    _ids = itertools.count()
-
-    def __init__(self, hooks_dict):
-        self.hooks_dict = hooks_dict
-        self.id = next(RemovableHandle._ids)
-
-    def remove(self):
-        self.hooks_dict.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 class SavedTensor:

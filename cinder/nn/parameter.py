@@ -1,6 +1,13 @@
-"""``nn.Parameter``: a tensor that a Module registers as one of its parameters."""
+"""``nn.Parameter``, ``nn.Buffer`` and the uninitialized kinds used by lazy modules."""
 
 from .._tensor import Tensor
+
+__all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter", "is_lazy"]
+
+
+def _empty(device=None, dtype=None):
+    from ..ops.creation import empty
+    return empty(0, device=device, dtype=dtype)
 
 
 class Parameter(Tensor):
@@ -13,8 +20,7 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            from ..ops.creation import empty
-            data = empty(0)
+            data = _empty()
         # Non-tensor data fails on .detach() with an AttributeError, exactly as in PyTorch.
         t = data.detach()
         t.__class__ = cls
@@ -38,3 +44,101 @@ class Parameter(Tensor):
     def __reduce_ex__(self, protocol):
         from ..serialization import rebuild_parameter
         return (rebuild_parameter, (self.data, self.requires_grad))
+
+
+class _BufferMeta(type):
+    # A tensor marked by Buffer(...) keeps its own class but still counts as a Buffer.
+    def __instancecheck__(cls, instance):
+        if cls is Buffer and isinstance(instance, Tensor) and \
+                getattr(instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """A tensor that, assigned as a Module attribute, is registered as a buffer
+    (module state that is not a parameter, such as BatchNorm's running mean).
+
+    ``persistent=False`` keeps it out of ``state_dict``.
+    """
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = _empty()
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+
+_UNINIT_SHAPE = ("Can't access the shape of an uninitialized parameter or buffer. This error "
+                 "usually happens in `load_state_dict` when trying to load an uninitialized "
+                 "parameter into an initialized one. Call `forward` to initialize the "
+                 "parameters before accessing their attributes.")
+
+
+class UninitializedTensorMixin:
+    """Shared behaviour of tensors whose shape is not known yet (lazy modules)."""
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Give the tensor ``shape`` (uninitialized memory) and turn it into its final class
+        (``Parameter`` or ``Tensor``), keeping device and dtype unless given."""
+        from ..ops.creation import empty
+        device = self._device if device is None else device
+        dtype = self._dtype if dtype is None else dtype
+        self.data = empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(_UNINIT_SHAPE)
+
+    def share_memory_(self):
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call "
+                           "`forward` to initialize the parameters before calling "
+                           "`module.share_memory()`.")
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+    def __reduce_ex__(self, proto):
+        return (type(self), (self.requires_grad,))
+
+
+def is_lazy(param):
+    """Whether ``param`` is an ``UninitializedParameter`` or ``UninitializedBuffer``."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A parameter whose shape is decided later (by a lazy module's first forward)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        t = _empty(device, dtype)
+        t.__class__ = cls
+        t._requires_grad = False
+        t.requires_grad_(requires_grad)
+        return t
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.requires_grad, self._device, self._dtype)
+        memo[id(self)] = result
+        return result
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer whose shape is decided later (by a lazy module's first forward)."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        t = _empty(device, dtype)
+        t.__class__ = cls
+        t.requires_grad_(requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t

@@ -1,0 +1,370 @@
+"""Normalisation kernels: batch, layer, group and RMS norm, fused with explicit backward.
+
+Each forward computes the statistics once (in float32 at least) and saves the mean and the
+reciprocal standard deviation, as PyTorch's native kernels do; the backward pass is the closed
+form of the normalisation's gradient, two reductions and one pointwise pass over the input.
+"""
+
+import numpy as np
+
+from ... import _dtype as D
+from .._prep import xp_of
+from .._registry import needs_grad, node_class, record, register
+from ._utils import like
+
+
+def _acc(t):
+    """Statistics are computed in float32 for the half types (PyTorch's accumulate type)."""
+    return np.float32 if t._dtype in (D.float16, D.bfloat16) else t._dtype.numpy_dtype
+
+
+def _arr(t, dtype):
+    return t._data.astype(dtype, copy=False)
+
+
+def _not_implemented(t, kernel):
+    if t._dtype.category != D.FLOATING:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{t._dtype.scalar_name}\'')
+
+
+def _grad_norm(gy_w, xhat, rstd, axes, count):
+    """d/dx of normalising over ``axes``: rstd * (g - mean(g) - xhat * mean(g * xhat)), where
+    ``g`` is the gradient with respect to ``xhat`` (already scaled by the weight)."""
+    mean_g = gy_w.sum(axis=axes, keepdims=True) / count
+    mean_gx = (gy_w * xhat).sum(axis=axes, keepdims=True) / count
+    return rstd * (gy_w - mean_g - xhat * mean_gx)
+
+
+# ----------------------------------------------------------------------------------------------
+# Batch norm
+# ----------------------------------------------------------------------------------------------
+
+def _channel_shape(ndim):
+    return (1, -1) + (1,) * (ndim - 2)
+
+
+def _bn_parts(grad, s):
+    """(gy, xhat, rstd, reduced axes, count) in the compute dtype."""
+    acc = _acc(grad)
+    x = _arr(s.input, acc)
+    shape = _channel_shape(x.ndim)
+    rstd = s.save_invstd.reshape(shape)
+    xhat = (x - s.save_mean.reshape(shape)) * rstd
+    axes = (0,) + tuple(range(2, x.ndim))
+    return _arr(grad, acc), xhat, rstd, axes, x.size // x.shape[1]
+
+
+def _bn_input_grad(grad, s):
+    gy, xhat, rstd, axes, count = _bn_parts(grad, s)
+    shape = _channel_shape(gy.ndim)
+    w = 1 if s.weight is None else _arr(s.weight, gy.dtype).reshape(shape)
+    if s.training:
+        gx = _grad_norm(gy * w, xhat, rstd, axes, count)
+    else:
+        gx = gy * w * rstd
+    return like(gx, grad)
+
+
+def _bn_weight_grad(grad, s):
+    gy, xhat, _, axes, _ = _bn_parts(grad, s)
+    return like((gy * xhat).sum(axis=axes), grad)
+
+
+def _bn_bias_grad(grad, s):
+    axes = (0,) + tuple(range(2, grad._data.ndim))
+    return like(_arr(grad, _acc(grad)).sum(axis=axes), grad)
+
+
+BatchNormNode = node_class("NativeBatchNormBackward0", {
+    "input": _bn_input_grad, "weight": _bn_weight_grad, "bias": _bn_bias_grad},
+    saves_also=("input", "weight", "save_mean", "save_invstd", "training"))
+
+
+def _check_bn(input, weight, bias, running_mean, running_var):
+    _not_implemented(input, "batch_norm")
+    c = input.shape[1] if input._data.ndim > 1 else 1
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+                    ("running_var", running_var)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
+                      eps):
+    """Batch normalisation over every dim but the channel dim (1); returns (output, saved
+    mean, saved inverse std). In training mode the batch statistics are used and the running
+    statistics (when given) are updated in place with ``momentum`` (unbiased variance)."""
+    _check_bn(input, weight, bias, running_mean, running_var)
+    xp = xp_of(input)
+    acc = _acc(input)
+    x = _arr(input, acc)
+    shape = _channel_shape(x.ndim)
+    axes = (0,) + tuple(range(2, x.ndim))
+    if training:
+        mean = x.mean(axis=axes)
+        centered = x - mean.reshape(shape)
+        var = (centered * centered).mean(axis=axes)
+        invstd = 1.0 / xp.sqrt(var + eps)
+        _update_running(running_mean, running_var, mean, var, momentum, x.size // x.shape[1])
+    else:
+        mean = running_mean._data.astype(acc)       # a copy: later updates must not leak
+        invstd = 1.0 / xp.sqrt(_arr(running_var, acc) + eps)
+        centered = x - mean.reshape(shape)
+    y = centered * invstd.reshape(shape)
+    if weight is not None:
+        y *= _arr(weight, acc).reshape(shape)
+    if bias is not None:
+        y += _arr(bias, acc).reshape(shape)
+    result = like(y, input)
+    save_mean, save_invstd = (mean, invstd) if training else (xp.zeros(0, acc),) * 2
+    if needs_grad(input, weight, bias):
+        record(BatchNormNode, (input, weight, bias), (result,), input=input, weight=weight,
+               save_mean=mean, save_invstd=invstd, training=training)
+    dt = D.float32 if acc == np.float32 else input._dtype
+    return result, like(save_mean, input, dt), like(save_invstd, input, dt)
+
+
+def _update_running(running_mean, running_var, mean, var, momentum, count):
+    """running <- (1 - momentum) * running + momentum * batch statistic, in place."""
+    if running_mean is not None:
+        rm = running_mean._data
+        rm[...] = (1 - momentum) * rm + momentum * mean.astype(rm.dtype)
+        running_mean._bump_version()
+    if running_var is not None:
+        rv = running_var._data
+        unbiased = var * (count / (count - 1)) if count > 1 else var * np.inf
+        rv[...] = (1 - momentum) * rv + momentum * unbiased.astype(rv.dtype)
+        running_var._bump_version()
+
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+               cudnn_enabled=True):
+    """``torch.batch_norm``: the normalised output of ``native_batch_norm``."""
+    return native_batch_norm(input, weight, bias, running_mean, running_var, training,
+                             momentum, eps)[0]
+
+
+register("native_batch_norm", native_batch_norm, method=False, family="nn.norm",
+         nodes=(BatchNormNode,))
+register("batch_norm", batch_norm, method=False, family="nn.norm")
+
+# ----------------------------------------------------------------------------------------------
+# Layer norm and RMS norm (normalise over the trailing ``normalized_shape`` dims)
+# ----------------------------------------------------------------------------------------------
+
+
+def _trailing(input, normalized_shape, weight, bias, star="*, "):
+    shape = tuple(normalized_shape) if isinstance(normalized_shape, (list, tuple)) else \
+        (int(normalized_shape),)
+    nd = len(shape)
+    if nd and (input._data.ndim < nd or tuple(input.shape[-nd:]) != shape):
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[{star}{', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(t.shape)} and normalized_shape = "
+                               f"{list(shape)}")
+    return shape, tuple(range(input._data.ndim - nd, input._data.ndim))
+
+
+def _ln_parts(grad, s):
+    acc = _acc(grad)
+    x = _arr(s.input, acc)
+    xhat = (x - s.mean) * s.rstd
+    return _arr(grad, acc), xhat
+
+
+def _ln_input_grad(grad, s):
+    gy, xhat = _ln_parts(grad, s)
+    w = 1 if s.weight is None else _arr(s.weight, gy.dtype)
+    count = int(np.prod([gy.shape[a] for a in s.axes], dtype=np.int64))
+    return like(_grad_norm(gy * w, xhat, s.rstd, s.axes, count), grad)
+
+
+def _lead_axes(s, ndim):
+    return tuple(range(ndim - len(s.axes)))
+
+
+def _ln_weight_grad(grad, s):
+    gy, xhat = _ln_parts(grad, s)
+    return like((gy * xhat).sum(axis=_lead_axes(s, gy.ndim)), grad)
+
+
+def _ln_bias_grad(grad, s):
+    gy = _arr(grad, _acc(grad))
+    return like(gy.sum(axis=_lead_axes(s, gy.ndim)), grad)
+
+
+LayerNormNode = node_class("NativeLayerNormBackward0", {
+    "input": _ln_input_grad, "weight": _ln_weight_grad, "bias": _ln_bias_grad},
+    saves_also=("input", "weight", "mean", "rstd", "axes"))
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """Layer normalisation over the trailing ``normalized_shape`` dims; returns (output, mean,
+    rstd) with the statistics keeping reduced dims as size 1."""
+    shape, axes = _trailing(input, normalized_shape, weight, bias)
+    _not_implemented(input, "LayerNormKernelImpl")
+    xp = xp_of(input)
+    acc = _acc(input)
+    x = _arr(input, acc)
+    mean = x.mean(axis=axes, keepdims=True)
+    centered = x - mean
+    rstd = 1.0 / xp.sqrt((centered * centered).mean(axis=axes, keepdims=True) + eps)
+    y = centered * rstd
+    if weight is not None:
+        y *= _arr(weight, acc)
+    if bias is not None:
+        y += _arr(bias, acc)
+    result = like(y, input)
+    if needs_grad(input, weight, bias):
+        record(LayerNormNode, (input, weight, bias), (result,), input=input, weight=weight,
+               mean=mean, rstd=rstd, axes=axes)
+    dt = D.float32 if acc == np.float32 else input._dtype
+    return result, like(mean, input, dt), like(rstd, input, dt)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5,
+               cudnn_enable=True):
+    """``torch.layer_norm``: the normalised output of ``native_layer_norm``."""
+    return native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
+
+
+register("native_layer_norm", native_layer_norm, method=False, family="nn.norm",
+         nodes=(LayerNormNode,))
+register("layer_norm", layer_norm, method=False, family="nn.norm")
+
+
+def _rms_input_grad(grad, s):
+    acc = _acc(grad)
+    gy = _arr(grad, acc)
+    x = _arr(s.input, acc)
+    w = 1 if s.weight is None else _arr(s.weight, acc)
+    gyw = gy * w
+    count = int(np.prod([gy.shape[a] for a in s.axes], dtype=np.int64))
+    xhat = x * s.rstd
+    gx = s.rstd * (gyw - xhat * (gyw * xhat).sum(axis=s.axes, keepdims=True) / count)
+    return like(gx, grad)
+
+
+def _rms_weight_grad(grad, s):
+    acc = _acc(grad)
+    xhat = _arr(s.input, acc) * s.rstd
+    lead = tuple(range(grad._data.ndim - len(s.axes)))
+    return like((_arr(grad, acc) * xhat).sum(axis=lead), grad)
+
+
+RmsNormNode = node_class("FusedRmsNormBackward0", {
+    "input": _rms_input_grad, "weight": _rms_weight_grad},
+    saves_also=("input", "weight", "rstd", "axes"))
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """Root-mean-square normalisation over the trailing ``normalized_shape`` dims:
+    ``x / sqrt(mean(x**2) + eps) * weight``; ``eps`` defaults to the dtype's machine epsilon."""
+    _, axes = _trailing(input, normalized_shape, weight, None, star="*")
+    _not_implemented(input, "rms_norm")
+    xp = xp_of(input)
+    acc = _acc(input)
+    if eps is None:
+        eps = D.finfo(input._dtype).eps
+    x = _arr(input, acc)
+    rstd = 1.0 / xp.sqrt((x * x).mean(axis=axes, keepdims=True) + eps)
+    y = x * rstd
+    if weight is not None:
+        y *= _arr(weight, acc)
+    result = like(y, input)
+    if needs_grad(input, weight):
+        record(RmsNormNode, (input, weight), (result,), input=input, weight=weight, rstd=rstd,
+               axes=axes)
+    return result
+
+
+register("rms_norm", rms_norm, method=False, family="nn.norm", nodes=(RmsNormNode,))
+
+# ----------------------------------------------------------------------------------------------
+# Group norm
+# ----------------------------------------------------------------------------------------------
+
+
+def _gn_parts(grad, s):
+    acc = _acc(grad)
+    x = _arr(s.input, acc)
+    n, c = x.shape[:2]
+    xg = x.reshape(n, s.groups, -1)
+    xhat = ((xg - s.mean) * s.rstd).reshape(x.shape)
+    return _arr(grad, acc), xhat
+
+
+def _gn_input_grad(grad, s):
+    gy, xhat = _gn_parts(grad, s)
+    n, c = gy.shape[:2]
+    w = 1 if s.weight is None else _arr(s.weight, gy.dtype).reshape(_channel_shape(gy.ndim))
+    g = (gy * w).reshape(n, s.groups, -1)
+    count = g.shape[2]
+    gx = _grad_norm(g, xhat.reshape(n, s.groups, -1), s.rstd, (2,), count)
+    return like(gx.reshape(gy.shape), grad)
+
+
+def _gn_weight_grad(grad, s):
+    gy, xhat = _gn_parts(grad, s)
+    return like((gy * xhat).sum(axis=(0,) + tuple(range(2, gy.ndim))), grad)
+
+
+def _gn_bias_grad(grad, s):
+    gy = _arr(grad, _acc(grad))
+    return like(gy.sum(axis=(0,) + tuple(range(2, gy.ndim))), grad)
+
+
+GroupNormNode = node_class("NativeGroupNormBackward0", {
+    "input": _gn_input_grad, "weight": _gn_weight_grad, "bias": _gn_bias_grad},
+    saves_also=("input", "weight", "mean", "rstd", "groups"))
+
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """Group normalisation: channels split into ``group`` groups, each normalised over its
+    channels and all positions; returns (output, mean, rstd) of shape (N, group)."""
+    _not_implemented(input, "group_norm")
+    xp = xp_of(input)
+    acc = _acc(input)
+    x = _arr(input, acc)
+    xg = x.reshape(N, group, -1)
+    mean = xg.mean(axis=2, keepdims=True)
+    centered = xg - mean
+    rstd = 1.0 / xp.sqrt((centered * centered).mean(axis=2, keepdims=True) + eps)
+    y = (centered * rstd).reshape(x.shape)
+    shape = _channel_shape(x.ndim)
+    if weight is not None:
+        y *= _arr(weight, acc).reshape(shape)
+    if bias is not None:
+        y += _arr(bias, acc).reshape(shape)
+    result = like(y, input)
+    if needs_grad(input, weight, bias):
+        record(GroupNormNode, (input, weight, bias), (result,), input=input, weight=weight,
+               mean=mean, rstd=rstd, groups=group)
+    dt = D.float32 if acc == np.float32 else input._dtype
+    return result, like(mean.reshape(N, group), input, dt), like(rstd.reshape(N, group),
+                                                                  input, dt)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    """``torch.group_norm`` of a (N, C, *) input with ``num_groups`` groups."""
+    n, c = input.shape[0], input.shape[1] if input._data.ndim > 1 else 1
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t._data.ndim != 1 or t.numel() != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {list(t.shape)} "
+                               f"and input of shape {list(input.shape)}")
+    hxw = input.numel() // max(n * c, 1)
+    return native_group_norm(input, weight, bias, n, c, hxw, num_groups, eps)[0]
+
+
+register("native_group_norm", native_group_norm, method=False, family="nn.norm",
+         nodes=(GroupNormNode,))
+register("group_norm", group_norm, method=False, family="nn.norm")

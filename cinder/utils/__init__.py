@@ -1,0 +1,1 @@
+"""``torch.utils``: helpers shared across the library (hooks, data, ...)."""
