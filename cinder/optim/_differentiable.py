@@ -1,0 +1,52 @@
+"""Update steps written in cinder Tensor ops, for ``differentiable=True``.
+
+With ``differentiable=True`` an optimizer step is part of the autograd graph (used to
+differentiate through training, e.g. for meta-learning), so it cannot run on raw arrays. These
+functions follow PyTorch's differentiable branch: the same formulas, as recorded ops.
+"""
+
+def _maximum(a, b):
+    from .. import maximum
+    return maximum(a, b)
+
+
+def sgd_tensor_step(param, grad, buf, *, weight_decay, momentum, lr, dampening, nesterov,
+                    maximize):
+    """One SGD step as Tensor ops; returns the (possibly new) momentum buffer."""
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = grad + param * weight_decay
+    if momentum != 0:
+        if buf is None:
+            buf = grad.detach().clone()
+        else:
+            buf.mul_(momentum).add_(grad * (1 - dampening))
+        grad = grad + buf * momentum if nesterov else buf
+    param.add_(grad * -lr)
+    return buf
+
+
+def adam_tensor_step(param, grad, exp_avg, exp_avg_sq, max_sq, step_t, *, beta1, beta2, lr,
+                     weight_decay, eps, maximize, decoupled):
+    """One Adam/AdamW step as Tensor ops (PyTorch's differentiable formulation)."""
+    step_t.add_(1)
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        if decoupled:
+            param.mul_(1 - lr * weight_decay)
+        else:
+            grad = grad + param * weight_decay
+    exp_avg.lerp_(grad, 1 - beta1)
+    exp_avg_sq.mul_(beta2).add_(grad * grad * (1 - beta2))
+    bias_correction1 = 1 - beta1 ** step_t
+    bias_correction2 = 1 - beta2 ** step_t
+    step_size_neg = -(lr / bias_correction1)
+    bc2_sqrt = bias_correction2.sqrt()
+    second = exp_avg_sq
+    if max_sq is not None:
+        max_sq.copy_(_maximum(max_sq.clone(), exp_avg_sq))
+        second = max_sq
+    denom = (second.sqrt() / (bc2_sqrt * step_size_neg)).add_(eps / step_size_neg)
+    param.add_(exp_avg / denom)
