@@ -162,13 +162,27 @@ class UntypedStorage:
             UntypedStorage._wrap(backend.to_device(self._bytes, CPU), CPU)
 
     def is_shared(self):
-        return False
+        """Whether these bytes live in shared memory."""
+        from ._shared_memory import segment_of
+        return self.device.type == "cpu" and \
+            segment_of(backend.storage_root(self._bytes)) is not None
 
     def is_pinned(self, device="cuda"):
         return False
 
     def share_memory_(self):
+        """Move the bytes to shared memory (tensors made from the storage earlier keep the
+        private copy); returns self."""
+        from ._shared_memory import share_root
+        if self.device.type == "cpu" and not self.is_shared():
+            self._bytes = share_root(self._bytes)
         return self
+
+    @classmethod
+    def _new_shared(cls, size, *, device=None):
+        """A new storage of ``size`` bytes, allocated in shared memory."""
+        from ._shared_memory import new_segment
+        return cls._wrap(new_segment(int(size)), CPU)
 
     def resize_(self, size):
         """Resize to ``size`` bytes, keeping the leading bytes. New memory is allocated, so
@@ -330,13 +344,19 @@ class TypedStorage:
                             if self.device.type != "cpu" else self._untyped)
 
     def is_shared(self):
-        return False
+        return self._untyped.is_shared()
 
     def is_pinned(self, device="cuda"):
         return False
 
     def share_memory_(self):
+        self._untyped.share_memory_()
         return self
+
+    def _new_shared(self, size, *, device=None):
+        """A new storage of ``size`` elements of this dtype, in shared memory."""
+        untyped = UntypedStorage._new_shared(int(size) * self.dtype.itemsize)
+        return TypedStorage(dtype=self.dtype, wrap_storage=untyped)
 
     def resize_(self, size):
         self._untyped.resize_(int(size) * self.dtype.itemsize)

@@ -281,12 +281,23 @@ class Tensor:
         return self
 
     def is_shared(self):
-        return False
+        """Whether the storage lives in shared memory (see ``share_memory_``)."""
+        from ._shared_memory import segment_of
+        return self._device.type == "cpu" and \
+            segment_of(backend.storage_root(self._data)) is not None
 
     def is_pinned(self, device=None):
         return False
 
     def share_memory_(self):
+        """Move the storage to shared memory in place (a no-op when already shared or on
+        CUDA); returns self. Only this tensor is repointed: other views of the old storage
+        keep the private copy (PyTorch moves the storage object they all hold)."""
+        from ._shared_memory import segment_of, share_root
+        root = backend.storage_root(self._data)
+        if self._device.type == "cpu" and segment_of(root) is None:
+            self._repoint(self._data.shape, self.stride(), self.storage_offset(),
+                          root=share_root(root))
         return self
 
     # ------------------------------------------------------------------------------------------

@@ -1,1 +1,4 @@
-"""``torch.utils``: helpers shared across the library (hooks, data, ...)."""
+"""``torch.utils``: helpers around the core (``utils.hooks``; ``utils.data``: datasets and the
+DataLoader)."""
+
+from . import data  # noqa: F401
