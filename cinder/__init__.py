@@ -106,3 +106,5 @@ def __getattr__(name):
     # A PyTorch name cinder lacks is an AttributeError naming the torch.* spelling.
     from .compat import missing_attribute_error
     raise missing_attribute_error(__name__, name)
+
+from .serialization import save, load  # noqa: E402,F401

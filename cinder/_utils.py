@@ -1,8 +1,155 @@
-"""Small helpers PyTorch keeps in ``torch._utils``: ``ExceptionWrapper`` (an exception carried
-across a thread or process boundary with its formatted traceback)."""
+"""Helpers that rebuild tensors from a checkpoint's pickle, as ``torch._utils`` does.
+
+A checkpoint's ``data.pkl`` names these functions (``torch._utils._rebuild_tensor_v2``...);
+``cinder.load`` maps those names here. Each helper checks that the view it is asked to build
+stays inside its storage, because the numbers come from a file that may be hostile: a view
+running past the end of its buffer would read foreign memory.
+
+``ExceptionWrapper`` (from the DataLoader work) carries an exception across a thread or process
+boundary with its formatted traceback.
+"""
 
 import sys
 import traceback
+from collections import OrderedDict
+
+import numpy as np
+
+from . import _dtype as D
+from ._storage import TypedStorage, UntypedStorage, storage_view
+
+__all__ = ["_rebuild_tensor", "_rebuild_tensor_v2", "_rebuild_tensor_v3", "_rebuild_parameter",
+           "_rebuild_parameter_with_state", "STORAGE_DTYPES", "storage_type_name"]
+
+# Storage class names as PyTorch pickles them, and the dtype each one holds.
+STORAGE_DTYPES = {d._storage_name: d for d in D.ALL_DTYPES}
+STORAGE_DTYPES["UntypedStorage"] = D.uint8
+
+
+def storage_type_name(dtype):
+    """``'FloatStorage'`` for float32...: the class a checkpoint names for a storage."""
+    return dtype._storage_name
+
+
+def _int_tuple(values, what):
+    """``values`` as a tuple of Python ints, or a RuntimeError saying which field is bad."""
+    if not isinstance(values, (tuple, list)):
+        raise RuntimeError(f"invalid checkpoint: tensor {what} must be a tuple, got "
+                           f"{type(values).__name__}")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        raise RuntimeError(f"invalid checkpoint: tensor {what} must hold ints, got {values!r}")
+    return tuple(values)
+
+
+def _check_bounds(size, stride, offset, itemsize, nbytes):
+    """Raise PyTorch's ``setStorage`` error when the view would reach past the storage."""
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: "
+                           f"{list(size)}")
+    if any(s < 0 for s in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    numel = 1
+    for n in size:
+        numel *= n
+    needed = 0 if numel == 0 else \
+        (offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))) * itemsize
+    if needed > nbytes:
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+            f"and itemsize {itemsize} requiring a storage size of {needed} are out of bounds "
+            f"for storage of size {nbytes}")
+
+
+def _tensor_on(storage, storage_offset, size, stride):
+    """A tensor viewing ``storage`` (shared memory, no copy) after checking the bounds."""
+    from ._tensor import make_tensor
+    if isinstance(storage, UntypedStorage):
+        storage = TypedStorage(dtype=D.uint8, wrap_storage=storage)
+    if not isinstance(storage, TypedStorage):
+        raise RuntimeError(f"invalid checkpoint: expected a storage, got "
+                           f"{type(storage).__name__}")
+    if not isinstance(storage_offset, int) or isinstance(storage_offset, bool):
+        raise RuntimeError(f"invalid checkpoint: storage offset must be an int, got "
+                           f"{storage_offset!r}")
+    size = _int_tuple(size, "size")
+    stride = _int_tuple(stride, "stride")
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape ({len(stride)} != "
+                           f"{len(size)})")
+    dtype = storage.dtype
+    raw = storage._untyped._bytes
+    _check_bounds(size, stride, storage_offset, dtype.itemsize, raw.size)
+    if raw.size == 0 or 0 in size:
+        xp = np if isinstance(raw, np.ndarray) else None
+        if xp is not None:
+            return make_tensor(np.empty(size, dtype.numpy_dtype), dtype, storage.device)
+    arr = storage_view(raw, dtype.numpy_dtype, size, stride, storage_offset)
+    return make_tensor(arr, dtype, storage.device)
+
+
+def _rebuild_tensor(storage, storage_offset, size, stride):
+    """A tensor over ``storage`` (the pre-0.4 form; also used by ``_rebuild_tensor_v2``)."""
+    return _tensor_on(storage, storage_offset, size, stride)
+
+
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks,
+                       metadata=None):
+    """A tensor over ``storage`` with its ``requires_grad`` flag (PyTorch ≥ 0.4's form).
+
+    ``backward_hooks`` is always empty in files PyTorch writes; ``metadata`` carries conj/neg
+    bits, which cinder tensors do not have, so it is accepted and ignored.
+    """
+    t = _tensor_on(storage, storage_offset, size, stride)
+    t._requires_grad = bool(requires_grad)
+    return t
+
+
+def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
+                       dtype, metadata=None):
+    """The variant that names the dtype explicitly (storage is then untyped bytes)."""
+    if isinstance(storage, TypedStorage):
+        storage = storage._untyped
+    typed = TypedStorage(dtype=dtype, wrap_storage=storage)
+    return _rebuild_tensor_v2(typed, storage_offset, size, stride, requires_grad,
+                              backward_hooks, metadata)
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks):
+    """An ``nn.Parameter`` around ``data`` (sharing its memory)."""
+    from .nn.parameter import Parameter    # nn sits above this layer; needed only on load
+    return Parameter(data, requires_grad)
+
+
+def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
+    """A Parameter that also carries Python attributes set on it before saving."""
+    param = _rebuild_parameter(data, requires_grad, backward_hooks)
+    if isinstance(state, dict):
+        param.__dict__.update(state)
+    elif isinstance(state, tuple) and len(state) == 2:
+        for part in state:
+            if part:
+                param.__dict__.update(part)
+    return param
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    """A tensor (possibly of a Tensor subclass) with extra attributes, ``torch._tensor``'s way."""
+    ret = func(*args)
+    if new_type is not type(ret) and isinstance(new_type, type):
+        ret.__class__ = new_type
+    if state:
+        if isinstance(state, tuple) and len(state) == 2:
+            state = {**(state[0] or {}), **(state[1] or {})}
+        ret.__dict__.update(state)
+    return ret
+
+
+def empty_hooks():
+    """The ``backward_hooks`` argument PyTorch always writes: an empty OrderedDict."""
+    return OrderedDict()
 
 
 class KeyErrorMessage(str):

@@ -1,8 +1,18 @@
-"""Pickling of tensors (``pickle``, ``copy``, multiprocessing).
+"""``cinder.save``/``cinder.load`` in PyTorch's checkpoint formats, and in-process pickling.
 
-This is the in-process Python pickle protocol only: a tensor travels as its values, dtype,
-device and ``requires_grad``. PyTorch's checkpoint format (``torch.save``/``torch.load``) is a
-separate, later piece of work that will live here too.
+Two different things travel through pickle:
+
+* In-process pickling (``pickle.dumps(t)``, ``copy``, multiprocessing): a tensor travels as
+  its values, dtype, device and ``requires_grad`` (``reduce_tensor`` below).
+* Checkpoints (``save``/``load``): PyTorch's zip format, or its legacy format, so real PyTorch
+  loads what cinder saves and the reverse. The pickle inside names PyTorch's globals
+  (``torch._utils._rebuild_tensor_v2``, ``torch.FloatStorage``); each storage's bytes are a
+  separate record, written once however many views share it. Loading is restricted to tensors
+  and plain data by default (``weights_only=True``), and every defect in a file becomes an
+  error that names the file.
+
+The pickling machinery lives in ``_checkpoint_pickle.py``, the zip container in
+``_zip_file.py`` and the restricted unpickler in ``_weights_only_unpickler.py``.
 """
 
 import numpy as np
@@ -39,3 +49,732 @@ def rebuild_tensor(values, dtype_name, device, requires_grad, stride=None, state
 def rebuild_parameter(data, requires_grad):
     from .nn.parameter import Parameter
     return Parameter(data, requires_grad)
+
+
+# ==============================================================================================
+# Checkpoints: cinder.save / cinder.load in PyTorch's file formats
+# ==============================================================================================
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import os  # noqa: E402
+import pickle  # noqa: E402
+import secrets  # noqa: E402
+import struct  # noqa: E402
+import tempfile  # noqa: E402
+import zlib  # noqa: E402
+
+from . import _weights_only_unpickler as _wo  # noqa: E402
+from ._device import CPU  # noqa: E402
+from ._storage import TypedStorage, UntypedStorage  # noqa: E402
+from ._zip_file import ZipFormatError, ZipReader, ZipWriter  # noqa: E402
+
+__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
+           "safe_globals", "skip_data", "register_package", "location_tag",
+           "default_restore_location", "DEFAULT_PROTOCOL", "LoadEndianness",
+           "get_default_load_endianness", "set_default_load_endianness"]
+
+DEFAULT_PROTOCOL = 2
+MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
+PROTOCOL_VERSION = 1001
+_LEGACY_SYS_INFO = {"protocol_version": PROTOCOL_VERSION, "little_endian": True,
+                    "type_sizes": {"short": 2, "int": 4, "long": 4}}
+UNSAFE_MESSAGE = (
+    "In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` "
+    "from `False` to `True`. Re-running `torch.load` with `weights_only` set to `False` will "
+    "likely succeed, but it can result in arbitrary code execution. Do it only if you got the "
+    "file from a trusted source.")
+
+
+# ----------------------------------------------------------------------------------------------
+# Safe globals: what weights_only=True may load beyond tensors and plain data
+# ----------------------------------------------------------------------------------------------
+_user_entries = []       # what add_safe_globals received, for get_safe_globals
+
+
+def _register_safe(entry):
+    from ._checkpoint_pickle import torch_name
+    if isinstance(entry, tuple):
+        if len(entry) != 2:
+            raise ValueError("Expected tuple of length 2 (global, str of callable full path), "
+                             f"but got tuple of length: {len(entry)}")
+        obj, full = entry
+        if not isinstance(full, str):
+            raise TypeError("Expected second item in tuple to be str of callable full path, "
+                            f"but got: {type(full)}")
+        names = [full]
+    else:
+        obj = entry
+        names = [f"{obj.__module__}.{obj.__qualname__}"]
+        mapped = torch_name(obj)
+        if mapped is not None:           # cinder classes are written under PyTorch's name
+            names.append(".".join(mapped))
+    for name in names:
+        _wo.user_globals[name] = obj
+    _user_entries.append(entry)
+
+
+def add_safe_globals(safe_globals):
+    """Allow ``weights_only`` loads to use these classes/functions (trusted ones only).
+
+    Each item is an object, or ``(object, "module.name")`` to give the name the file uses.
+    """
+    for entry in safe_globals:
+        _register_safe(entry)
+
+
+def get_safe_globals():
+    """The objects added with ``add_safe_globals`` (or an active ``safe_globals``)."""
+    return list(_user_entries)
+
+
+def clear_safe_globals():
+    """Forget every object added with ``add_safe_globals``."""
+    _user_entries.clear()
+    _wo.user_globals.clear()
+
+
+class safe_globals:
+    """Context manager: ``add_safe_globals(globals)`` for the duration of a ``with`` block."""
+
+    def __init__(self, safe_globals):
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        self._saved = (list(_user_entries), dict(_wo.user_globals))
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, *exc):
+        entries, names = self._saved
+        _user_entries[:] = entries
+        _wo.user_globals.clear()
+        _wo.user_globals.update(names)
+
+
+# ----------------------------------------------------------------------------------------------
+# skip_data, load endianness
+# ----------------------------------------------------------------------------------------------
+_SKIP_DATA = {"active": False}
+
+
+class skip_data:
+    """Context manager: ``save`` writes storage records of the right size without their bytes
+    (zeros) and ``load`` leaves storages unfilled (uninitialised), for two-pass workflows."""
+
+    def __init__(self, materialize_fake_tensors=False):
+        self.materialize_fake_tensors = materialize_fake_tensors
+
+    def __enter__(self):
+        self._previous = _SKIP_DATA["active"]
+        _SKIP_DATA["active"] = True
+        return self
+
+    def __exit__(self, *exc):
+        _SKIP_DATA["active"] = self._previous
+
+
+class LoadEndianness:
+    """Which byte order to assume for checkpoints that do not record one."""
+    NATIVE = 1
+    LITTLE = 2
+    BIG = 3
+
+
+_LOAD_ENDIANNESS = {"value": None}
+
+
+def get_default_load_endianness():
+    return _LOAD_ENDIANNESS["value"]
+
+
+def set_default_load_endianness(endianness):
+    if endianness is not None and not isinstance(endianness, int):
+        raise TypeError("Invalid argument type in function set_default_load_endianness")
+    _LOAD_ENDIANNESS["value"] = endianness
+
+
+# ----------------------------------------------------------------------------------------------
+# Storage locations: tagging on save, restoring on load (register_package extends both)
+# ----------------------------------------------------------------------------------------------
+_package_registry = []     # (priority, tagger, deserializer), sorted by priority
+
+
+def register_package(priority, tagger, deserializer):
+    """Teach save/load a storage location: ``tagger(storage)`` returns a location string (or
+    None), ``deserializer(storage, location)`` moves a loaded storage there (or returns None).
+    Lower ``priority`` is tried first."""
+    _package_registry.append((priority, tagger, deserializer))
+    _package_registry.sort(key=lambda entry: entry[0])
+
+
+def _cpu_tag(storage):
+    return "cpu" if storage.device.type == "cpu" else None
+
+
+def _cpu_deserialize(storage, location):
+    return storage if location == "cpu" else None
+
+
+def _cuda_tag(storage):
+    dev = storage.device
+    return None if dev.type != "cuda" else f"cuda:{dev.index or 0}"
+
+
+def _cuda_deserialize(storage, location):
+    if not location.startswith("cuda"):
+        return None
+    from . import backend
+    from ._device import device as device_cls
+    if not backend.cuda_is_available():
+        raise RuntimeError(
+            "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
+            "False. If you are running on a CPU-only machine, please use torch.load with "
+            "map_location=torch.device('cpu') to map your storages to the CPU.")
+    dev = device_cls(location)
+    index = dev.index or 0
+    count = backend.cuda_device_count()
+    if index >= count:
+        raise RuntimeError(
+            f"Attempting to deserialize object on CUDA device {index} but "
+            f"torch.cuda.device_count() is {count}. Please use torch.load with map_location to "
+            "map your storages to an existing device.")
+    dev = device_cls("cuda", index)
+    return UntypedStorage._wrap(backend.to_device(storage._bytes, dev), dev)
+
+
+register_package(10, _cpu_tag, _cpu_deserialize)
+register_package(20, _cuda_tag, _cuda_deserialize)
+
+
+def location_tag(storage):
+    """The location string a checkpoint records for ``storage`` ('cpu', 'cuda:0'...)."""
+    for _, tagger, _ in _package_registry:
+        tag = tagger(storage)
+        if tag:
+            return tag
+    raise RuntimeError(f"don't know how to determine data location of {type(storage)}")
+
+
+def default_restore_location(storage, location):
+    """Move a loaded storage to ``location`` with the first deserializer that accepts it."""
+    for _, _, deserializer in _package_registry:
+        result = deserializer(storage, location)
+        if result is not None:
+            return result
+    raise RuntimeError("don't know how to restore data location of "
+                       f"torch.storage.{type(storage).__name__} (tagged with {location})")
+
+
+class _DeviceOnly:
+    """What taggers see for a storage being saved: its device (the bytes are not needed)."""
+
+    def __init__(self, device):
+        self.device = device
+
+
+def _restorer(map_location):
+    """``restore(storage, location)`` implementing every form of ``map_location``."""
+    from ._device import device as device_cls
+    if map_location is None:
+        return default_restore_location
+    if isinstance(map_location, dict):
+        def restore(storage, location):
+            target = map_location.get(location, location)
+            return default_restore_location(storage, str(target))
+        return restore
+    if isinstance(map_location, (str, bytes, device_cls)):
+        target = map_location.decode() if isinstance(map_location, bytes) else str(map_location)
+        return lambda storage, location: default_restore_location(storage, target)
+    if not callable(map_location):
+        raise TypeError(f"map_location must be None, a str, a torch.device, a dict or a "
+                        f"callable, got {type(map_location).__name__}")
+
+    def restore(storage, location):
+        result = map_location(storage, location)
+        return default_restore_location(storage, location) if result is None else result
+    return restore
+
+
+def _as_untyped(storage):
+    if isinstance(storage, TypedStorage):
+        return storage._untyped
+    if isinstance(storage, UntypedStorage):
+        return storage
+    raise RuntimeError(f"map_location returned {type(storage).__name__}, not a storage")
+
+
+# ----------------------------------------------------------------------------------------------
+# save
+# ----------------------------------------------------------------------------------------------
+def _is_path(f):
+    return isinstance(f, (str, os.PathLike))
+
+
+def _make_pickler(pickle_module, file, protocol, make_key, legacy):
+    """A pickler that writes tensors as storages + rebuild calls. With the standard ``pickle``
+    module cinder's names are written as PyTorch's; another ``pickle_module`` gets the same
+    tensor handling on its own Pickler (its class names stay as they are)."""
+    from . import _checkpoint_pickle as cp
+
+    def tag(dev):
+        return location_tag(_DeviceOnly(dev))
+    if pickle_module is None or pickle_module is pickle:
+        return cp.CheckpointPickler(file, protocol, make_key, tag, legacy)
+    cls = type("Pickler", (cp.CheckpointMixin, pickle_module.Pickler), {})
+    return cls(file, protocol, make_key, tag, legacy)
+
+
+def _storage_bytes(ref):
+    """The bytes of a storage to write: a NumPy uint8 array (zeros under ``skip_data``)."""
+    from . import backend
+    if _SKIP_DATA["active"]:
+        return np.zeros(ref.raw.size, np.uint8)
+    return backend.to_numpy(ref.raw)
+
+
+def _save_zip(obj, f, archive_name, pickle_module, protocol):
+    data = io.BytesIO()
+    pickler = _make_pickler(pickle_module, data, protocol, lambda raw, i: str(i), legacy=False)
+    pickler.dump(obj)
+    prefix = archive_name + "/"
+    writer = ZipWriter(f)
+    writer.write_record(prefix + "data.pkl", data.getbuffer())
+    writer.write_record(prefix + ".format_version", b"1")
+    writer.write_record(prefix + ".storage_alignment", b"64")
+    writer.write_record(prefix + "byteorder", b"little")
+    for key, ref in pickler.storages.items():
+        writer.write_record(prefix + "data/" + key, _storage_bytes(ref))
+    writer.write_record(prefix + "version", b"3\n")
+    writer.write_record(prefix + ".data/serialization_id",
+                        str(secrets.randbits(128)).zfill(40).encode())
+    writer.write_end()
+
+
+def _save_legacy(obj, f, pickle_module, protocol):
+    """The pre-1.6 format: pickles back to back, then each storage as int64 numel + bytes."""
+    dump = (pickle_module or pickle).dump
+    for header in (MAGIC_NUMBER, PROTOCOL_VERSION, _LEGACY_SYS_INFO):
+        dump(header, f, protocol=protocol)
+
+    def make_key(raw, index):
+        # PyTorch uses the storage's address; any unique decimal string will do.
+        return str(140000000000000 + index)
+    pickler = _make_pickler(pickle_module, f, protocol, make_key, legacy=True)
+    pickler.dump(obj)
+    keys = sorted(pickler.storages)
+    dump(keys, f, protocol=protocol)
+    for key in keys:
+        ref = pickler.storages[key]
+        f.write(struct.pack("<q", ref.numel))
+        f.write(memoryview(_storage_bytes(ref)))
+
+
+def _atomic_save(path, write):
+    """Write through ``write(file)`` into a temporary file beside ``path``, flush it to disk,
+    then rename it over ``path``: a crash at any point leaves the old file as it was."""
+    path = os.fspath(path)
+    parent = os.path.dirname(path)
+    if parent and not os.path.isdir(parent):
+        raise RuntimeError(f"Parent directory {parent} does not exist.")
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
+                               dir=parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)        # mkstemp makes 0600; a plain open would not
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):       # make the rename itself durable
+        dir_fd = os.open(parent or ".", os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
+         _use_new_zipfile_serialization=True, _disable_byteorder_record=False):
+    """Save ``obj`` (tensors, state_dicts, containers, whole modules) to ``f`` in PyTorch's
+    checkpoint format, which ``torch.load`` reads.
+
+    ``f`` is a path (str or ``os.PathLike``; written atomically through a temporary file) or a
+    writable binary file object. Each storage is stored once however many tensors view it.
+    ``_use_new_zipfile_serialization=False`` writes the legacy (pre-1.6) format.
+    """
+    def write(fileobj):
+        if _use_new_zipfile_serialization:
+            name = "archive"
+            if _is_path(f):
+                name = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
+            _save_zip(obj, fileobj, name, pickle_module, pickle_protocol)
+        else:
+            _save_legacy(obj, fileobj, pickle_module, pickle_protocol)
+
+    if _is_path(f):
+        _atomic_save(f, write)
+    else:
+        write(f)
+
+
+# ----------------------------------------------------------------------------------------------
+# load: opening the source, and errors that name it
+# ----------------------------------------------------------------------------------------------
+class _TruncatedError(pickle.UnpicklingError, EOFError):
+    """A file that ends too early: an UnpicklingError, and an EOFError as PyTorch raises."""
+
+
+class _Source:
+    """The file being loaded: a seekable binary file object, its length and a display name."""
+
+    def __init__(self, f):
+        self.path = os.fspath(f) if _is_path(f) else None
+        self._owned = None
+        if self.path is not None:
+            self.name = repr(self.path)
+            self._owned = self.file = open(self.path, "rb")
+        else:
+            name = getattr(f, "name", None)
+            self.name = repr(name) if isinstance(name, str) else f"<{type(f).__name__} object>"
+            self.file = f
+            seekable = getattr(f, "seekable", lambda: False)()
+            if not seekable or f.tell() != 0:
+                # Offsets inside an archive are counted from its start: read what is left.
+                self.file = io.BytesIO(f.read())
+        self.file.seek(0, os.SEEK_END)
+        self.length = self.file.tell()
+        self.file.seek(0)
+
+    def is_zip(self):
+        self.file.seek(0)
+        head = self.file.read(4)
+        self.file.seek(0)
+        return head == b"PK\x03\x04"
+
+    def read_all(self):
+        self.file.seek(0)
+        return self.file.read()
+
+    def close(self):
+        if self._owned is not None:
+            self._owned.close()
+
+
+def _weights_only_message(message):
+    """PyTorch's advice around an error of the restricted unpickler."""
+    if "was not an allowed global by default" in message:
+        return ("Weights only load failed. This file can still be loaded, to do so you have two "
+                "options, \033[1mdo those steps only if you trust the source of the checkpoint"
+                f"\033[0m. \n\t(1) {UNSAFE_MESSAGE}\n\t(2) Alternatively, to load with "
+                "`weights_only=True` please check the recommended steps in the following error "
+                f"message.\n\tWeightsUnpickler error: {message}")
+    text = f"Weights only load failed. {UNSAFE_MESSAGE}\n"
+    if "is blocked" not in message:
+        text += ("Please file an issue with the following so that we can make `weights_only="
+                 "True` compatible with your use case: WeightsUnpickler error: ")
+    return text + "\n\n" + message
+
+
+# Errors that mean "this file is broken" when they escape from the zip/pickle machinery.
+_DATA_ERRORS = (KeyError, IndexError, TypeError, ValueError, struct.error, OverflowError,
+                AttributeError, UnicodeDecodeError, MemoryError, RecursionError, zlib.error)
+
+
+def _named_error(exc, name, weights_only):
+    """The error to raise for ``exc`` raised while loading the file called ``name``."""
+    where = f" (while loading {name})"
+    if isinstance(exc, ZipFormatError):
+        return RuntimeError(f"PytorchStreamReader failed reading zip archive: {exc}{where}")
+    if isinstance(exc, EOFError) and not isinstance(exc, pickle.UnpicklingError):
+        return _TruncatedError(f"Ran out of input: the file ended early{where}")
+    if isinstance(exc, pickle.UnpicklingError):
+        message = str(exc)
+        if weights_only:
+            message = _weights_only_message(message)
+        return type(exc)(message + "\n" + where.strip())
+    if isinstance(exc, RuntimeError):
+        return RuntimeError(f"{exc}{where}")
+    return pickle.UnpicklingError(f"invalid checkpoint data ({type(exc).__name__}: {exc})"
+                                  f"{where}")
+
+
+# ----------------------------------------------------------------------------------------------
+# load: storages
+# ----------------------------------------------------------------------------------------------
+def _storage_dtype(storage_type):
+    from ._utils import STORAGE_DTYPES
+    dtype = getattr(storage_type, "_storage_dtype", None)
+    if dtype is None:
+        dtype = STORAGE_DTYPES.get(getattr(storage_type, "__name__", None))
+    if dtype is None:
+        raise RuntimeError(f"invalid checkpoint: unknown storage type {storage_type!r}")
+    return dtype
+
+
+def _check_storage_id(saved_id, fields):
+    """Validate a ``('storage', type, key, location, numel[, view])`` persistent id."""
+    if not isinstance(saved_id, tuple) or len(saved_id) not in fields:
+        raise RuntimeError(f"invalid checkpoint: bad storage id {saved_id!r}")
+    kind = saved_id[0].decode("ascii", "replace") if isinstance(saved_id[0], bytes) \
+        else saved_id[0]
+    if kind != "storage":
+        raise RuntimeError(f"invalid checkpoint: unknown persistent id kind {kind!r}")
+    key, location, numel = saved_id[2], saved_id[3], saved_id[4]
+    key = key.decode("ascii", "replace") if isinstance(key, bytes) else key
+    if not isinstance(key, str) or not key or not key.isalnum():
+        # Keys name records inside the archive; refuse anything like a path ("../x").
+        raise RuntimeError(f"invalid checkpoint: bad storage key {key!r}")
+    if isinstance(location, bytes):
+        location = location.decode("ascii", "replace")
+    if not isinstance(location, str):
+        raise RuntimeError(f"invalid checkpoint: bad storage location {location!r}")
+    if not isinstance(numel, int) or isinstance(numel, bool) or numel < 0:
+        raise RuntimeError(f"invalid checkpoint: bad storage size {numel!r}")
+    return _storage_dtype(saved_id[1]), key, location, numel
+
+
+def _typed(storage, dtype):
+    return TypedStorage(dtype=dtype, wrap_storage=storage)
+
+
+class _ZipStorages:
+    """``persistent_load`` for zip checkpoints: reads (or maps) each ``data/<key>`` record once
+    and hands the same storage to every tensor that views it."""
+
+    def __init__(self, reader, prefix, restore, mapped=None, byteswap=False):
+        self._reader, self._prefix, self._restore = reader, prefix, restore
+        self._mapped = mapped              # the whole file as a uint8 array, for mmap=True
+        self._byteswap = byteswap
+        self._loaded = {}
+
+    def __call__(self, saved_id):
+        dtype, key, location, numel = _check_storage_id(saved_id, (5,))
+        if key in self._loaded:
+            return _typed(self._loaded[key], dtype)
+        record = self._prefix + "data/" + key
+        if not self._reader.has_record(record):
+            raise RuntimeError(f"invalid checkpoint: record {record} is missing")
+        nbytes = numel * dtype.itemsize
+        size = self._reader.record_size(record)
+        if size != nbytes:
+            # Checked before allocating: a declared size cannot exceed what the file holds.
+            raise RuntimeError(f"invalid checkpoint: record {record} holds {size} bytes but "
+                               f"its storage needs {nbytes}")
+        raw = self._read(record, nbytes)
+        if self._byteswap and dtype.itemsize > 1:
+            raw.view(dtype.numpy_dtype).byteswap(inplace=True)
+        storage = _as_untyped(self._restore(UntypedStorage._wrap(raw, CPU), location))
+        self._loaded[key] = storage
+        return _typed(storage, dtype)
+
+    def _read(self, record, nbytes):
+        if self._mapped is not None:
+            start = self._reader.data_offset(record)
+            # Through a memoryview, so the storage is this record, not the whole mapped file.
+            return np.frombuffer(memoryview(self._mapped[start:start + nbytes]), np.uint8)
+        if _SKIP_DATA["active"]:
+            return np.empty(nbytes, np.uint8)
+        return self._reader.read_record(record, out=np.empty(nbytes, np.uint8))
+
+
+class _LegacyStorages:
+    """``persistent_load`` for legacy checkpoints: storages are created empty while unpickling
+    and filled afterwards from the records that follow the pickles."""
+
+    def __init__(self, restore, budget):
+        self._restore = restore
+        self._budget = budget              # bytes the file can fill; more is a lie
+        self._roots = {}                   # key -> (dtype, untyped storage)
+
+    def __call__(self, saved_id):
+        if isinstance(saved_id, tuple) and saved_id and saved_id[0] in ("module", b"module"):
+            return saved_id[1]             # very old files pickle module classes this way
+        dtype, key, location, numel = _check_storage_id(saved_id, (5, 6))
+        view = saved_id[5] if len(saved_id) == 6 else None
+        root = self._root(key, dtype, numel, location)
+        if view is None:
+            return _typed(root, dtype)
+        if not (isinstance(view, tuple) and len(view) == 3):
+            raise RuntimeError(f"invalid checkpoint: bad storage view {view!r}")
+        _, offset, size = view
+        if not all(isinstance(v, int) for v in (offset, size)) or offset < 0 or size < 0 \
+                or offset + size > numel:
+            raise RuntimeError(f"invalid checkpoint: storage view {view!r} out of bounds")
+        item = dtype.itemsize
+        return _typed(UntypedStorage._wrap(root._bytes[offset * item:(offset + size) * item],
+                                           root.device), dtype)
+
+    def _root(self, key, dtype, numel, location):
+        if key in self._roots:
+            return self._roots[key][1]
+        nbytes = numel * dtype.itemsize
+        if nbytes > self._budget:
+            raise RuntimeError(f"invalid checkpoint: storage {key} declares {nbytes} bytes, "
+                               "more than the file holds")
+        self._budget -= nbytes
+        raw = np.zeros(nbytes, np.uint8)
+        storage = _as_untyped(self._restore(UntypedStorage._wrap(raw, CPU), location))
+        self._roots[key] = (dtype, storage)
+        return storage
+
+    def fill(self, keys, data, offset):
+        """Copy each storage's bytes (int64 element count, then the bytes) into place."""
+        from . import backend
+        if not isinstance(keys, list):
+            raise RuntimeError("invalid checkpoint: the storage key list is missing")
+        for key in keys:
+            key = key.decode("ascii", "replace") if isinstance(key, bytes) else key
+            if key not in self._roots:
+                raise RuntimeError(f"invalid checkpoint: storage {key!r} was never declared")
+            dtype, storage = self._roots[key]
+            if offset + 8 > len(data):
+                raise _TruncatedError("the file ends before the data of storage " + key)
+            (count,) = struct.unpack_from("<q", data, offset)
+            nbytes = storage.nbytes()
+            if count * dtype.itemsize != nbytes:
+                raise RuntimeError(f"storage has wrong byte size: expected {nbytes} got "
+                                   f"{count * dtype.itemsize}")
+            offset += 8
+            if offset + nbytes > len(data):
+                raise _TruncatedError("the file ends inside the data of storage " + key)
+            chunk = np.frombuffer(data, np.uint8, nbytes, offset)
+            storage._bytes[...] = backend.to_device(chunk, storage.device)
+            offset += nbytes
+
+
+# ----------------------------------------------------------------------------------------------
+# load: the two formats
+# ----------------------------------------------------------------------------------------------
+def _unpickle(data, pos, persistent_load, weights_only, pickle_module, load_args):
+    """Run one pickle starting at ``pos`` of ``data``; returns (object, position after it)."""
+    from ._checkpoint_pickle import FullUnpickler, cinder_global
+    if weights_only:
+        unpickler = _wo.Unpickler(data, pos, encoding=load_args.get("encoding", "utf-8"))
+        unpickler.persistent_load = persistent_load
+        return unpickler.load(), unpickler.pos
+    stream = io.BytesIO(data)
+    stream.seek(pos)
+    if pickle_module is None or pickle_module is pickle:
+        unpickler = FullUnpickler(stream, **load_args)
+    else:
+        class Unpickler(pickle_module.Unpickler):
+            def find_class(self, module, name):
+                found = cinder_global(module, name)
+                return found if found is not None else super().find_class(module, name)
+        unpickler = Unpickler(stream, **load_args)
+    unpickler.persistent_load = persistent_load
+    return unpickler.load(), stream.tell()
+
+
+def _load_zip(source, restore, weights_only, pickle_module, mmap, load_args):
+    reader = ZipReader(source.file, source.length)
+    first = reader.names()[0]
+    if "/" not in first:
+        raise ZipFormatError(f"record {first!r} is not inside an archive folder")
+    prefix = first.split("/", 1)[0] + "/"
+    if not reader.has_record(prefix + "data.pkl"):
+        raise ZipFormatError(f"file not found: {prefix}data.pkl")
+    byteswap = False
+    if reader.has_record(prefix + "byteorder"):
+        order = reader.read_record(prefix + "byteorder")
+        if order not in (b"little", b"big"):
+            raise RuntimeError(f"invalid checkpoint: unknown byte order {bytes(order)[:16]!r}")
+        byteswap = order == b"big"
+    elif get_default_load_endianness() == LoadEndianness.BIG:
+        byteswap = True
+    mapped = None
+    if mmap:
+        mapped = _map_file(source)
+    storages = _ZipStorages(reader, prefix, restore, mapped, byteswap)
+    data = reader.read_record(prefix + "data.pkl")
+    return _unpickle(data, 0, storages, weights_only, pickle_module, load_args)[0]
+
+
+def _map_file(source):
+    """The file as a copy-on-write uint8 array (PyTorch's default MAP_PRIVATE): tensors loaded
+    with ``mmap=True`` read from the page cache and writes to them stay private."""
+    import mmap as mmap_module
+    mapping = mmap_module.mmap(source.file.fileno(), 0, flags=mmap_module.MAP_PRIVATE,
+                               prot=mmap_module.PROT_READ | mmap_module.PROT_WRITE)
+    return np.frombuffer(mapping, np.uint8)
+
+
+def _load_legacy(source, restore, weights_only, pickle_module, load_args):
+    data = source.read_all()
+    if not data:
+        raise _TruncatedError("Ran out of input: the file is empty")
+
+    def next_pickle(pos, persistent_load=None):
+        return _unpickle(data, pos, persistent_load, weights_only, pickle_module, load_args)
+    magic, pos = next_pickle(0)
+    if magic != MAGIC_NUMBER:
+        raise RuntimeError("Invalid magic number; corrupt file?")
+    protocol_version, pos = next_pickle(pos)
+    if protocol_version != PROTOCOL_VERSION:
+        raise RuntimeError(f"Invalid protocol version: {protocol_version}")
+    sys_info, pos = next_pickle(pos)
+    if not isinstance(sys_info, dict) or not sys_info.get("little_endian", True):
+        raise RuntimeError("Loading big-endian legacy checkpoints is not supported")
+    storages = _LegacyStorages(restore, budget=len(data))
+    result, pos = next_pickle(pos, storages)
+    keys, pos = next_pickle(pos)
+    storages.fill(keys, data, pos)
+    return result
+
+
+def _resolve_weights_only(weights_only, pickle_module):
+    forced_on = os.environ.get("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in \
+        ("1", "y", "yes", "true")
+    forced_off = os.environ.get("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in \
+        ("1", "y", "yes", "true")
+    if forced_on:
+        return True
+    if weights_only is None:
+        return False if forced_off else pickle_module is None
+    return bool(weights_only)
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
+         **pickle_load_args):
+    """Load an object saved with ``cinder.save`` or ``torch.save`` (zip or legacy format).
+
+    ``map_location`` moves storages: a str or device, a dict of location tags, or a callable
+    ``fn(storage, location)``. ``weights_only=True`` (the default unless a ``pickle_module``
+    is given) loads only tensors, containers, primitives and allowlisted globals, so no code
+    in the file can run. ``mmap=True`` maps the file instead of reading it (paths only).
+    A broken file raises RuntimeError or UnpicklingError naming the file.
+    """
+    weights_only = _resolve_weights_only(weights_only, pickle_module)
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is "
+                           "specified")
+    if "encoding" not in pickle_load_args:
+        pickle_load_args["encoding"] = "utf-8"
+    if mmap and not _is_path(f):
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    restore = _restorer(map_location)
+    source = _Source(f)
+    try:
+        if source.is_zip():
+            return _load_zip(source, restore, weights_only, pickle_module, mmap,
+                             pickle_load_args)
+        if mmap:
+            shown = f"{f}, " if isinstance(f, str) else ""
+            raise RuntimeError("mmap can only be used with files saved with `torch.save("
+                               f"{shown}_use_new_zipfile_serialization=True), please torch.save "
+                               "your checkpoint with this option in order to use mmap.")
+        return _load_legacy(source, restore, weights_only, pickle_module, pickle_load_args)
+    except (ZipFormatError, pickle.UnpicklingError, EOFError, RuntimeError) as e:
+        raise _named_error(e, source.name, weights_only) from None
+    except _DATA_ERRORS as e:
+        if not weights_only and not isinstance(e, (KeyError, IndexError, struct.error,
+                                                   UnicodeDecodeError)):
+            raise
+        raise _named_error(e, source.name, weights_only) from None
+    finally:
+        source.close()
