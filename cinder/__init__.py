@@ -108,3 +108,6 @@ def __getattr__(name):
     raise missing_attribute_error(__name__, name)
 
 from .serialization import save, load  # noqa: E402,F401
+
+from .utils import _visdom  # noqa: E402
+_visdom.install()           # visdom accepts cinder tensors once it is imported
