@@ -5,14 +5,15 @@ database (``tests/op_db``) that ``tests/test_ops.py`` runs against PyTorch, or i
 from pathlib import Path
 
 import torch
-from op_db import conversion, creation, linalg, pointwise, reduction, shape
+from op_db import conversion, creation, linalg, nn_functional, pointwise, reduction, shape
 
 import cinder
 from cinder.ops import OPS
 
 TESTS = Path(__file__).parent
 
-DB_NAMES = {e.name for module in (pointwise, reduction, linalg, shape, creation, conversion)
+DB_NAMES = {e.name for module in (pointwise, reduction, linalg, shape, creation, conversion,
+                                      nn_functional)
             for e in module.ENTRIES}
 
 _VIEWS = ("as_strided", "broadcast_to", "chunk", "diagonal", "expand", "flatten", "movedim",

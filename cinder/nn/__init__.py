@@ -7,3 +7,4 @@ from .parameter import UninitializedParameter  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from . import modules  # noqa: F401
 from . import functional  # noqa: F401
+from . import init  # noqa: F401

@@ -1,10 +1,19 @@
-"""``torch.nn.functional``: the stateless functions behind the nn modules.
+"""``torch.nn.functional``: the functions behind the nn modules.
 
-Each function checks its arguments the way PyTorch does and calls ops from the op table; the
-heavy lifting is in ``cinder/ops/nn`` (fused kernels with explicit backward).
+Sections are headed ``# --- <family> ---``; each function checks its arguments the way
+PyTorch's does and then calls ops (the kernels live in ``cinder/ops/nn/``).
 """
 
-from .. import ops as _ops
+import math
+import warnings
+
+from .. import _dtype as D
+from ..autograd import grad_mode
+from ..ops import FUNCTIONS as _OPS
+from ..ops.nn import activation as _act
+from ..ops.nn import dropout as _drop
+from ..ops.nn import loss as _loss
+from . import _reduction as _Reduction
 from ..ops.nn import conv as _conv
 from ..ops.nn import embedding as _embedding
 from ..ops.nn import norm as _norm
@@ -13,6 +22,881 @@ from ..ops.nn import pad as _pad
 from ..ops.nn import pool as _pool
 from ..ops.nn._utils import ntuple as _ntuple
 
+
+def _op(name):
+    return _OPS[name]
+
+
+# --- activation ---
+
+def threshold(input, threshold, value, inplace=False):
+    """``input`` where it is greater than ``threshold``, else ``value``."""
+    if inplace:
+        return _act.threshold.inplace(input, threshold, value)
+    return _act.threshold(input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    return _act.threshold.inplace(input, threshold, value)
+
+
+def relu(input, inplace=False):
+    """``max(0, x)`` elementwise."""
+    return input.relu_() if inplace else _op("relu")(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """Clamp to ``[min_val, max_val]`` (the gradient is zero outside)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        return _act.hardtanh.inplace(input, min_val, max_val)
+    return _act.hardtanh(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    """``min(max(0, x), 6)``."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """``x`` for x > 0, else ``alpha * (exp(x) - 1)``."""
+    if inplace:
+        return _act.elu.inplace(input, alpha, 1.0, 1.0)
+    return _act.elu(input, alpha, 1.0, 1.0)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def selu(input, inplace=False):
+    """Scaled ELU with the self-normalising constants."""
+    return _act.selu_(input) if inplace else _act.selu(input)
+
+
+def selu_(input):
+    return _act.selu_(input)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    return _act.celu_(input, alpha) if inplace else _act.celu(input, alpha)
+
+
+def celu_(input, alpha=1.0):
+    return _act.celu_(input, alpha)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """``x`` for x > 0, else ``negative_slope * x``."""
+    if inplace:
+        return _act.leaky_relu.inplace(input, negative_slope)
+    return _act.leaky_relu(input, negative_slope)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def prelu(input, weight):
+    """Leaky ReLU with a learned slope ``weight`` (one shared value or one per channel)."""
+    return _act.prelu(input, weight)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: in training each negative element gets a slope drawn from
+    U(lower, upper); in evaluation the slope is their mean."""
+    return _op("rrelu_")(input, lower, upper, training) if inplace else \
+        _op("rrelu")(input, lower, upper, training)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def glu(input, dim=-1):
+    """Gated linear unit: split ``input`` in halves ``a, b`` along ``dim``; ``a * sigmoid(b)``."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"glu_cpu" not implemented for '
+                                  f"'{input.dtype.scalar_name}'")
+    n = input.shape[dim]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension "
+                           f"{dim % input.dim()} is size {n}")
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def gelu(input, approximate="none"):
+    """Gaussian Error Linear Unit ``x * Phi(x)``; ``approximate='tanh'`` uses the tanh form."""
+    return _act.gelu(input, approximate)
+
+
+def logsigmoid(input):
+    """``log(sigmoid(x))``, computed stably."""
+    return _act.log_sigmoid(input)
+
+
+def hardshrink(input, lambd=0.5):
+    """``x`` where ``|x| > lambd``, else 0."""
+    return _act.hardshrink(input, lambd)
+
+
+def tanhshrink(input):
+    """``x - tanh(x)``."""
+    return input - input.tanh()
+
+
+def softsign(input):
+    """``x / (1 + |x|)``."""
+    return input / (input.abs() + 1)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta * x)) / beta``; linear where ``beta * x > threshold``."""
+    return _act.softplus(input, beta, threshold)
+
+
+def _get_softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmax(-input)`` along ``dim``."""
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return _act.softmax(-input, dim, dtype)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``exp(x) / sum(exp(x))`` along ``dim`` (computed in ``dtype`` when given)."""
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
+    return _act.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``log(softmax(x))`` along ``dim``, computed stably in one kernel."""
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return _act.log_softmax(input, dim, dtype)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Sample from the Gumbel-softmax distribution; ``hard=True`` returns one-hot samples whose
+    gradient is the soft sample's (straight-through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -_op("empty_like")(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = _op("zeros_like")(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+def softshrink(input, lambd=0.5):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return _act.softshrink(input, lambd)
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def hardsigmoid(input, inplace=False):
+    """``relu6(x + 3) / 6``."""
+    return _act.hardsigmoid.inplace(input) if inplace else _act.hardsigmoid(input)
+
+
+def silu(input, inplace=False):
+    """``x * sigmoid(x)`` (also called swish)."""
+    return _act.silu.inplace(input) if inplace else _act.silu(input)
+
+
+def mish(input, inplace=False):
+    """``x * tanh(softplus(x))``."""
+    return _act.mish.inplace(input) if inplace else _act.mish(input)
+
+
+def hardswish(input, inplace=False):
+    """``x * relu6(x + 3) / 6``."""
+    return _act.hardswish.inplace(input) if inplace else _act.hardswish(input)
+
+
+# --- linear ---
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``; a 2-d input with a bias is one ``addmm`` (one GEMM)."""
+    if input.dim() == 2 and bias is not None:
+        return _op("addmm")(bias, input, weight.t())
+    out = input.matmul(weight.t())
+    return out if bias is None else out + bias
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y_k = x1^T W_k x2 + b_k`` for inputs ``(..., in1)`` and ``(..., in2)``."""
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError("bilinear(): input batch dimensions do not match: got "
+                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
+    out_f, in1, in2 = weight.shape
+    if input1.shape[-1] != in1:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                           f"{input1.shape[-1]} but expected {in1}")
+    if input2.shape[-1] != in2:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                           f"{input2.shape[-1]} but expected {in2}")
+    lead = input1.shape[:-1]
+    x1 = input1.reshape(-1, in1)
+    x2 = input2.reshape(-1, in2)
+    # (n, in1) @ (in1, out*in2) -> (n, out, in2), then contract with x2 over in2: two GEMM-ish
+    # steps instead of a loop over output features.
+    w = weight.permute(1, 0, 2).reshape(in1, out_f * in2)
+    t = x1.matmul(w).reshape(-1, out_f, in2)
+    out = t.matmul(x2.unsqueeze(-1)).squeeze(-1).reshape(tuple(lead) + (out_f,))
+    return out if bias is None else out + bias
+
+
+# --- dropout ---
+
+def _check_dropout_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` during training and scale the rest by
+    ``1 / (1 - p)``; identity when not training."""
+    _check_dropout_p(p)
+    return _drop.dropout_(input, p, training) if inplace else _drop.dropout(input, p, training)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout for SELU networks: keeps zero mean and unit variance."""
+    _check_dropout_p(p)
+    return _drop.alpha_dropout_(input, p, training) if inplace else \
+        _drop.alpha_dropout(input, p, training)
+
+
+def _feature_dropout(input, p, training, inplace):
+    return _drop.feature_dropout_(input, p, training) if inplace else \
+        _drop.feature_dropout(input, p, training)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, L) or (C, L) inputs."""
+    _check_dropout_p(p)
+    nd = input.dim()
+    if nd not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {nd}D input. "
+                           "Note that dropout1d exists to provide channel-wise dropout on inputs "
+                           "with 1 spatial dimension, a channel dimension, and an optional batch "
+                           "dimension (i.e. 2D or 3D inputs).")
+    return _unbatched_feature_dropout(input, p, training, inplace, nd == 3)
+
+
+def _unbatched_feature_dropout(input, p, training, inplace, batched):
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _feature_dropout(input, p, training, inplace)
+    if not batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+def _warn_feature_dims(name, nd, spatial, ok):
+    if nd not in ok:
+        warnings.warn(
+            f"{name}: Received a {nd}-D input to {name}, which is deprecated and will result in "
+            "an error in a future release. To retain the behavior and silence this warning, "
+            f"please use dropout instead. Note that {name} exists to provide channel-wise dropout "
+            f"on inputs with {spatial} spatial dimensions, a channel dimension, and an optional "
+            f"batch dimension (i.e. {ok[0]}D or {ok[1]}D inputs).", stacklevel=3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, H, W) inputs."""
+    _check_dropout_p(p)
+    nd = input.dim()
+    _warn_feature_dims("dropout2d", nd, 2, (3, 4))
+    if nd == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) inputs."""
+    _check_dropout_p(p)
+    nd = input.dim()
+    _warn_feature_dims("dropout3d", nd, 3, (4, 5))
+    return _unbatched_feature_dropout(input, p, training, inplace, nd == 5)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels."""
+    _check_dropout_p(p)
+    return _drop.feature_alpha_dropout_(input, p, training) if inplace else \
+        _drop.feature_alpha_dropout(input, p, training)
+
+
+# --- loss ---
+
+def _reduction_enum(size_average, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        return _Reduction.legacy_get_enum(size_average, reduce)
+    return _Reduction.get_enum(reduction)
+
+
+def _reduction_str(size_average, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        return _Reduction.legacy_get_string(size_average, reduce)
+    return reduction
+
+
+def _broadcast_pair(a, b):
+    """Both tensors expanded to their common shape (``torch.broadcast_tensors`` of two)."""
+    if a.shape == b.shape:
+        return a, b
+    from ..ops._prep import broadcast_shape
+    shape = broadcast_shape(a.shape, b.shape)
+    return a.expand(shape), b.expand(shape)
+
+
+def _apply_reduction(loss, enum):
+    if enum == 1:
+        return loss.mean()
+    if enum == 2:
+        return loss.sum()
+    return loss
+
+
+def _warn_size(input, target):
+    if target.size() != input.size():
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input "
+                      f"size ({input.size()}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", stacklevel=3)
+
+
+def _weighted_reduction(loss, weight, input, reduction):
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """Negative log-likelihood of class indices ``target`` given log-probabilities ``input``."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    return _loss.nll_loss_nd(input, target, weight, enum, ignore_index)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """``nll_loss(log_softmax(input))`` for class-index targets, or the cross-entropy against
+    class probabilities when ``target`` has ``input``'s shape; optional label smoothing."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    class_dim = 0 if input.dim() == 1 else 1
+    if input.shape == target.shape:
+        if target._dtype.category != D.FLOATING:
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {target._dtype.scalar_name}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_probs(input, target, weight, enum, label_smoothing, class_dim)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                               f"{label_smoothing}")
+        return _cross_entropy_smoothed(input, target, weight, enum, ignore_index,
+                                       label_smoothing, class_dim)
+    logp = _act.log_softmax(input, class_dim)
+    return _loss.nll_loss_nd(logp, target, weight, enum, ignore_index)
+
+
+def _class_shape(input, class_dim, n):
+    shape = [1] * input.dim()
+    shape[class_dim] = n
+    return shape
+
+
+def _cross_entropy_probs(input, target, weight, enum, label_smoothing, class_dim):
+    n_classes = input.shape[class_dim]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all "
+                           f"{n_classes} classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+    logp = _act.log_softmax(input, class_dim)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                               f"{label_smoothing}")
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    prod = logp * target
+    if weight is not None:
+        prod = prod * (weight.view(_class_shape(input, 1, n_classes)) if input.dim() > 1
+                       else weight)
+    if enum == 1:
+        if input.numel() == 0:
+            return -prod.sum() * float("nan")
+        return -prod.sum() / (input.numel() // n_classes)
+    if enum == 2:
+        return -prod.sum()
+    return -prod.sum(class_dim)
+
+
+def _cross_entropy_smoothed(input, target, weight, enum, ignore_index, label_smoothing,
+                            class_dim):
+    n_classes = input.shape[class_dim]
+    logp = _act.log_softmax(input, class_dim)
+    nll = _loss.nll_loss_nd(logp, target, weight, enum, ignore_index)
+    ignore = target == ignore_index
+    if weight is not None:
+        smooth = -(logp * weight.view(_class_shape(input, class_dim, n_classes))).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    smooth = smooth.masked_fill(ignore, 0.0)
+    if enum == 1:
+        if weight is not None:
+            kept = target.masked_select(~ignore).flatten()
+            ret = smooth.sum() / weight.gather(0, kept).sum()
+        else:
+            ret = smooth.sum() / (~ignore).sum()
+    elif enum == 2:
+        ret = smooth.sum()
+    else:
+        ret = smooth
+    return (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean (or sum, or none) of ``|input - target|``."""
+    _warn_size(input, target)
+    reduction = _reduction_str(size_average, reduce, reduction)
+    x, y = _broadcast_pair(input, target)
+    loss = (x - y).abs()
+    if weight is not None:
+        return _weighted_reduction(loss, weight, input, reduction)
+    return _apply_reduction(loss, _Reduction.get_enum(reduction))
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean (or sum, or none) of ``(input - target) ** 2``."""
+    _warn_size(input, target)
+    reduction = _reduction_str(size_average, reduce, reduction)
+    if weight is not None:
+        x, y = _broadcast_pair(input, target)
+        return _weighted_reduction((x - y) ** 2, weight, input, reduction)
+    return _loss.mse_loss(input, target, _Reduction.get_enum(reduction))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """Squared error below ``beta`` (scaled by ``0.5 / beta``), absolute error above."""
+    _warn_size(input, target)
+    reduction = _reduction_str(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    return _loss.smooth_l1_loss(input, target, _Reduction.get_enum(reduction), beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """Squared error below ``delta``, ``delta``-scaled absolute error above."""
+    _warn_size(input, target)
+    if weight is None:
+        return _loss.huber_loss(input, target, _Reduction.get_enum(reduction), delta)
+    loss = _loss.huber_loss(input, target, 0, delta)
+    return _weighted_reduction(loss, weight, input, reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """Binary cross-entropy between probabilities ``input`` and ``target``."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input "
+                         f"size ({input.size()}) is deprecated. Please ensure they have the "
+                         "same size.")
+    return _loss.binary_cross_entropy(input, target, weight, enum)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    """Binary cross-entropy on logits (sigmoid folded in, numerically stable)."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size "
+                         f"({input.size()})")
+    return _loss.binary_cross_entropy_with_logits(input, target, weight, pos_weight, enum)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """KL divergence with ``input`` as log-probabilities (and ``target`` too if
+    ``log_target``); ``'batchmean'`` divides the sum by the batch size."""
+    if size_average is not None or reduce is not None:
+        enum = _Reduction.legacy_get_enum(size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
+                          "the support size.'batchmean' divides only by the batch size, and "
+                          "aligns with the KL div math definition.'mean' will be changed to "
+                          "behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        enum = _Reduction.get_enum("sum" if reduction == "batchmean" else reduction)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = _xlogy_self(target) - target * input
+    out = _apply_reduction(loss, enum)
+    if reduction == "batchmean" and input.dim() != 0:
+        out = out / input.size()[0]
+    return out
+
+
+def _xlogy_self(t):
+    """``t * log(t)`` with 0 where ``t == 0`` (xlogy(t, t))."""
+    safe = _op("where")(t == 0, _op("ones_like")(t), t)
+    return t * safe.log()
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    """Negative log-likelihood of ``target`` under a Poisson with rate ``exp(input)`` (or
+    ``input`` itself when ``log_input=False``)."""
+    reduction = _reduction_str(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _apply_reduction(loss, _Reduction.get_enum(reduction))
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """Negative log-likelihood of ``target`` under a Gaussian with mean ``input`` and variance
+    ``var`` (clamped at ``eps``; the clamp is not differentiated)."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * _op("ones_like")(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():
+            var = var.unsqueeze(-1)
+        elif input.dim() == var.dim() and sum(
+                y for x, y in zip(input.size(), var.size()) if x != y) == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with grad_mode.no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _apply_reduction(loss, {"none": 0, "mean": 1, "sum": 2}[reduction])
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """``max(0, -target * (input1 - input2) + margin)``."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {input1.size()}, input2: {input2.size()}, "
+                           f"target: {target.size()} ")
+    return _apply_reduction((-target * (input1 - input2) + margin).clamp_min(0), enum)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    """``x`` where ``target == 1``; ``max(0, margin - x)`` where ``target == -1``."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    zeros = _op("zeros_like")(input)
+    margin_clamp = (margin - input).clamp_min(0)
+    out_margin = _op("where")(target != 1, margin_clamp, zeros)
+    out_self = _op("where")(target != -1, input, zeros)
+    return _apply_reduction(out_margin + out_self, enum)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Multi-class multi-label hinge loss; ``target`` lists class indices, ended by -1."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    if target._dtype is not D.int64:
+        raise RuntimeError(f"expected scalar type Long but found {target._dtype.scalar_name}")
+    unbatched = input.dim() <= 1
+    x = input.reshape(1, -1) if unbatched else input
+    t = target.reshape(1, -1) if unbatched else target
+    if x.shape != t.shape:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    n_classes = x.shape[1]
+    # Targets count up to the first -1; later entries are ignored.
+    valid = _valid_prefix(t)
+    tc = t.clamp_min(0)
+    is_target = _op("zeros_like")(x).bool().scatter(1, tc, valid)
+    x_y = x.gather(1, tc)                                   # (N, J)
+    margins = (1 - x_y.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)   # (N, J, C)
+    mask = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
+    loss = (margins * mask).sum((1, 2)) / n_classes
+    if unbatched:
+        loss = loss.reshape(()) if input.dim() <= 1 else loss
+    return _apply_reduction(loss, enum)
+
+
+def _valid_prefix(t):
+    import numpy as np
+    from .._tensor import make_tensor
+    arr = np.cumprod(t._data >= 0, axis=1).astype(bool)
+    return make_tensor(arr, D.bool, t._device)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """``log(1 + exp(-target * input))`` (two-class logistic loss)."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    return _loss.soft_margin_loss(input, target, enum)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    """One-versus-all logistic loss averaged over classes."""
+    reduction = _reduction_str(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """``1 - cos(x1, x2)`` where ``target == 1``; ``max(0, cos(x1, x2) - margin)`` where
+    ``target == -1``."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    td = target.dim()
+    if td not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if td == 1 and not (input1.dim() == 2 and input2.dim() == 2):
+        raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    if td == 0 and not (input1.dim() == 1 and input2.dim() == 1):
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    prod = (input1 * input2).sum(td)
+    mag1 = (input1 * input1).sum(td) + 1e-12
+    mag2 = (input2 * input2).sum(td) + 1e-12
+    cos = prod / (mag1 * mag2).sqrt()
+    zeros = _op("zeros_like")(cos)
+    pos = _op("where")(target == 1, 1 - cos, zeros)
+    neg = _op("where")(target == -1, (cos - margin).clamp_min(0), zeros)
+    return _apply_reduction(pos + neg, enum)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    """Multi-class hinge loss: ``sum_i max(0, margin - x[y] + x[i])^p / C`` over ``i != y``."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    unbatched = input.dim() <= 1
+    x = input.reshape(1, -1) if unbatched else input
+    t = target.reshape(-1)
+    if x.dim() != 2 or t.shape[0] != x.shape[0]:
+        raise RuntimeError(f"inconsistent target size, expected {x.shape[0]} but got "
+                           f"{list(target.shape)}")
+    n_classes = x.shape[1]
+    tc = t.unsqueeze(1)
+    x_y = x.gather(1, tc)
+    z = (margin - x_y + x).clamp_min(0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        z = z * weight.gather(0, t).unsqueeze(1)
+    not_y = _op("ones_like")(x).bool().scatter(1, tc, False)
+    loss = (z * not_y).sum(1) / n_classes
+    if unbatched:
+        loss = loss.reshape(())
+    return _apply_reduction(loss, enum)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with the ``p``-norm pairwise distance."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _check_triplet_dims(anchor, positive, negative)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = _op("minimum")(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _apply_reduction((margin + d_pos - d_neg).clamp_min(0), enum)
+
+
+def _check_triplet_dims(anchor, positive, negative):
+    a, p, n = anchor.dim(), positive.dim(), negative.dim()
+    if not (a == p and p == n):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have "
+                           f"the same number of dimensions, but got: anchor {a}D, positive "
+                           f"{p}D, and negative {n}D inputs")
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """Triplet loss with any ``distance_function(x1, x2)`` (pairwise distance by default)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _check_triplet_dims(anchor, positive, negative)
+    dist = distance_function if distance_function is not None else pairwise_distance
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = _op("minimum")(d_neg, dist(positive, negative))
+    loss = (margin + d_pos - d_neg).clamp_min(0)
+    return _apply_reduction(loss, {"none": 0, "mean": 1, "sum": 2}[reduction])
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """Connectionist Temporal Classification loss for ``log_probs`` of shape (T, N, C)."""
+    return _loss.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                          _Reduction.get_enum(reduction), zero_infinity)
+
+
+# --- distance ---
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """``||x1 - x2 + eps||_p`` over the last dimension."""
+    nd = max(x1.dim(), x2.dim())
+    return _op("norm")(x1 - x2 + eps, p, nd - 1, keepdim) if nd else \
+        _op("norm")(x1 - x2 + eps, p)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim``."""
+    x1, x2 = _broadcast_pair(x1, x2)
+    n1 = _op("vector_norm")(x1, 2, dim, True)
+    n2 = _op("vector_norm")(x2, 2, dim, True)
+    n1 = _op("where")(n1 < eps, _op("full_like")(n1, eps), n1)
+    n2 = _op("where")(n2 < eps, _op("full_like")(n2, eps), n2)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pdist(input, p=2):
+    """Distances between every pair of rows of a 2-d input (upper triangle, row-major)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    n = input.shape[0]
+    if n < 2:
+        return input.new_zeros((0,))
+    idx = _op("triu_indices")(n, n, 1)
+    diff = input.index_select(0, idx[0]) - input.index_select(0, idx[1])
+    return _op("norm")(diff, p, 1)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input / max(||input||_p, eps)`` along ``dim``."""
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return _op("div")(input, denom, out=out)
+
+
+def one_hot(tensor, num_classes=-1):
+    """Int64 one-hot encoding with a new last dimension of size ``num_classes`` (the largest
+    class + 1 when -1)."""
+    if tensor._dtype is not D.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    import numpy as np
+    from .._tensor import make_tensor
+    a = tensor._data
+    if num_classes == -1:
+        if a.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(a.max()) + 1
+    if a.size and a.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if a.size and a.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = np.zeros(a.shape + (num_classes,), dtype=np.int64)
+    np.put_along_axis(out, a[..., None].astype(np.intp), 1, axis=-1)
+    return make_tensor(out, D.int64, tensor._device)
+
+
+
+# --- channelshuffle ---
+
+def channel_shuffle(input, groups):
+    """Split the C channels of (N, C, *) into ``groups`` and interleave them."""
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    channels = input.shape[1]
+    if channels % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {channels} "
+                           f"channels and {groups} groups.")
+    n = input.shape[0]
+    rest = tuple(input.shape[2:])
+    out = input.reshape((n, groups, channels // groups) + rest).transpose(1, 2)
+    return out.reshape(input.shape)
+
+
+native_channel_shuffle = channel_shuffle
+
+
+# ---- convolution, pooling, normalisation, padding, embedding, upsampling (h/nnlayers) ----
 # --- convolution ---
 
 conv1d = _conv.conv1d
@@ -206,7 +1090,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         _verify_spatial_size(input.size())
     n, c = input.shape[0], input.shape[1]
     shape = (1, n * c) + tuple(input.shape[2:])
-    rep = (lambda t: None if t is None else t.repeat(n))
+
+    def rep(t):         # a per-channel tensor repeated for every sample
+        return None if t is None else t.unsqueeze(0).expand(n, c).reshape(-1)
+
     rm, rv = rep(running_mean), rep(running_var)
     out = _norm.batch_norm(input.reshape(shape), rep(weight), rep(bias), rm, rv,
                            use_input_stats, momentum, eps)
@@ -504,5 +1391,3 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 pixel_shuffle = _upsample.pixel_shuffle
 pixel_unshuffle = _upsample.pixel_unshuffle
-channel_shuffle = _upsample.channel_shuffle
-native_channel_shuffle = _upsample.channel_shuffle

@@ -1,0 +1,430 @@
+"""Activation kernels: softmax/log_softmax (fused) and the pointwise nonlinearities of
+``nn.functional`` (gelu, silu, elu, leaky_relu, hardtanh, softplus, ...).
+
+Each op computes on backend arrays and records a node named as PyTorch's; the derivatives are
+formulas in cinder ops, so higher-order gradients work. Half-precision inputs compute in
+float32 and round once at the end. Ops PyTorch keeps in ``torch._C._nn`` are in the op table
+but not published as ``cinder.<name>``; ``nn.functional`` calls them.
+"""
+
+import math
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._tensor import Tensor
+from .._prep import not_implemented, wrap, xp_of
+from ..pointwise import where
+from .._registry import make_inplace, needs_grad, node_class, record, register
+
+_HALF = (D.float16, D.bfloat16)
+_SQRT1_2 = 1 / math.sqrt(2)
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+_K_TANH = math.sqrt(2 / math.pi)
+
+
+def _check_input(input, fname):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+
+
+def _compute(input, kernel, kernel_name, int_ok=False):
+    """Run ``kernel(xp, array)`` on ``input``; returns the result array in input's dtype."""
+    dt = input._dtype
+    if int_ok and dt is D.bool and kernel_name == "hardtanh_cpu":
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if dt.category != D.FLOATING and not (int_ok and dt.category < D.FLOATING
+                                          and dt is not D.bool):
+        not_implemented(kernel_name, dt)
+    a = input._data
+    if dt in _HALF:
+        a = a.astype(np.float32)
+    xp = np if input._device.type == "cpu" else xp_of(input)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        res = kernel(xp, a)
+    if res.dtype != dt.numpy_dtype:
+        res = res.astype(dt.numpy_dtype)
+    return res
+
+
+def activation(name, kernel, node, kernel_name, *, int_ok=False, inplace=True,
+               publish=False, method=False, params=()):
+    """Define ``name(input, *params)`` from ``kernel(xp, a, *params)`` and its node.
+
+    ``params`` are the names of scalar arguments (saved for the formulas under those names).
+    ``publish``: also ``cinder.<name>`` (only where PyTorch has ``torch.<name>``).
+    """
+    def fn(input, *args):
+        _check_input(input, name)
+        values = dict(zip(params, args))
+        res = _compute(input, lambda xp, a: kernel(xp, a, *args), kernel_name, int_ok)
+        result = wrap(res, input._dtype, input._device)
+        if node is not None and input._requires_grad and needs_grad(input):
+            record(node, (input,), (result,), self=input, **values)
+        return result
+
+    fn.__name__ = fn.__qualname__ = name
+    inp = make_inplace(fn, name) if inplace else None
+    register(name, fn, method=method, inplace=None, family="nn.activation", nodes=(node,),
+             function_too=publish)
+    fn.inplace = inp
+    return fn
+
+
+# ----------------------------------------------------------------------------------------------
+# Pointwise activations
+# ----------------------------------------------------------------------------------------------
+
+def _gelu_exact_grad(grad, s):
+    x = s.self
+    cdf = 0.5 * (1 + (x * _SQRT1_2).erf())
+    pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
+    return grad * (cdf + x * pdf)
+
+
+def _gelu_tanh_grad(grad, s):
+    x = s.self
+    x2 = x * x
+    t = ((x + 0.044715 * x2 * x) * _K_TANH).tanh()
+    return grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _K_TANH * (1 + 3 * 0.044715 * x2))
+
+
+def _gelu_kernel(xp, a, approximate):
+    if approximate == "tanh":
+        return 0.5 * a * (1 + xp.tanh(_K_TANH * (a + 0.044715 * a * a * a)))
+    from ... import backend
+    return 0.5 * a * (1 + backend.special_module(xp).erf(a * _SQRT1_2))
+
+
+GeluNode = node_class("GeluBackward0", {
+    "self": lambda grad, s: _gelu_tanh_grad(grad, s) if s.approximate == "tanh"
+    else _gelu_exact_grad(grad, s)}, saves_also=("self",))
+_gelu = activation("gelu", _gelu_kernel, GeluNode, "GeluKernelImpl", params=("approximate",))
+
+
+def gelu(input, approximate="none"):
+    """Gaussian Error Linear Unit; ``approximate='tanh'`` uses the tanh formula."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return _gelu(input, approximate)
+
+
+def _sigmoid(xp, a):
+    return 1 / (1 + xp.exp(-a))
+
+
+def _silu_grad(grad, s):
+    sig = s.self.sigmoid()
+    return grad * sig * (1 + s.self * (1 - sig))
+
+
+silu = activation("silu", lambda xp, a: a * _sigmoid(xp, a),
+                  node_class("SiluBackward0", {"self": _silu_grad}, saves_also=("self",)),
+                  "silu_cpu")
+
+
+def _mish_grad(grad, s):
+    x = s.self
+    tsp = _softplus_t(x).tanh()
+    return grad * (tsp + x * x.sigmoid() * (1 - tsp * tsp))
+
+
+def _softplus_t(x):
+    # softplus on tensors, for formulas: log1p(exp(-|x|)) + max(x, 0)
+    return (-x.abs()).exp().log1p() + x.clamp_min(0)
+
+
+def _softplus_arr(xp, a):
+    return xp.log1p(xp.exp(-xp.abs(a))) + xp.maximum(a, 0)
+
+
+mish = activation("mish", lambda xp, a: a * xp.tanh(_softplus_arr(xp, a)),
+                  node_class("MishBackward0", {"self": _mish_grad}, saves_also=("self",)),
+                  "mish_cpu")
+
+
+def _elu_kernel(xp, a, alpha, scale, input_scale):
+    neg = (xp.exp(xp.minimum(a, 0) * input_scale) - 1) * (alpha * scale)
+    return xp.where(a > 0, a * scale, neg)
+
+
+def _elu_grad(grad, s):
+    x = s.self
+    neg = grad * ((x.clamp_max(0) * s.input_scale).exp() * (s.alpha * s.scale * s.input_scale))
+    return where(x > 0, grad * s.scale, neg)
+
+
+elu = activation("elu", _elu_kernel, node_class("EluBackward0", {"self": _elu_grad},
+                                    saves_also=("self", "alpha", "scale", "input_scale")),
+                 "elu_cpu", params=("alpha", "scale", "input_scale"))
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input):
+    """Scaled ELU with the self-normalising constants."""
+    return elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+
+def selu_(input):
+    return elu.inplace(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+
+_celu = activation("celu", _elu_kernel, node_class(
+    "CeluBackward0", {"self": _elu_grad}, saves_also=("self", "alpha", "scale", "input_scale")),
+    "elu_cpu", params=("alpha", "scale", "input_scale"))
+
+
+def celu(input, alpha=1.0):
+    """Continuously differentiable ELU: ``max(0,x) + min(0, alpha*(exp(x/alpha)-1))``."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return _celu(input, alpha, 1.0, 1.0 / alpha)
+
+
+def celu_(input, alpha=1.0):
+    return _celu.inplace(input, alpha, 1.0, 1.0 / alpha)
+
+
+register("selu", selu, method=False, inplace=None, family="nn.activation")
+register("celu", celu, method=False, inplace=None, family="nn.activation")
+
+leaky_relu = activation(
+    "leaky_relu", lambda xp, a, slope: xp.where(a > 0, a, a * slope),
+    node_class("LeakyReluBackward0", {
+        "self": lambda grad, s: where(s.self > 0, grad, grad * s.negative_slope)}),
+    "leaky_relu_cpu", params=("negative_slope",))
+
+
+def _hardtanh_kernel(xp, a, lo, hi):
+    return xp.minimum(xp.maximum(a, lo), hi)
+
+
+hardtanh = activation(
+    "hardtanh", _hardtanh_kernel,
+    node_class("HardtanhBackward0", {
+        "self": lambda grad, s: grad * ((s.self > s.min_val) & (s.self < s.max_val))}),
+    "hardtanh_cpu", int_ok=True, params=("min_val", "max_val"))
+
+hardsigmoid = activation(
+    "hardsigmoid", lambda xp, a: xp.minimum(xp.maximum(a / 6 + 0.5, 0), 1),
+    node_class("HardsigmoidBackward0", {
+        "self": lambda grad, s: grad * ((s.self > -3) & (s.self < 3)) / 6}),
+    "hardsigmoid_cpu")
+
+
+def _hardswish_grad(grad, s):
+    x = s.self
+    mid = grad * (x / 3 + 0.5)
+    return where(x < -3, grad * 0, where(x <= 3, mid, grad))
+
+
+hardswish = activation(
+    "hardswish", lambda xp, a: a * xp.minimum(xp.maximum(a + 3, 0), 6) / 6,
+    node_class("HardswishBackward0", {"self": _hardswish_grad}, saves_also=("self",)),
+    "hardswish_cpu")
+
+
+def _softplus_kernel(xp, a, beta, threshold):
+    z = a * beta
+    return xp.where(z > threshold, a, xp.log1p(xp.exp(xp.minimum(z, threshold))) / beta)
+
+
+def _softplus_grad(grad, s):
+    z = s.self * s.beta
+    e = z.clamp_max(s.threshold).exp()
+    return where(z > s.threshold, grad, grad * e / (e + 1))
+
+
+softplus = activation("softplus", _softplus_kernel,
+                      node_class("SoftplusBackward0", {"self": _softplus_grad},
+                                 saves_also=("self", "beta", "threshold")), "softplus_cpu",
+                      inplace=False, params=("beta", "threshold"))
+
+
+def _shrink_mask(s):
+    return (s.self > s.lambd) | (s.self < -s.lambd)
+
+
+softshrink = activation(
+    "softshrink",
+    lambda xp, a, l: xp.where(a > l, a - l, xp.where(a < -l, a + l, xp.zeros_like(a))),
+    node_class("SoftshrinkBackward0", {"self": lambda grad, s: grad * _shrink_mask(s)},
+               saves_also=("self", "lambd")),
+    "softshrink_check", inplace=False, params=("lambd",))
+hardshrink = activation(
+    "hardshrink", lambda xp, a, l: xp.where((a > l) | (a < -l), a, xp.zeros_like(a)),
+    node_class("HardshrinkBackward0", {"self": lambda grad, s: grad * _shrink_mask(s)},
+               saves_also=("self", "lambd")),
+    "hardshrink_cpu", inplace=False, publish=True, method=True, params=("lambd",))
+threshold = activation(
+    "threshold", lambda xp, a, th, value: xp.where(a > th, a, xp.asarray(value, dtype=a.dtype)),
+    node_class("ThresholdBackward0", {"self": lambda grad, s: grad * (s.self > s.threshold)}),
+    "threshold_cpu", int_ok=True, publish=True, params=("threshold", "value"))
+
+
+def _log_sigmoid_kernel(xp, a):
+    return xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a)))
+
+
+log_sigmoid = activation(
+    "log_sigmoid", _log_sigmoid_kernel,
+    node_class("LogSigmoidBackward0", {"self": lambda grad, s: grad * (-s.self).sigmoid()}),
+    "log_sigmoid_cpu", inplace=False)
+
+
+# ----------------------------------------------------------------------------------------------
+# PReLU (learnable slope per channel)
+# ----------------------------------------------------------------------------------------------
+
+def _prelu_weight_shape(input, weight):
+    n = weight.numel()
+    if n != 1 and input.dim() >= 2 and n != input._data.shape[1] or \
+            n != 1 and input.dim() < 2:
+        channels = input._data.shape[1] if input.dim() >= 2 else 1
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                           f"parameter numbers = {n} and channel size = {channels}.")
+    if n == 1 or input.dim() < 2:
+        return ()
+    return (1, n) + (1,) * (input.dim() - 2)
+
+
+def _prelu_self_grad(grad, s):
+    w = s.weight.reshape(s.wshape) if s.wshape else s.weight.reshape(())
+    return where(s.self > 0, grad, grad * w)
+
+
+def _prelu_weight_grad(grad, s):
+    g = where(s.self > 0, grad * 0, grad * s.self)
+    if s.wshape:
+        return g.sum_to_size(s.wshape).reshape(s.weight.shape)
+    return g.sum().reshape(s.weight.shape)
+
+
+PreluNode = node_class("PreluKernelBackward0", {"self": _prelu_self_grad,
+                                                "weight": _prelu_weight_grad},
+                       saves_also=("self", "weight", "wshape"))
+
+
+def prelu(input, weight):
+    """``max(0, x) + weight * min(0, x)`` with ``weight`` shared or one per channel (dim 1)."""
+    _check_input(input, "prelu")
+    if input._dtype.category != D.FLOATING:
+        not_implemented("prelu_cpu", input._dtype)
+    wshape = _prelu_weight_shape(input, weight)
+    w = weight._data.reshape(wshape) if wshape else weight._data.reshape(())
+    a = input._data
+    res = np.where(a > 0, a, a * w).astype(input._dtype.numpy_dtype, copy=False)
+    result = wrap(res, input._dtype, input._device)
+    if needs_grad(input, weight):
+        record(PreluNode, (input, weight), (result,), self=input, weight=weight, wshape=wshape)
+    return result
+
+
+register("prelu", prelu, method=True, family="nn.activation", nodes=(PreluNode,))
+
+
+# ----------------------------------------------------------------------------------------------
+# softmax / log_softmax (fused)
+# ----------------------------------------------------------------------------------------------
+
+def _softmax_arr(a, axis):
+    e = np.exp(a - a.max(axis=axis, keepdims=True))
+    e /= e.sum(axis=axis, keepdims=True)
+    return e
+
+
+def _log_softmax_arr(a, axis):
+    shifted = a - a.max(axis=axis, keepdims=True)
+    shifted -= np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+    return shifted
+
+
+SoftmaxNode = node_class("SoftmaxBackward0", {
+    "self": lambda grad, s: s.result * (grad - (grad * s.result).sum(s.dim, keepdim=True))})
+LogSoftmaxNode = node_class("LogSoftmaxBackward0", {
+    "self": lambda grad, s: grad - s.result.exp() * grad.sum(s.dim, keepdim=True)})
+
+
+def _softmax_family(name, arr_fn, node, kernel_name):
+    def fn(input, dim, dtype=None, *, out=None):
+        _check_input(input, name)
+        if dtype is not None:
+            input = input.to(dtype)
+        dt = input._dtype
+        if dt.category != D.FLOATING:
+            not_implemented(kernel_name, dt)
+        nd = input.dim()
+        if not -max(nd, 1) <= dim < max(nd, 1):
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-max(nd, 1)}, {max(nd, 1) - 1}], but got {dim})")
+        axis = dim % max(nd, 1)
+        a = input._data
+        if dt in _HALF:
+            a = a.astype(np.float32)
+        if nd == 0:
+            res = arr_fn(a.reshape(1), 0).reshape(())
+        elif a.size == 0:
+            res = a.copy()
+        else:
+            with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+                res = arr_fn(a, axis)
+        result = wrap(res.astype(dt.numpy_dtype, copy=False), dt, input._device)
+        if input._requires_grad and needs_grad(input):
+            record(node, (input,), (result,), dim=axis if nd else 0)
+        if out is not None:
+            from .._registry import write_out
+            return write_out(out, result)
+        return result
+
+    fn.__name__ = fn.__qualname__ = name
+    register(name, fn, family="nn.activation", nodes=(node,))
+    return fn
+
+
+softmax = _softmax_family("softmax", _softmax_arr, SoftmaxNode, "softmax_lastdim_kernel_impl")
+log_softmax = _softmax_family("log_softmax", _log_softmax_arr, LogSoftmaxNode,
+                              "log_softmax_lastdim_kernel_impl")
+
+
+# ----------------------------------------------------------------------------------------------
+# RReLU (random slopes in training)
+# ----------------------------------------------------------------------------------------------
+
+RreluNode = node_class("RreluWithNoiseBackward0", {"self": lambda grad, s: grad * s.noise})
+
+
+def _rrelu_noise(input, lower, upper, training, generator):
+    """One slope per element: 1 where x > 0; for x <= 0 a draw from U(lower, upper) in
+    element order (PyTorch draws one double per non-positive element), or their mean in eval."""
+    a = input._data
+    neg = a <= 0
+    noise = np.ones(a.shape, dtype=np.float64)
+    if training:
+        from ...random import default_generator
+        eng = (generator or default_generator)._impl
+        k = int(neg.sum())
+        noise[neg] = eng.uniform(k, np.float64, lower, upper) if k else 0
+    else:
+        noise[neg] = (lower + upper) / 2
+    return noise.astype(a.dtype if input._dtype not in _HALF else np.float32)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """Randomized leaky ReLU (slopes drawn from U(lower, upper) when ``training``)."""
+    _check_input(input, "rrelu")
+    if input._dtype.category != D.FLOATING:
+        not_implemented("rrelu_with_noise_out_cpu", input._dtype)
+    noise = _rrelu_noise(input, lower, upper, training, generator)
+    res = (input._data * noise).astype(input._dtype.numpy_dtype, copy=False)
+    result = wrap(res, input._dtype, input._device)
+    if needs_grad(input):
+        record(RreluNode, (input,), (result,),
+               noise=wrap(noise.astype(input._dtype.numpy_dtype), input._dtype, input._device))
+    return result
+
+
+rrelu_ = make_inplace(rrelu, "rrelu")
+register("rrelu", rrelu, method=False, family="nn.activation", nodes=(RreluNode,))
+register("rrelu_", rrelu_, method=False, family="nn.activation")
