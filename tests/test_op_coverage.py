@@ -27,12 +27,24 @@ _RANDOM = ("bernoulli", "multinomial", "normal", "rand", "rand_like", "randint",
            "randn", "randn_like", "randperm", "uniform_", "normal_", "bernoulli_",
            "exponential_", "random_")
 
+# nn layer kernels (cinder/ops/nn: conv, pool, norm, pad, upsample, embedding)
+_NN_LAYERS = ("convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+              "conv_transpose3d", "conv_tbc", "im2col", "col2im", "max_pool1d", "max_pool2d",
+              "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+              "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+              "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+              "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool",
+              "native_batch_norm", "batch_norm", "native_layer_norm", "layer_norm", "rms_norm",
+              "native_group_norm", "group_norm", "constant_pad_nd", "index_pad", "embedding",
+              "embedding_renorm_", "resample", "pixel_shuffle", "pixel_unshuffle")
+
 # op name -> the test file that covers it (views and indexing have their own engineers' tests;
 # random sampling is compared bit for bit in test_random_ops.py)
 TESTED_ELSEWHERE = {
     **{name: "test_views.py" for name in _VIEWS},
     **{name: "test_indexing.py" for name in _INDEXING},
     **{name: "test_random_ops.py" for name in _RANDOM},
+    **{name: "nn/test_layers_functional.py" for name in _NN_LAYERS},
     "cpu": "test_devices.py",
     "cuda": "test_cuda.py",       # runs only where a GPU is present
 }

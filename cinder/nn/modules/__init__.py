@@ -75,3 +75,15 @@ from .loss import SmoothL1Loss
 from .loss import SoftMarginLoss
 from .loss import TripletMarginLoss
 from .loss import TripletMarginWithDistanceLoss
+
+# --- layers (h/nnlayers) ---
+from .batchnorm import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
+from .instancenorm import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403

@@ -1,4 +1,4 @@
-"""Resampling (nearest, nearest-exact, linear family, bicubic) and pixel/channel shuffles.
+"""Resampling (nearest, nearest-exact, linear family, bicubic) and pixel (un)shuffle.
 
 Every interpolation mode is separable: along each spatial dim an output position reads a few
 input positions ("taps") with fixed weights. The forward pass gathers the taps with ``take``
@@ -219,26 +219,7 @@ def pixel_unshuffle(input, downscale_factor):
     return result
 
 
-def channel_shuffle(input, groups):
-    """Split the channels (dim 1) into ``groups`` groups and interleave them."""
-    if input.dim() <= 2:
-        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but "
-                           f"got input with sizes {list(input.shape)}")
-    if groups <= 0:
-        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
-                           f"groups:{groups}")
-    c = input.shape[1]
-    if c % groups:
-        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
-                           f"and {groups} groups.")
-    n = input.shape[0]
-    rest = tuple(input.shape[2:])
-    return input.reshape((n, groups, c // groups) + rest).transpose(1, 2).reshape(
-        (n, c) + rest)
-
-
 register("pixel_shuffle", pixel_shuffle, method=False, family="nn.upsample",
          nodes=(PixelShuffleNode,))
 register("pixel_unshuffle", pixel_unshuffle, method=False, family="nn.upsample",
          nodes=(PixelUnshuffleNode,))
-register("channel_shuffle", channel_shuffle, method=False, family="nn.upsample")
