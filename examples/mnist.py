@@ -1,8 +1,9 @@
 """LeNet-5 on real MNIST digits: the first network a PyTorch user trains.
 
 Trains on the 4,000 digits shipped in examples/data (or a full MNIST download with --data),
-with light augmentation (RandomAffine), a DataLoader with 2 worker processes, Adam, tqdm
-progress bars showing loss and throughput, test accuracy after every epoch, TensorBoard logs
+with light augmentation (RandomCrop with 2 pixels of padding), a DataLoader with 2 worker
+processes, Adam with a cosine learning-rate decay, tqdm progress bars showing loss and
+throughput, test accuracy after every epoch, TensorBoard logs
 when the `tensorboard` package is installed, a PNG grid of misclassified test digits, and a
 checkpoint saved with cinder.save that real PyTorch loads unchanged.
 
@@ -14,7 +15,7 @@ checkpoint saved with cinder.save that real PyTorch loads unchanged.
 With --torch, torchvision is used when it imports; otherwise (a CPU-only torch beside a
 torchvision wheel whose compiled ops do not load) the script keeps torch for the model, the
 optimizer and the DataLoader, and reads the digits with cinder.vision's PIL-level dataset and
-RandomAffine, turning each PIL image into a torch tensor itself.
+RandomCrop, turning each PIL image into a torch tensor itself.
 """
 
 import argparse
@@ -102,7 +103,7 @@ def datasets(lib, vision, root, train_limit):
         from cinder.vision import datasets as cd, transforms as T
         to_tensor = [ToLibTensor(lib)]
         MNIST = cd.MNIST
-    augment = T.RandomAffine(degrees=10, translate=(0.1, 0.1), scale=(0.9, 1.1))
+    augment = T.RandomCrop(28, padding=2)
     train = MNIST(root, train=True, transform=T.Compose([augment] + to_tensor))
     test = MNIST(root, train=False, transform=T.Compose(to_tensor))
     if train_limit:

@@ -131,7 +131,7 @@ def draw_bounding_boxes(image, boxes, labels=None, colors=None, fill=False, widt
     _check_drawable(image)
     n = boxes.shape[0]
     if n == 0:
-        warnings.warn("boxes doesn't contain any box. No box was drawn")
+        warnings.warn("boxes doesn't contain any box. No box was drawn", stacklevel=2)
         return image
     b = arr(boxes)
     if ((b[:, 0] > b[:, 2]) | (b[:, 1] > b[:, 3])).any():
@@ -139,7 +139,7 @@ def draw_bounding_boxes(image, boxes, labels=None, colors=None, fill=False, widt
                          "torchvision.ops.box_convert to convert them")
     if labels is not None and len(labels) != n:
         warnings.warn(f"Number of boxes ({n}) and labels ({len(labels)}) mismatch. Please "
-                      "specify labels for each box.")
+                      "specify labels for each box.", stacklevel=2)
     palette = _palette(n)
     colors = [colors] * n if colors is None or isinstance(colors, (str, tuple)) else colors
     canvas = pil().fromarray(_to_uint8_hwc(image))
@@ -177,7 +177,7 @@ def draw_segmentation_masks(image, masks, alpha=0.8, colors=None):
     if m.shape[-2:] != tuple(image.shape[-2:]):
         raise ValueError("The image and the masks must have the same height and width")
     if m.shape[0] == 0:
-        warnings.warn("masks doesn't contain any mask. No mask was drawn")
+        warnings.warn("masks doesn't contain any mask. No mask was drawn", stacklevel=2)
         return image
     palette = _palette(m.shape[0])
     colors = [colors] * m.shape[0] if colors is None or isinstance(colors, (str, tuple)) \

@@ -102,22 +102,22 @@ class MNIST(VisionDataset):
     # Old attribute names, kept with torchvision's warnings.
     @property
     def train_labels(self):
-        warnings.warn("train_labels has been renamed targets")
+        warnings.warn("train_labels has been renamed targets", stacklevel=2)
         return self.targets
 
     @property
     def test_labels(self):
-        warnings.warn("test_labels has been renamed targets")
+        warnings.warn("test_labels has been renamed targets", stacklevel=2)
         return self.targets
 
     @property
     def train_data(self):
-        warnings.warn("train_data has been renamed data")
+        warnings.warn("train_data has been renamed data", stacklevel=2)
         return self.data
 
     @property
     def test_data(self):
-        warnings.warn("test_data has been renamed data")
+        warnings.warn("test_data has been renamed data", stacklevel=2)
         return self.data
 
     @property

@@ -70,7 +70,8 @@ def get_num_channels(img):
 def check_channels(img, permitted):
     c = get_num_channels(img)
     if c not in permitted:
-        raise TypeError(f"Input image tensor permitted channel values are {permitted}, but found {c}")
+        raise TypeError(f"Input image tensor permitted channel values are {permitted}, but "
+                        f"found {c}")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -292,7 +293,8 @@ def _gray_values(a):
 
 def rgb_to_grayscale(img, num_output_channels=1):
     if img.ndim < 3:
-        raise TypeError(f"Input image tensor should have at least 3 dimensions, but found {img.ndim}")
+        raise TypeError("Input image tensor should have at least 3 dimensions, but found "
+                        f"{img.ndim}")
     check_channels(img, [1, 3])
     if num_output_channels not in (1, 3):
         raise ValueError("num_output_channels should be either 1 or 3")

@@ -46,7 +46,7 @@ def _mode(interpolation):
     """Accept an InterpolationMode or PIL's integer constant (with torchvision's warning)."""
     if isinstance(interpolation, int):
         warnings.warn("Argument interpolation should be of type InterpolationMode instead of int. "
-                      "Please, use InterpolationMode enum.")
+                      "Please, use InterpolationMode enum.", stacklevel=2)
         return _interpolation_modes_from_int(interpolation)
     if not isinstance(interpolation, InterpolationMode):
         raise TypeError("Argument interpolation should be a InterpolationMode or a corresponding "
@@ -232,7 +232,7 @@ def resize(img, size, interpolation=InterpolationMode.BILINEAR, max_size=None, a
     if not _is_tensor(img):
         if antialias is False:
             warnings.warn("Anti-alias option is always applied for PIL Image input. Argument "
-                          "antialias is ignored.")
+                          "antialias is ignored.", stacklevel=2)
         return F_pil.resize(img, out_size, _PIL_CODES[interpolation])
     return F_t.resize(img, out_size, interpolation.value, antialias)
 
@@ -484,7 +484,8 @@ def gaussian_blur(img, kernel_size, sigma=None):
                          f"{len(kernel_size)}")
     for k in kernel_size:
         if k % 2 == 0 or k < 0:
-            raise ValueError(f"kernel_size should have odd and positive integers. Got {kernel_size}")
+            raise ValueError("kernel_size should have odd and positive integers. Got "
+                             f"{kernel_size}")
     if sigma is None:
         sigma = [k * 0.15 + 0.35 for k in kernel_size]
     if isinstance(sigma, (int, float)):

@@ -531,10 +531,11 @@ def _setup_angle(x, name, req_sizes=(2,)):
             raise ValueError(f"If {name} is a single number, it must be positive.")
         x = [-x, x]
     else:
+        lengths = " or ".join(map(str, req_sizes))
         if not isinstance(x, Sequence):
-            raise TypeError(f"{name} should be a sequence of length {' or '.join(map(str, req_sizes))}.")
+            raise TypeError(f"{name} should be a sequence of length {lengths}.")
         if len(x) not in req_sizes:
-            raise ValueError(f"{name} should be a sequence of length {' or '.join(map(str, req_sizes))}.")
+            raise ValueError(f"{name} should be a sequence of length {lengths}.")
     return [float(d) for d in x]
 
 
