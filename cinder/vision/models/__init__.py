@@ -14,3 +14,6 @@ from .vgg import *  # noqa: F401,F403
 from .vgg import (VGG11_Weights, VGG11_BN_Weights, VGG13_Weights,  # noqa: F401
                   VGG13_BN_Weights, VGG16_Weights, VGG16_BN_Weights, VGG19_Weights,
                   VGG19_BN_Weights)
+from .mobilenetv2 import *  # noqa: F401,F403,E402
+from .squeezenet import *  # noqa: F401,F403,E402
+from .squeezenet import SqueezeNet1_0_Weights, SqueezeNet1_1_Weights  # noqa: F401,E402
