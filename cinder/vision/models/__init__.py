@@ -17,3 +17,4 @@ from .vgg import (VGG11_Weights, VGG11_BN_Weights, VGG13_Weights,  # noqa: F401
 from .mobilenetv2 import *  # noqa: F401,F403,E402
 from .squeezenet import *  # noqa: F401,F403,E402
 from .squeezenet import SqueezeNet1_0_Weights, SqueezeNet1_1_Weights  # noqa: F401,E402
+from .mobilenetv3 import *  # noqa: F401,F403,E402
