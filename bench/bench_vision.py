@@ -3,7 +3,8 @@
     python bench/bench_vision.py          # prints a Markdown table of times and ratios
 
 1. ResNet-18 forward + backward on a batch of 8x3x64x64 (train mode, cross-entropy loss).
-2. The transforms pipeline of the MNIST example plus an ImageNet-style one, as images/s:
+2. One Adam training step of the MNIST example's LeNet-5 on a batch of 64.
+3. The transforms pipeline of the MNIST example plus an ImageNet-style one, as images/s:
    PIL image -> RandomCrop/RandomResizedCrop + flip -> ToTensor -> Normalize.
 
 torchvision is the oracle copy the tests build (its Python parts; see tests/vision/conftest.py).
@@ -48,6 +49,24 @@ def resnet_step(lib, model):
     return step
 
 
+def lenet_step(lib):
+    """One Adam step of the MNIST example's LeNet-5 on a batch of 64."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
+    from mnist import make_lenet
+    lib.manual_seed(0)
+    model = make_lenet(lib.nn)()
+    opt = lib.optim.Adam(model.parameters(), lr=1e-3)
+    x = lib.from_numpy(np.random.default_rng(2).standard_normal((64, 1, 28, 28))
+                       .astype(np.float32))
+    y = lib.from_numpy(np.arange(64) % 10)
+
+    def step():
+        opt.zero_grad()
+        lib.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+    return step
+
+
 def pipeline(T, size):
     if size == 28:
         return T.Compose([T.RandomCrop(28, padding=2), T.ToTensor(),
@@ -65,6 +84,9 @@ def main():
     a, b = best_time(ours, 1, 3), best_time(theirs, 1, 3)
     rows.append(("ResNet-18 fwd+bwd, 8x3x64x64", f"{a * 1e3:.0f} ms", f"{b * 1e3:.0f} ms",
                  f"{a / b:.2f}x"))
+    a, b = best_time(lenet_step(cinder), 10), best_time(lenet_step(torch), 10)
+    rows.append(("LeNet-5 Adam step, batch 64 (the example)", f"{a * 1e3:.1f} ms",
+                 f"{b * 1e3:.1f} ms", f"{a / b:.2f}x"))
     rng = np.random.default_rng(1)
     for size, shape, label in ((28, (28, 28), "MNIST: RandomCrop+ToTensor+Normalize, 28x28 L"),
                                (224, (256, 320, 3),
