@@ -248,3 +248,9 @@ def _differentiable_copy(grad):
         node._input_meta = (None, (grad._data.shape, grad._dtype, grad._device))
         out._grad_fn, out._requires_grad = node, True
     return out
+
+
+def to_dot(output, params=None, name="backward"):
+    """Graphviz DOT text of ``output``'s backward graph (see ``cinder.autograd._dot``)."""
+    from ._dot import to_dot as _to_dot
+    return _to_dot(output, params, name)

@@ -1,0 +1,206 @@
+"""Weights enums, the model registry (``get_model``, ``list_models``) and checkpoint loading.
+
+cinder never downloads: ``weights=...`` reads torchvision's own checkpoint file from the local
+cache, ``$TORCH_HOME/hub/checkpoints/<file name in the weights' URL>`` (``TORCH_HOME`` defaults
+to ``~/.cache/torch``), the very file real torchvision downloads there. When it is missing the
+error names the file and the folder to put it in.
+"""
+
+import fnmatch
+import os
+import sys
+from dataclasses import dataclass
+from enum import Enum
+from functools import partial
+from typing import Any, Callable
+
+__all__ = ["WeightsEnum", "Weights", "get_model", "get_model_builder", "get_model_weights",
+           "get_weight", "list_models", "register_model"]
+
+
+@dataclass
+class Weights:
+    """One set of pretrained weights: where torchvision publishes the file, the preprocessing
+    it expects (a constructor, called by ``weights.transforms()``) and its metadata."""
+
+    url: str
+    transforms: Callable
+    meta: dict[str, Any]
+
+    def __eq__(self, other):
+        if not isinstance(other, Weights):
+            return NotImplemented
+        if self.url != other.url or self.meta != other.meta:
+            return False
+        a, b = self.transforms, other.transforms
+        if isinstance(a, partial) and isinstance(b, partial):
+            return (a.func, a.args, a.keywords) == (b.func, b.args, b.keywords)
+        return a == b
+
+
+def hub_checkpoint_dir():
+    home = os.path.expanduser(os.getenv("TORCH_HOME", os.path.join(
+        os.getenv("XDG_CACHE_HOME", "~/.cache"), "torch")))
+    return os.path.join(home, "hub", "checkpoints")
+
+
+def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=True,
+                             check_hash=False, file_name=None, weights_only=True):
+    """Load the cached copy of ``url`` (no download: fails at once naming the file)."""
+    from ...serialization import load
+    folder = model_dir or hub_checkpoint_dir()
+    name = file_name or os.path.basename(url.split("?")[0])
+    path = os.path.join(folder, name)
+    if not os.path.isfile(path):
+        raise RuntimeError(f"Pretrained weights file {name} is not in {folder}. cinder does not "
+                           f"download: fetch {url} (or copy it from a machine where torchvision "
+                           f"downloaded it) and place it at {path}")
+    return load(path, map_location=map_location or "cpu", weights_only=weights_only)
+
+
+class WeightsEnum(Enum):
+    """Base of the per-model weights enums (``ResNet18_Weights.IMAGENET1K_V1``...)."""
+
+    @classmethod
+    def verify(cls, obj):
+        if obj is not None:
+            if type(obj) is str:
+                obj = cls[obj.replace(cls.__name__ + ".", "")]
+            elif not isinstance(obj, cls):
+                raise TypeError(f"Invalid Weight class provided; expected {cls.__name__} but "
+                                f"received {obj.__class__.__name__}.")
+        return obj
+
+    def get_state_dict(self, *args, **kwargs):
+        return load_state_dict_from_url(self.url, *args, **kwargs)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}.{self._name_}"
+
+    @property
+    def url(self):
+        return self.value.url
+
+    @property
+    def transforms(self):
+        return self.value.transforms
+
+    @property
+    def meta(self):
+        return self.value.meta
+
+
+BUILTIN_MODELS = {}
+
+
+def register_model(name=None):
+    def wrapper(fn):
+        key = name if name is not None else fn.__name__
+        if key in BUILTIN_MODELS:
+            raise ValueError(f"An entry is already registered under the name '{key}'.")
+        BUILTIN_MODELS[key] = fn
+        return fn
+    return wrapper
+
+
+def list_models(module=None, include=None, exclude=None):
+    """Registered model names (optionally from one module, filtered by glob patterns)."""
+    names = [k for k, v in BUILTIN_MODELS.items()
+             if module is None or v.__module__.rsplit(".", 1)[0] == module.__name__]
+    if include:
+        patterns = [include] if isinstance(include, str) else include
+        names = [n for n in names if any(fnmatch.fnmatch(n, p) for p in patterns)]
+    if exclude:
+        patterns = [exclude] if isinstance(exclude, str) else exclude
+        names = [n for n in names if not any(fnmatch.fnmatch(n, p) for p in patterns)]
+    return sorted(names)
+
+
+def get_model_builder(name):
+    name = name.lower()
+    try:
+        return BUILTIN_MODELS[name]
+    except KeyError:
+        raise ValueError(f"Unknown model {name}") from None
+
+
+def get_model(name, **config):
+    """Build a registered model by name: ``get_model("resnet18", weights=None)``."""
+    return get_model_builder(name)(**config)
+
+
+def get_model_weights(name):
+    """The weights enum class of a model (by name or builder)."""
+    fn = get_model_builder(name) if isinstance(name, str) else name
+    annotation = getattr(fn, "_weights_enum", None)
+    if annotation is None:
+        raise ValueError("The weight enum was not found for the model.")
+    return annotation
+
+
+def get_weight(name):
+    """``get_weight("ResNet50_Weights.IMAGENET1K_V2")``."""
+    try:
+        enum_name, value_name = name.split(".")
+    except ValueError:
+        raise ValueError(f"Invalid weight name provided: '{name}'.") from None
+    from . import __name__ as pkg
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith(pkg) and hasattr(module, enum_name):
+            enum = getattr(module, enum_name)
+            if isinstance(enum, type) and issubclass(enum, WeightsEnum):
+                return enum[value_name]
+    raise ValueError(f"The weight enum '{enum_name}' for the specific method couldn't be "
+                     "retrieved.")
+
+
+def handle_legacy(weights_enum, weights, kwargs):
+    """``pretrained=True`` (old API) means the enum's DEFAULT weights, with the old warning."""
+    import warnings
+    if "pretrained" in kwargs:
+        pretrained = kwargs.pop("pretrained")
+        warnings.warn("The parameter 'pretrained' is deprecated since 0.13 and may be removed in "
+                      "the future, please use 'weights' instead.", stacklevel=3)
+        if weights is None and pretrained:
+            warnings.warn("Arguments other than a weight enum or `None` for 'weights' are "
+                          "deprecated since 0.13 and may be removed in the future. The current "
+                          "behavior is equivalent to passing `weights="
+                          f"{weights_enum.__name__}.DEFAULT`. You can also use `weights="
+                          f"{weights_enum.__name__}.DEFAULT` to get the most up-to-date "
+                          "weights.", stacklevel=3)
+            weights = weights_enum.DEFAULT
+    return weights_enum.verify(weights)
+
+
+def ovewrite_named_param(kwargs, param, new_value):
+    if param in kwargs:
+        if kwargs[param] != new_value:
+            raise ValueError(f"The parameter '{param}' expected value {new_value} but got "
+                             f"{kwargs[param]} instead.")
+    else:
+        kwargs[param] = new_value
+
+
+def make_divisible(v, divisor, min_value=None):
+    """Round channels to a multiple of ``divisor`` without going more than 10% down."""
+    min_value = divisor if min_value is None else min_value
+    new_v = max(min_value, int(v + divisor / 2) // divisor * divisor)
+    if new_v < 0.9 * v:
+        new_v += divisor
+    return new_v
+
+
+def builder(name, weights_enum):
+    """Register a model builder and remember its weights enum (for get_model_weights)."""
+    def wrap(fn):
+        fn._weights_enum = weights_enum
+        return register_model(name)(fn)
+    return wrap
+
+
+def weights(url, crop=224, resize=256, **meta):
+    """A Weights entry with the ImageClassification preset of the given sizes."""
+    from ..transforms._presets import ImageClassification
+    return Weights(url=url, transforms=partial(ImageClassification, crop_size=crop,
+                                               resize_size=resize),
+                   meta=dict(meta))

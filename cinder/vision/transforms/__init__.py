@@ -1,0 +1,5 @@
+"""``torchvision.transforms``: PIL and tensor image transforms (``v2`` holds the same names)."""
+
+from .transforms import *  # noqa: F401,F403
+from .transforms import InterpolationMode  # noqa: F401
+from . import functional  # noqa: F401

@@ -1,0 +1,45 @@
+"""``torchvision.transforms.v2``: the v2 names for the same image operations.
+
+cinder's v2 names run the v1 implementations (images only; v2's bounding-box and mask
+``tv_tensors`` are not supported). ``ToDtype(dtype, scale=True)`` is ConvertImageDtype;
+``ToImage`` is PILToTensor for PIL images and ndarrays.
+"""
+
+import numpy as np
+
+from ..transforms import *  # noqa: F401,F403
+from ..transforms import ConvertImageDtype, Transform
+from .. import functional
+from ..functional import pil_to_tensor
+
+
+class ToDtype(Transform):
+    """Cast to ``dtype``; with ``scale=True`` values are rescaled between dtype ranges."""
+
+    def __init__(self, dtype, scale=False):
+        super().__init__()
+        self.dtype, self.scale = dtype, scale
+
+    def forward(self, inpt):
+        if self.scale:
+            return functional.convert_image_dtype(inpt, self.dtype)
+        return inpt.to(self.dtype)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(scale={self.scale})"
+
+
+class ToImage(Transform):
+    """PIL image, ndarray (HWC) or tensor -> CHW tensor with the input's dtype."""
+
+    def forward(self, inpt):
+        if isinstance(inpt, np.ndarray):
+            from ....ops.creation import from_numpy
+            a = inpt[:, :, None] if inpt.ndim == 2 else inpt
+            return from_numpy(np.ascontiguousarray(a.transpose(2, 0, 1)))
+        if functional._is_tensor(inpt):
+            return inpt
+        return pil_to_tensor(inpt)
+
+
+ConvertImageDtype = ConvertImageDtype
