@@ -66,6 +66,10 @@ class Buffer(Tensor, metaclass=_BufferMeta):
     ``persistent=False`` keeps it out of ``state_dict``.
     """
 
+    # Buffer(...) hands back the tensor itself, so the class never reaches an op: opting out
+    # keeps the dispatch point's fast path (a participating subclass switches it off for all).
+    __torch_function__ = _disabled_torch_function_impl
+
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
             data = _empty()
@@ -86,6 +90,11 @@ _UNINIT_SHAPE = ("Can't access the shape of an uninitialized parameter or buffer
 
 class UninitializedTensorMixin:
     """Shared behaviour of tensors whose shape is not known yet (lazy modules)."""
+
+    # Ops on these behave as on plain tensors (cinder's shape property raises instead of
+    # PyTorch's own __torch_function__ refusals), and the dispatch point keeps its fast path:
+    # defining a participating subclass would switch it off process-wide.
+    __torch_function__ = _disabled_torch_function_impl
 
     def materialize(self, shape, device=None, dtype=None):
         """Give the tensor ``shape`` (uninitialized memory) and turn it into its final class

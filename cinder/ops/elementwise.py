@@ -32,7 +32,8 @@ from ._registry import (
     register,
     write_out,
 )
-from .pointwise import _COMPLEX, _conj, _errstate, binary, unary
+from ._pointwise_factory import _COMPLEX, _conj, binary, unary
+from .unary import _errstate
 
 _F = {"float_only": True}
 _INTS_BOOL = frozenset((D.bool, D.uint8, D.int8, D.int16, D.int32, D.int64))
