@@ -113,7 +113,7 @@ def _scale_by_alpha(name, with_alpha):
 
 def binary(name, kernel, node=None, *, out_dtype=None, promote_int_to_float=False,
            check=None, method=True, inplace=True, unsupported=None, tensor_other=False,
-           scalar_node=None, alpha=False, precheck=None, inplace_any_dtype=False):
+           scalar_node=None, alpha=False, precheck=None, inplace_any_dtype=False, ufunc=None):
     """Define a binary op ``name(input, other, *, out=None)`` from ``kernel(xp, a, b)``.
 
     ``node`` is the graph-node class (None: not differentiable); ``scalar_node`` the one used when
@@ -124,9 +124,11 @@ def binary(name, kernel, node=None, *, out_dtype=None, promote_int_to_float=Fals
     ``precheck(input, other)`` runs before the operands are read. ``alpha=True`` adds the
     ``alpha`` keyword (``input + alpha * other``, saved for the derivative).
     ``inplace_any_dtype``: the in-place fast path serves every dtype, not only floating ones.
+    ``ufunc`` names the NumPy ufunc the kernel is, so CPU calls skip the kernel's frame.
     """
     check = _dtype_check(name, check, unsupported, tensor_other)
     scale = _scale_by_alpha(name, alpha)
+    np_ufunc = getattr(np, ufunc) if ufunc else None
 
     def fn(input, other, *, alpha=_ONE, out=None):
         if not isinstance(input, Tensor):
@@ -146,9 +148,11 @@ def binary(name, kernel, node=None, *, out_dtype=None, promote_int_to_float=Fals
                 b = b.astype(dt.numpy_dtype)
             else:
                 b = float(b)
-        xp = np if dev.type == "cpu" else xp_of(input)
         try:
-            res = kernel(xp, a, b)
+            if np_ufunc is not None and dev.type == "cpu":
+                res = np_ufunc(a, b)
+            else:
+                res = kernel(np if dev.type == "cpu" else xp_of(input), a, b)
         except ValueError as exc:
             reraise_broadcast(exc, a, b)
         result = wrap(res, out_dtype or dt, dev)

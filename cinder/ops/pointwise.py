@@ -86,9 +86,10 @@ def _sub_precheck(input, other):
         _check_bool_sub(input, other)
 
 
-add = binary("add", lambda xp, a, b: xp.add(a, b), AddNode, alpha=True, inplace_any_dtype=True)
+add = binary("add", lambda xp, a, b: xp.add(a, b), AddNode, alpha=True, inplace_any_dtype=True,
+             ufunc="add")
 sub = binary("sub", lambda xp, a, b: xp.subtract(a, b), SubNode, alpha=True,
-             precheck=_sub_precheck, inplace_any_dtype=True)
+             precheck=_sub_precheck, inplace_any_dtype=True, ufunc="subtract")
 alias("subtract", "sub")
 
 
@@ -119,7 +120,7 @@ register("rsub", rsub, method=False, family="pointwise", nodes=(RsubNode, RsubSc
 MulNode = node_class("MulBackward0", {
     "self": lambda grad, s: grad * _conj(s.other),
     "other": lambda grad, s: grad * _conj(s.self)})
-mul = binary("mul", lambda xp, a, b: xp.multiply(a, b), MulNode)
+mul = binary("mul", lambda xp, a, b: xp.multiply(a, b), MulNode, ufunc="multiply")
 alias("multiply", "mul")
 
 
