@@ -6,14 +6,15 @@ the op table's dispatch point reads (the stack of ``TorchFunctionMode`` s and wh
 off. The dispatch point itself is ``cinder/ops/_dispatch.py``; the user API is
 ``cinder.overrides``.
 
-``STATE.active`` is the one flag every op call reads: it is true only while a mode is on the
-stack or a Tensor subclass with its own ``__torch_function__`` exists (and handling is not
-disabled). When it is false an op call pays that one attribute read and nothing else.
+``FLAG.active`` is the one flag every op call reads: it is true only while some thread has a
+mode on its stack or a Tensor subclass with its own ``__torch_function__`` exists. When it is
+false an op call pays that one attribute read and nothing else; when it is true, this thread's
+``STATE.active`` (which also counts the Disable* blocks) says whether to dispatch.
 """
 
 import threading
 
-__all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "STATE",
+__all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "FLAG", "STATE",
            "_disabled_torch_function_impl", "_get_function_stack_at", "_is_torch_function_enabled",
            "_len_torch_function_stack", "_pop_torch_function_stack",
            "_push_on_torch_function_stack"]
@@ -42,10 +43,29 @@ _SUBCLASSES = [False]
 STATE = _DispatchState()
 
 
+class _Flag:
+    """The process-wide flag every op call reads (a plain attribute: cheaper than a
+    thread-local one). True while any thread has a mode or a subclass exists; the slow path
+    then asks this thread's ``STATE`` whether there is anything to do."""
+
+    __slots__ = ("active", "modes")
+
+    def __init__(self):
+        self.active = False
+        self.modes = 0              # modes on the stacks of all threads
+
+    def refresh(self):
+        self.active = bool(self.modes) or _SUBCLASSES[0]
+
+
+FLAG = _Flag()
+
+
 def note_subclass():
     """Called when a Tensor subclass that takes part in ``__torch_function__`` is defined."""
     _SUBCLASSES[0] = True
     STATE.refresh()
+    FLAG.refresh()
 
 
 class _DisabledImpl:
@@ -107,11 +127,15 @@ def _is_torch_function_enabled():
 def _push_on_torch_function_stack(mode):
     STATE.modes.append(mode)
     STATE.refresh()
+    FLAG.modes += 1
+    FLAG.refresh()
 
 
 def _pop_torch_function_stack():
     mode = STATE.modes.pop()
     STATE.refresh()
+    FLAG.modes -= 1
+    FLAG.refresh()
     return mode
 
 

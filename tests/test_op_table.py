@@ -183,3 +183,15 @@ def test_the_walk_finds_a_hand_made_function():
     finally:
         del cinder.hand_made
     assert torch.numel(torch.ones(2)) == cinder.numel(cinder.ones(2))
+
+
+@pytest.mark.parametrize("lib", [torch, cinder], ids=["torch", "cinder"])
+def test_alpha_belongs_to_add_and_sub_only(lib):
+    """``binary(..., alpha=True)`` makes add/sub; other binary ops refuse ``alpha``."""
+    a = lib.ones(2)
+    assert lib.add(a, a, alpha=2).tolist() == [3.0, 3.0]
+    assert a.clone().sub_(a, alpha=3).tolist() == [-2.0, -2.0]
+    with pytest.raises(TypeError):
+        lib.mul(a, a, alpha=2)
+    with pytest.raises(TypeError):
+        a.clone().div_(a, alpha=2)

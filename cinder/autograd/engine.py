@@ -172,7 +172,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     """Backpropagate (see ``_run_backward``). The pass runs below ``__torch_function__``:
     modes and subclasses see ``backward`` itself, not the ops the derivatives use (PyTorch
     runs them in C++)."""
-    if _C.STATE.active:
+    if _C.FLAG.active and _C.STATE.active:
         with _C.DisableTorchFunction():
             return _run_backward(roots, root_grads, retain_graph, create_graph, inputs,
                                  accumulate, allow_unused)

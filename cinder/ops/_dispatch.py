@@ -1,7 +1,7 @@
 """The dispatch point: the one place every op call passes through.
 
 ``dispatching(name, impl)`` wraps an op's implementation into the public function that
-``cinder.<name>`` and ``Tensor.<name>`` are. The wrapper reads one flag (``_C.STATE.active``);
+``cinder.<name>`` and ``Tensor.<name>`` are. The wrapper reads one flag (``_C.FLAG.active``);
 when it is false (no mode on the stack, no Tensor subclass with a ``__torch_function__`` of its
 own) the implementation runs at once. When it is true, ``dispatch`` follows ``torch.overrides``:
 
@@ -28,6 +28,7 @@ from .._tensor import Tensor
 __all__ = ["dispatch", "dispatching", "overloaded_args"]
 
 _STATE = _C.STATE
+_FLAG = _C.FLAG
 _DISABLED = _C._disabled_torch_function_impl
 
 
@@ -35,7 +36,7 @@ def dispatching(impl, public_name=None, qualname=None):
     """The public function for ``impl``: one flag check, then ``impl`` itself."""
     @functools.wraps(impl)
     def op(*args, **kwargs):
-        if _STATE.active:
+        if _FLAG.active:
             return dispatch(op, impl, args, kwargs)
         try:
             return impl(*args, **kwargs)
@@ -112,6 +113,13 @@ def dispatch(public, impl, args, kwargs, relevant=None):
     ``relevant`` narrows the arguments searched for overloads (``handle_torch_function``'s
     ``relevant_args``); by default every argument is.
     """
+    if not _STATE.active and relevant is None:
+        # another thread's mode (or a Disable* block here): nothing to do in this thread
+        try:
+            return impl(*args, **kwargs)
+        except (TypeError, AttributeError):
+            if not overloaded_args(args, kwargs):
+                raise
     overloaded = overloaded_args(args if relevant is None else relevant,
                                  kwargs if relevant is None else None)
     if not overloaded and not (_STATE.modes and not _STATE.all_off):

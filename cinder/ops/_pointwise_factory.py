@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from .creation import scalar_tensor_like
 from ._prep import (
     binary_operands,
     broadcast_shape,
@@ -17,6 +18,7 @@ from ._prep import (
     is_scalar,
     not_implemented,
     reraise_broadcast,
+    scalar_as,
     wrap,
     xp_of,
 )
@@ -73,27 +75,72 @@ def _dtype_check(name, check=None, unsupported=None, tensor_other=False):
     return combined
 
 
+_ONE = 1    # the default alpha: an identity test keeps the common path short
+
+
+def _check_alpha(alpha, dt):
+    """PyTorch's refusals of an ``alpha`` that the result dtype cannot hold."""
+    if isinstance(alpha, (bool, np.bool_)):
+        if dt is not D.bool:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, (complex, np.complexfloating)):
+        if dt.category != D.COMPLEX:
+            raise RuntimeError("For non-complex input tensors, argument alpha must not be a "
+                               "complex number.")
+    elif not isinstance(alpha, (int, np.integer)) and dt.category < D.FLOATING:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+
+
+def scaled_other(b, alpha, dt):
+    """``alpha * other`` in the result dtype (bool stays bool: alpha=2 means True)."""
+    _check_alpha(alpha, dt)
+    if dt is D.bool:
+        return b if alpha else (b & False)
+    return b * scalar_as(alpha, dt)
+
+
+def _scale_by_alpha(name, with_alpha):
+    """How ``other`` is multiplied by a non-default ``alpha`` (``add``/``sub``), or the refusal
+    of ops that have no ``alpha``."""
+    if with_alpha:
+        return scaled_other
+
+    def refuse(b, alpha, dt):
+        raise TypeError(f"{name}() got an unexpected keyword argument 'alpha'")
+    return refuse
+
+
 def binary(name, kernel, node=None, *, out_dtype=None, promote_int_to_float=False,
            check=None, method=True, inplace=True, unsupported=None, tensor_other=False,
-           scalar_node=None):
+           scalar_node=None, alpha=False, precheck=None, inplace_any_dtype=False, ufunc=None):
     """Define a binary op ``name(input, other, *, out=None)`` from ``kernel(xp, a, b)``.
 
     ``node`` is the graph-node class (None: not differentiable); ``scalar_node`` the one used when
     ``other`` is a Python scalar, where PyTorch names it differently. ``out_dtype`` forces the
     result dtype (bool for comparisons); ``promote_int_to_float`` makes integer inputs compute
     in the default float dtype (true division). ``check(dt, input, other)`` may raise for bad
-    arguments; ``unsupported``/``tensor_other`` add PyTorch's dtype and argument refusals.
+    arguments; ``unsupported``/``tensor_other`` add PyTorch's dtype and argument refusals;
+    ``precheck(input, other)`` runs before the operands are read. ``alpha=True`` adds the
+    ``alpha`` keyword (``input + alpha * other``, saved for the derivative).
+    ``inplace_any_dtype``: the in-place fast path serves every dtype, not only floating ones.
+    ``ufunc`` names the NumPy ufunc the kernel is, so CPU calls skip the kernel's frame.
     """
     check = _dtype_check(name, check, unsupported, tensor_other)
+    scale = _scale_by_alpha(name, alpha)
+    np_ufunc = getattr(np, ufunc) if ufunc else None
 
-    def fn(input, other, *, out=None):
+    def fn(input, other, *, alpha=_ONE, out=None):
         if not isinstance(input, Tensor):
             # torch.add(2, t): the first argument may be a scalar when the second is a tensor
-            from .creation import scalar_tensor_like
             input = scalar_tensor_like(input, other)
+        if precheck is not None:
+            precheck(input, other)
         a, b, dt, dev = binary_operands(input, other, name)
         if check is not None:
             check(dt, input, other)
+        if alpha is not _ONE:
+            b = scale(b, alpha, dt)
         if promote_int_to_float and dt.category < D.FLOATING:
             dt = D.get_default_dtype()
             a = a.astype(dt.numpy_dtype)
@@ -101,9 +148,11 @@ def binary(name, kernel, node=None, *, out_dtype=None, promote_int_to_float=Fals
                 b = b.astype(dt.numpy_dtype)
             else:
                 b = float(b)
-        xp = np if dev.type == "cpu" else xp_of(input)
         try:
-            res = kernel(xp, a, b)
+            if np_ufunc is not None and dev.type == "cpu":
+                res = np_ufunc(a, b)
+            else:
+                res = kernel(np if dev.type == "cpu" else xp_of(input), a, b)
         except ValueError as exc:
             reraise_broadcast(exc, a, b)
         result = wrap(res, out_dtype or dt, dev)
@@ -111,7 +160,8 @@ def binary(name, kernel, node=None, *, out_dtype=None, promote_int_to_float=Fals
                 and needs_grad(input, other if isinstance(other, Tensor) else None):
             tensor = isinstance(other, Tensor)
             record(node if tensor or scalar_node is None else scalar_node,
-                   (input, other if tensor else None), (result,), self=input, other=other)
+                   (input, other if tensor else None), (result,), self=input, other=other,
+                   alpha=alpha)
         if out is not None:
             return write_out(out, result)
         return result
@@ -122,19 +172,21 @@ def binary(name, kernel, node=None, *, out_dtype=None, promote_int_to_float=Fals
     elif out_dtype is not None:
         inp = _cast_back_inplace(fn, name)
     else:
-        inp = _fast_inplace(name, kernel, fn, check)
+        inp = _fast_inplace(name, kernel, fn, check, precheck, inplace_any_dtype)
     register(name, fn, method=method, inplace=inp, family="pointwise",
              nodes=(node,) if scalar_node is None else (node, scalar_node))
     return fn
 
 
-def _fast_inplace(name, kernel, fn, check):
+def _fast_inplace(name, kernel, fn, check, precheck=None, any_dtype=False):
     """``a.op_(b)``: writes straight into ``a``'s array when nothing is recorded."""
     slow = make_inplace(fn, name, pointwise=True)
 
-    def inplace(self, other):
-        if needs_grad(self, other if isinstance(other, Tensor) else None):
-            return slow(self, other)
+    def inplace(self, other, *, alpha=_ONE):
+        if precheck is not None:
+            precheck(self, other)
+        if alpha is not _ONE or needs_grad(self, other if isinstance(other, Tensor) else None):
+            return slow(self, other, alpha=alpha)
         check_inplace(self)
         a, b, dt, dev = binary_operands(self, other, name)
         cast_check(dt, self._dtype)
@@ -145,7 +197,8 @@ def _fast_inplace(name, kernel, fn, check):
                 # the output shape is checked first, as in PyTorch
                 _check_broadcast_into(self, (other,))
                 raise
-        if dt is self._dtype and dt.category >= D.FLOATING and name not in ("div", "pow"):
+        if dt is self._dtype and (any_dtype or dt.category >= D.FLOATING
+                                  and name not in ("div", "pow")):
             xp = np if dev.type == "cpu" else xp_of(self)
             try:
                 res = kernel(xp, a, b)

@@ -75,7 +75,7 @@ class OpNode(Node):
         grad = grad_outputs[0] if self._num_outputs == 1 else grad_outputs
         if self._num_outputs == 1 and grad is None:
             return (None,) * len(self.next_functions)
-        if _C.STATE.active:
+        if _C.FLAG.active and _C.STATE.active:
             # Built-in derivatives are not seen by modes or subclasses (in PyTorch they run
             # in C++, below __torch_function__); custom Functions' backward still is.
             with _C.DisableTorchFunction():

@@ -13,7 +13,7 @@ from ._dispatch import dispatch, overloaded_args
 from ._prep import is_scalar
 from ._registry import OPS
 
-_STATE = _C.STATE
+_FLAG = _C.FLAG
 
 
 def _handler_func(op):
@@ -23,13 +23,18 @@ def _handler_func(op):
     return op if reported is None else getattr(Tensor, reported)
 
 
+def _slow(op, body, self, other):
+    """An operator's slow path (a mode or subclass somewhere): PyTorch's dispatch."""
+    if not _operand_ok(other):
+        return _foreign(op.__qualname__.split(".")[-1], self, other)
+    return dispatch(_handler_func(op), body, (self, other), {})
+
+
 def _operator(dunder, body):
     """``Tensor.<dunder>``: the dispatch check, then ``body(self, other)``."""
     def op(self, other):
-        if _STATE.active:
-            if not _operand_ok(other):
-                return _foreign(dunder, self, other)
-            return dispatch(_handler_func(op), body, (self, other), {})
+        if _FLAG.active:
+            return _slow(op, body, self, other)
         return body(self, other)
     op.__name__ = dunder
     op.__qualname__ = "Tensor." + dunder
@@ -39,7 +44,7 @@ def _operator(dunder, body):
 def _unary_operator(dunder, body):
     """``Tensor.<dunder>`` for a one-operand operator (``-t``, ``~t``, ``abs(t)``)."""
     def op(self):
-        if _STATE.active:
+        if _FLAG.active:
             return dispatch(_handler_func(op), body, (self,), {})
         return body(self)
     op.__name__ = dunder
@@ -69,13 +74,33 @@ def _operand_ok(x):
 
 
 def _binary(dunder, fn_name, reflected=False):
+    """``a <op> b`` calling the op's implementation directly (the hottest calls there are:
+    the check, the operand test and the call are inlined into one function)."""
     impl = OPS[fn_name].impl
 
     def body(self, other):
         if not _operand_ok(other):
             return _foreign(dunder, self, other)
         return impl(other, self) if reflected else impl(self, other)
-    return _operator(dunder, body)
+
+    def op(self, other):
+        if _FLAG.active:
+            return _slow(op, body, self, other)
+        if other.__class__ is not Tensor and not _operand_ok(other):
+            return _foreign(dunder, self, other)
+        return impl(self, other)
+
+    def reflected_op(self, other):
+        if _FLAG.active:
+            return _slow(reflected_op, body, self, other)
+        if other.__class__ is not Tensor and not _operand_ok(other):
+            return _foreign(dunder, self, other)
+        return impl(other, self)
+
+    public = reflected_op if reflected else op
+    public.__name__ = dunder
+    public.__qualname__ = "Tensor." + dunder
+    return public
 
 
 def _inplace(dunder, method_name):

@@ -12,14 +12,15 @@ from ._pointwise_factory import (
     _BOOL_COMPLEX,
     _COMPLEX,
     _NOT_INTEGRAL,
+    _ONE,
     _conj,
     binary,
+    scaled_other,
     unary,  # noqa: F401  (re-exported: ``pointwise.unary``)
 )
 from ._prep import (
     as_compute,
     binary_operands,
-    broadcast_shape,
     check_tensor_arg,
     checked_scalar,
     common_device,
@@ -36,7 +37,6 @@ from ._registry import (
     alias,
     check_inplace,
     commit_inplace,
-    make_inplace,
     needs_grad,
     node_class,
     record,
@@ -80,85 +80,16 @@ def _check_bool_sub(input, other):
                            "operator instead.")
 
 
-_BOOL = D.bool
-_ONE = 1    # the default alpha: an identity test keeps ``add``'s common path short
+def _sub_precheck(input, other):
+    if input._dtype is D.bool or other.__class__ is bool or \
+            getattr(other, "_dtype", None) is D.bool:
+        _check_bool_sub(input, other)
 
 
-def _check_alpha(alpha, dt):
-    """PyTorch's refusals of an ``alpha`` that the result dtype cannot hold."""
-    if isinstance(alpha, (bool, np.bool_)):
-        if dt is not D.bool:
-            raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    elif isinstance(alpha, (complex, np.complexfloating)):
-        if dt.category != D.COMPLEX:
-            raise RuntimeError("For non-complex input tensors, argument alpha must not be a "
-                               "complex number.")
-    elif not isinstance(alpha, (int, np.integer)) and dt.category < D.FLOATING:
-        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
-                           "point number.")
-
-
-def _scaled_other(b, alpha, dt):
-    """``alpha * other`` in the result dtype (bool stays bool: alpha=2 means True)."""
-    _check_alpha(alpha, dt)
-    if dt is D.bool:
-        return b if alpha else (b & False)
-    return b * scalar_as(alpha, dt)
-
-
-def _add_like(name, sign, node):
-    def fn(input, other, *, alpha=1, out=None):
-        if not isinstance(input, Tensor):
-            from .creation import scalar_tensor_like
-            input = scalar_tensor_like(input, other)
-        if sign < 0 and (input._dtype is _BOOL or other.__class__ is bool or
-                         getattr(other, "_dtype", None) is _BOOL):
-            _check_bool_sub(input, other)
-        a, b, dt, dev = binary_operands(input, other, name)
-        xp = np if dev.type == "cpu" else xp_of(input)
-        if alpha is not _ONE:
-            b = _scaled_other(b, alpha, dt)
-        try:
-            res = xp.add(a, b) if sign > 0 else xp.subtract(a, b)
-        except ValueError as exc:
-            reraise_broadcast(exc, a, b)
-        result = wrap(res, dt, dev)
-        if (input._requires_grad or getattr(other, "_requires_grad", 0)) and \
-                needs_grad(input, other if isinstance(other, Tensor) else None):
-            record(node, (input, other if isinstance(other, Tensor) else None), (result,),
-                   alpha=alpha)
-        if out is not None:
-            return write_out(out, result)
-        return result
-
-    def inplace(self, other, *, alpha=1):
-        if sign < 0:
-            _check_bool_sub(self, other)
-        if (alpha is _ONE or self._dtype.category == D.FLOATING) and \
-                not needs_grad(self, other if isinstance(other, Tensor) else None):
-            check_inplace(self)
-            a, b, dt, dev = binary_operands(self, other, name)
-            if dt is self._dtype and (dt is not D.bool or sign > 0) and \
-                    broadcast_shape(a.shape, np.shape(b)) == a.shape:
-                if alpha is not _ONE:
-                    b = _scaled_other(b, alpha, dt)
-                xp = np if dev.type == "cpu" else xp_of(self)
-                # written straight into self's memory: one pass, no temporary (an optimizer's
-                # p.add_(g, alpha=-lr) on every parameter takes this path)
-                (xp.add if sign > 0 else xp.subtract)(a, b, out=self._data)
-                self._bump_version()
-                return self
-        return slow(self, other, alpha=alpha)
-
-    fn.__name__ = fn.__qualname__ = name
-    slow = make_inplace(fn, name, pointwise=True)
-    inplace.__name__ = name + "_"
-    register(name, fn, inplace=inplace, family="pointwise", nodes=(node,))
-    return fn
-
-
-add = _add_like("add", +1, AddNode)
-sub = _add_like("sub", -1, SubNode)
+add = binary("add", lambda xp, a, b: xp.add(a, b), AddNode, alpha=True, inplace_any_dtype=True,
+             ufunc="add")
+sub = binary("sub", lambda xp, a, b: xp.subtract(a, b), SubNode, alpha=True,
+             precheck=_sub_precheck, inplace_any_dtype=True, ufunc="subtract")
 alias("subtract", "sub")
 
 
@@ -171,7 +102,7 @@ def rsub(input, other, *, alpha=1):
         a, b, dt, dev = binary_operands(input, other, "rsub")
     _check_bool_sub(input, other)
     if alpha is not _ONE:
-        a = _scaled_other(a, alpha, dt)
+        a = scaled_other(a, alpha, dt)
     xp = np if dev.type == "cpu" else xp_of(input)
     try:
         res = xp.subtract(b, a)
@@ -189,7 +120,7 @@ register("rsub", rsub, method=False, family="pointwise", nodes=(RsubNode, RsubSc
 MulNode = node_class("MulBackward0", {
     "self": lambda grad, s: grad * _conj(s.other),
     "other": lambda grad, s: grad * _conj(s.self)})
-mul = binary("mul", lambda xp, a, b: xp.multiply(a, b), MulNode)
+mul = binary("mul", lambda xp, a, b: xp.multiply(a, b), MulNode, ufunc="multiply")
 alias("multiply", "mul")
 
 

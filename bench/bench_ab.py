@@ -1,0 +1,68 @@
+"""Before/after timing of small-op overhead: two cinder trees in one process.
+
+    python bench/bench_ab.py BASE_CHECKOUT      # e.g. a `git worktree add` of the base commit
+
+On a loaded machine, separate runs of ``bench_core.py`` swing more than a few percent of
+per-call overhead. This script copies ``BASE_CHECKOUT/cinder`` into a temporary folder as the
+package ``cinder_base`` (cinder imports itself relatively, so the copy works under another
+name), imports it next to this tree's ``cinder`` and PyTorch, and interleaves the three several
+times, keeping each case's best time. It prints after/base and both against PyTorch.
+"""
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import importlib  # noqa: E402
+import shutil  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import timeit  # noqa: E402
+
+import torch  # noqa: E402
+
+import cinder  # noqa: E402
+
+torch.set_num_threads(1)
+
+
+def load_base(checkout):
+    """Import ``checkout``'s cinder package under the name ``cinder_base``."""
+    folder = tempfile.mkdtemp()
+    shutil.copytree(os.path.join(checkout, "cinder"), os.path.join(folder, "cinder_base"))
+    sys.path.insert(0, folder)
+    return importlib.import_module("cinder_base")
+
+
+def cases(lib):
+    a, b = lib.ones(4), lib.ones(4)
+    g = lib.ones(4, requires_grad=True)
+    x = lib.ones(64, 64, requires_grad=True)
+
+    def backward():
+        (x * x).sum().backward()
+    return {"a + b": (lambda: a + b, 100000), "add(a, b)": (lambda: lib.add(a, b), 100000),
+            "a + b, requires_grad": (lambda: g + b, 50000), "a.sum()": (lambda: a.sum(), 50000),
+            "(x*x).sum().backward()": (backward, 2000)}
+
+
+def main(checkout, rounds=7):
+    libs = {"base": cases(load_base(checkout)), "after": cases(cinder), "torch": cases(torch)}
+    best = {lib: dict.fromkeys(libs["base"], float("inf")) for lib in libs}
+    for _ in range(rounds):
+        for name in libs["base"]:
+            for lib, table in libs.items():
+                fn, number = table[name]
+                t = min(timeit.repeat(fn, number=number, repeat=3)) / number
+                best[lib][name] = min(best[lib][name], t)
+    print("| case | base | after | after/base | base/torch | after/torch |")
+    print("|---|---|---|---|---|---|")
+    for name in libs["base"]:
+        b, a, t = best["base"][name], best["after"][name], best["torch"][name]
+        print(f"| {name} | {b * 1e6:.2f} µs | {a * 1e6:.2f} µs | {a / b:.2f} | {b / t:.2f}x | "
+              f"{a / t:.2f}x |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
