@@ -625,5 +625,8 @@ def test_conv_double_backward(name, xs, ws, kw):
 
 def test_conv_gradgradcheck():
     x, w = _r(1, 2, 5, 4), _r(4, 1, 3, 2)
-    fn = (lambda a, b: CF.conv2d(a, b, stride=(2, 1), padding=1, groups=2))
+
+    def fn(a, b):
+        return CF.conv2d(a, b, stride=(2, 1), padding=1, groups=2)
+
     assert cinder.autograd.gradgradcheck(fn, (x, w))
