@@ -12,6 +12,7 @@ from ..autograd import grad_mode
 from ..ops import FUNCTIONS as _OPS
 from ..ops.nn import activation as _act
 from ..ops.nn import dropout as _drop
+from ..ops.nn import linear as _lin
 from ..ops.nn import loss as _loss
 from ..ops.nn import conv as _conv
 from ..ops.nn import embedding as _embedding
@@ -247,9 +248,16 @@ def hardswish(input, inplace=False):
 # --- linear ---
 
 def linear(input, weight, bias=None):
-    """``input @ weight.T + bias``; a 2-d input with a bias is one ``addmm`` (one GEMM)."""
+    """``input @ weight.T + bias``; a 2-d input with a bias is one GEMM (PyTorch's addmm)."""
     if input.dim() == 2 and bias is not None:
+        if _lin.can_use_linear_2d(input, weight, bias):
+            return _lin.linear_2d(input, weight, bias)
         return _op("addmm")(bias, input, weight.t())
+    if input.dim() > 2 and bias is not None and input.is_contiguous():
+        # leading dims folded into one GEMM, then viewed back (PyTorch's ViewBackward0)
+        flat = input.reshape(-1, input.shape[-1])
+        out = linear(flat, weight, bias)
+        return out.view(tuple(input.shape[:-1]) + (out.shape[-1],))
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
 
@@ -502,6 +510,42 @@ def _cross_entropy_smoothed(input, target, weight, enum, ignore_index, label_smo
     return (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes)
 
 
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0, options=None):
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target)`` with the logits
+    shaped (N, C, *out_features) for a weight of shape (C, *out_features, in_features).
+    ``options`` (chunking) are accepted; cinder always computes the reference path."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.dim()}")
+    batches, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions "
+                           f"(in_features), got {input.shape[-1]} and "
+                           f"{linear_weight.shape[-1]}, respectively")
+    classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not batches:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape "
+                           f"{tuple(linear_weight.shape)} requires batched input, (N, "
+                           f"{in_features}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    logits_shape = (*batches, classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    width = math.prod(out_features, start=classes)
+    w = linear_weight.reshape((width, in_features))
+    b = None if linear_bias is None else linear_bias.reshape(width)
+    logits = linear(input, w, b).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=-100 if ignore_index is None else ignore_index,
+                         label_smoothing=label_smoothing)
+
+
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean (or sum, or none) of ``|input - target|``."""
     _warn_size(input, target)
@@ -673,9 +717,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
                            f"{list(input.shape)}")
     n_classes = x.shape[1]
     # Targets count up to the first -1; later entries are ignored.
-    valid = _valid_prefix(t)
+    valid, is_target = _multilabel_masks(t, n_classes)
     tc = t.clamp_min(0)
-    is_target = _op("zeros_like")(x).bool().scatter(1, tc, valid)
     x_y = x.gather(1, tc)                                   # (N, J)
     margins = (1 - x_y.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)   # (N, J, C)
     mask = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
@@ -685,11 +728,15 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     return _apply_reduction(loss, enum)
 
 
-def _valid_prefix(t):
+def _multilabel_masks(t, n_classes):
+    """(which target slots count: those before the first -1, which classes are targets)."""
     import numpy as np
     from .._tensor import make_tensor
-    arr = np.cumprod(t._data >= 0, axis=1).astype(bool)
-    return make_tensor(arr, D.bool, t._device)
+    valid = np.cumprod(t._data >= 0, axis=1).astype(bool)
+    is_target = np.zeros((t._data.shape[0], n_classes), dtype=bool)
+    rows, cols = np.nonzero(valid)
+    is_target[rows, t._data[rows, cols]] = True
+    return make_tensor(valid, D.bool, t._device), make_tensor(is_target, D.bool, t._device)
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -827,8 +874,8 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim``."""
     x1, x2 = _broadcast_pair(x1, x2)
-    n1 = _op("vector_norm")(x1, 2, dim, True)
-    n2 = _op("vector_norm")(x2, 2, dim, True)
+    n1 = x1.norm(2, dim, True)
+    n2 = x2.norm(2, dim, True)
     n1 = _op("where")(n1 < eps, _op("full_like")(n1, eps), n1)
     n2 = _op("where")(n2 < eps, _op("full_like")(n2, eps), n2)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
