@@ -101,20 +101,24 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     shape = _channel_shape(x.ndim)
     axes = (0,) + tuple(range(2, x.ndim))
     if training:
-        mean = x.mean(axis=axes)
-        centered = x - mean.reshape(shape)
-        var = (centered * centered).mean(axis=axes)
-        invstd = 1.0 / xp.sqrt(var + eps)
-        _update_running(running_mean, running_var, mean, var, momentum, x.size // x.shape[1])
+        # Statistics accumulate in float64, as PyTorch's CPU kernel does (acc_type of float
+        # on CPU is double); they are stored back in the compute dtype.
+        x64 = x.astype(np.float64)
+        mean64 = x64.mean(axis=axes)
+        centered = x64 - mean64.reshape(shape)
+        var64 = (centered * centered).mean(axis=axes)
+        mean, var = mean64.astype(acc), var64.astype(acc)
+        invstd = (1.0 / xp.sqrt(var64 + eps)).astype(acc)
+        _update_running(running_mean, running_var, mean64, var64, momentum,
+                        x.size // x.shape[1])
     else:
         mean = running_mean._data.astype(acc)       # a copy: later updates must not leak
         invstd = 1.0 / xp.sqrt(_arr(running_var, acc) + eps)
-        centered = x - mean.reshape(shape)
-    y = centered * invstd.reshape(shape)
-    if weight is not None:
-        y *= _arr(weight, acc).reshape(shape)
-    if bias is not None:
-        y += _arr(bias, acc).reshape(shape)
+    # One fused affine map per channel, y = x * alpha + beta, as PyTorch's CPU kernel applies
+    # it (so results round the same way).
+    alpha = invstd if weight is None else invstd * _arr(weight, acc)
+    beta = -mean * alpha if bias is None else _arr(bias, acc) - mean * alpha
+    y = x * alpha.reshape(shape) + beta.reshape(shape)
     result = like(y, input)
     save_mean, save_invstd = (mean, invstd) if training else (xp.zeros(0, acc),) * 2
     if needs_grad(input, weight, bias):
