@@ -107,7 +107,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         mean64 = x64.mean(axis=axes)
         centered = x64 - mean64.reshape(shape)
         var64 = (centered * centered).mean(axis=axes)
-        mean, var = mean64.astype(acc), var64.astype(acc)
+        mean = mean64.astype(acc)
         invstd = (1.0 / xp.sqrt(var64 + eps)).astype(acc)
         _update_running(running_mean, running_var, mean64, var64, momentum,
                         x.size // x.shape[1])
