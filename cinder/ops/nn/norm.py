@@ -115,10 +115,15 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         mean = running_mean._data.astype(acc)       # a copy: later updates must not leak
         invstd = 1.0 / xp.sqrt(_arr(running_var, acc) + eps)
     # One fused affine map per channel, y = x * alpha + beta, as PyTorch's CPU kernel applies
-    # it (so results round the same way).
+    # it with a fused multiply-add (so results round the same way). In training the float64
+    # copy of x exists already and gives the single rounding of an FMA.
     alpha = invstd if weight is None else invstd * _arr(weight, acc)
     beta = -mean * alpha if bias is None else _arr(bias, acc) - mean * alpha
-    y = x * alpha.reshape(shape) + beta.reshape(shape)
+    if training:
+        y = (x64 * alpha.astype(np.float64).reshape(shape) +
+             beta.astype(np.float64).reshape(shape)).astype(acc)
+    else:
+        y = x * alpha.reshape(shape) + beta.reshape(shape)
     result = like(y, input)
     save_mean, save_invstd = (mean, invstd) if training else (xp.zeros(0, acc),) * 2
     if needs_grad(input, weight, bias):

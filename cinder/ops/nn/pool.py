@@ -54,14 +54,20 @@ def _too_small(in_shape, out_shape):
 
 
 def _batched(input, nd, name):
-    if input._data.ndim == nd + 1:
+    """(input with a batch dim, whether one was added), with PyTorch's refusals of other
+    ranks (avg_pool2d reads the channel dim before checking the rank: an IndexError)."""
+    ndim = input._data.ndim
+    if ndim == nd + 1:
         return input.unsqueeze(0), True
-    if input._data.ndim != nd + 2:
+    if ndim != nd + 2:
+        if name == "avg_pool2d" and ndim < 3:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got -3)")
+        if name in ("max_pool2d", "max_pool3d", "avg_pool3d"):
+            raise RuntimeError(f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected "
+                               "for input")
         raise RuntimeError(f"{name}: Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with "
-                           f"optional 0 dim batch size for input, but got: "
-                           f"{list(input.shape)}" if nd != 1 else
-                           f"{name}: Expected 2D or 3D (batch mode) tensor, but got: "
-                           f"{list(input.shape)}")
+                           f"optional 0 dim batch size for input, but got: {list(input.shape)}")
     return input, False
 
 
@@ -218,8 +224,8 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
                             ceil_mode=False):
     """1-d max pooling returning (values, argmax indices), computed as a 2-d pool of height 1."""
     if input._data.ndim not in (2, 3):
-        raise RuntimeError(f"max_pool1d() Expected 2D or 3D input tensor, but got "
-                           f"{list(input.shape)}")
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(input.shape)}")
     one = lambda v: (1,) + ntuple(v, 1, "kernel_size")   # noqa: E731
     stride = None if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
         else one(stride)
@@ -349,8 +355,9 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
     """1-d average pooling of a (N, C, L) or (C, L) input (a 2-d pool of height 1)."""
     if input._data.ndim not in (2, 3):
-        raise RuntimeError(f"avg_pool1d() Expected 2D or 3D input tensor, but got "
-                           f"{list(input.shape)}")
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input._data.ndim}-dimensional "
+                           "tensor for argument #1 'self' (while checking arguments for "
+                           "avg_pool1d)")
     one = lambda v: (1,) + ntuple(v, 1, "kernel_size")   # noqa: E731
     stride = one(kernel_size) if stride is None or (isinstance(stride, (list, tuple)) and
                                                     not stride) else one(stride)
