@@ -17,7 +17,7 @@ from ...autograd import grad_mode
 from ..._tensor import Tensor
 from .._prep import xp_of
 from .._registry import needs_grad, node_class, record, register
-from ._utils import add_windows, like, ntuple, windows
+from ._utils import add_windows, first_order_node, like, ntuple, windows
 
 # ----------------------------------------------------------------------------------------------
 # Array-level building blocks (backend arrays in, backend arrays out)
@@ -531,7 +531,7 @@ def _im2col_grad(grad, s):
                        g.in_size), grad)
 
 
-Im2ColNode = node_class("Im2ColBackward0", {"self": _im2col_grad},
+Im2ColNode = first_order_node("Im2ColBackward0", {"self": _im2col_grad},
                         saves_also=("geo", "channels"))
 
 
@@ -565,7 +565,7 @@ def _col2im_grad(grad, s):
     return like(xp.ascontiguousarray(out), grad)
 
 
-Col2ImNode = node_class("Col2ImBackward0", {"self": _col2im_grad}, saves_also=("geo",))
+Col2ImNode = first_order_node("Col2ImBackward0", {"self": _col2im_grad}, saves_also=("geo",))
 
 
 def col2im_op(input, output_size, kernel_size, dilation, padding, stride):

@@ -9,8 +9,8 @@ import numpy as np
 
 from ... import _dtype as D
 from .._prep import xp_of
-from .._registry import needs_grad, node_class, record, register
-from ._utils import like
+from .._registry import needs_grad, record, register
+from ._utils import first_order_node, like
 
 
 def _acc(t):
@@ -75,7 +75,7 @@ def _bn_bias_grad(grad, s):
     return like(_arr(grad, _acc(grad)).sum(axis=axes), grad)
 
 
-BatchNormNode = node_class("NativeBatchNormBackward0", {
+BatchNormNode = first_order_node("NativeBatchNormBackward0", {
     "input": _bn_input_grad, "weight": _bn_weight_grad, "bias": _bn_bias_grad},
     saves_also=("input", "weight", "save_mean", "save_invstd", "training"))
 
@@ -206,7 +206,7 @@ def _ln_bias_grad(grad, s):
     return like(gy.sum(axis=_lead_axes(s, gy.ndim)), grad)
 
 
-LayerNormNode = node_class("NativeLayerNormBackward0", {
+LayerNormNode = first_order_node("NativeLayerNormBackward0", {
     "input": _ln_input_grad, "weight": _ln_weight_grad, "bias": _ln_bias_grad},
     saves_also=("input", "weight", "mean", "rstd", "axes"))
 
@@ -265,7 +265,7 @@ def _rms_weight_grad(grad, s):
     return like((_arr(grad, acc) * xhat).sum(axis=lead), grad)
 
 
-RmsNormNode = node_class("FusedRmsNormBackward0", {
+RmsNormNode = first_order_node("FusedRmsNormBackward0", {
     "input": _rms_input_grad, "weight": _rms_weight_grad},
     saves_also=("input", "weight", "rstd", "axes"))
 
@@ -327,7 +327,7 @@ def _gn_bias_grad(grad, s):
     return like(gy.sum(axis=(0,) + tuple(range(2, gy.ndim))), grad)
 
 
-GroupNormNode = node_class("NativeGroupNormBackward0", {
+GroupNormNode = first_order_node("NativeGroupNormBackward0", {
     "input": _gn_input_grad, "weight": _gn_weight_grad, "bias": _gn_bias_grad},
     saves_also=("input", "weight", "mean", "rstd", "groups"))
 

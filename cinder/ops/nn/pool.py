@@ -11,8 +11,8 @@ import numpy as np
 
 from ... import _dtype as D
 from .._prep import xp_of
-from .._registry import needs_grad, node_class, record, register
-from ._utils import add_windows, like, ntuple, scatter_sum, windows
+from .._registry import needs_grad, record, register
+from ._utils import add_windows, first_order_node, like, ntuple, scatter_sum, windows
 
 # ----------------------------------------------------------------------------------------------
 # Shared geometry
@@ -165,9 +165,9 @@ def _max_grad(grad, s):
     return like(gx, grad)
 
 
-MaxPool2dNode = node_class("MaxPool2DWithIndicesBackward0", {"self": _max_grad},
+MaxPool2dNode = first_order_node("MaxPool2DWithIndicesBackward0", {"self": _max_grad},
                            saves_also=("indices", "self_shape", "overlapping"))
-MaxPool3dNode = node_class("MaxPool3DWithIndicesBackward0", {"self": _max_grad},
+MaxPool3dNode = first_order_node("MaxPool3DWithIndicesBackward0", {"self": _max_grad},
                            saves_also=("indices", "self_shape", "overlapping"))
 
 
@@ -301,10 +301,10 @@ def _kernel_broadcast(xp, g, kernel):
     return xp.lib.stride_tricks.as_strided(g, shape, strides, writeable=False)
 
 
-AvgPool2dNode = node_class("AvgPool2DBackward0", {"self": _avg_grad},
+AvgPool2dNode = first_order_node("AvgPool2DBackward0", {"self": _avg_grad},
                            saves_also=("divisor", "divisor_override", "self_shape", "padding",
                                        "hi", "kernel", "stride"))
-AvgPool3dNode = node_class("AvgPool3DBackward0", {"self": _avg_grad},
+AvgPool3dNode = first_order_node("AvgPool3DBackward0", {"self": _avg_grad},
                            saves_also=("divisor", "divisor_override", "self_shape", "padding",
                                        "hi", "kernel", "stride"))
 
@@ -441,7 +441,8 @@ def _adaptive_avg_grad(grad, s):
     return like(_apply_per_dim(xp, grad._data, mats, transpose=True), grad)
 
 
-_AdaptiveAvgNodes = {nd: node_class(f"AdaptiveAvgPool{nd}DBackward0", {"self": _adaptive_avg_grad},
+_AdaptiveAvgNodes = {nd: first_order_node(f"AdaptiveAvgPool{nd}DBackward0",
+                                          {"self": _adaptive_avg_grad},
                                     saves_also=("in_size", "even")) for nd in (2, 3)}
 
 
@@ -518,7 +519,8 @@ def _adaptive_max_grad(grad, s):
     return like(gx.reshape(shape), grad)
 
 
-_AdaptiveMaxNodes = {nd: node_class(f"AdaptiveMaxPool{nd}DBackward0", {"self": _adaptive_max_grad},
+_AdaptiveMaxNodes = {nd: first_order_node(f"AdaptiveMaxPool{nd}DBackward0",
+                                          {"self": _adaptive_max_grad},
                                     saves_also=("indices", "self_shape", "in_size"))
                      for nd in (2, 3)}
 
@@ -578,7 +580,7 @@ def _unpool_grad(grad, s):
     return like(xp.take_along_axis(g, idx, axis=-1).reshape(s.indices.shape), grad)
 
 
-_UnpoolNodes = {nd: node_class(f"MaxUnpool{nd}DBackward0", {"self": _unpool_grad},
+_UnpoolNodes = {nd: first_order_node(f"MaxUnpool{nd}DBackward0", {"self": _unpool_grad},
                                saves_also=("indices",)) for nd in (2, 3)}
 
 
@@ -635,7 +637,8 @@ def _fractional_grad(grad, s):
     return like(gx, grad)
 
 
-_FractionalNodes = {nd: node_class(f"FractionalMaxPool{nd}DBackward0", {"self": _fractional_grad},
+_FractionalNodes = {nd: first_order_node(f"FractionalMaxPool{nd}DBackward0",
+                                         {"self": _fractional_grad},
                                    saves_also=("indices", "self_shape")) for nd in (2, 3)}
 
 
