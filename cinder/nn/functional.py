@@ -789,11 +789,16 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
     unbatched = input.dim() <= 1
+    if input.dim() > 2 or input.numel() == 0:
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {list(input.shape)}")
     x = input.reshape(1, -1) if unbatched else input
+    if target.dim() > 1 or target.numel() != x.shape[0]:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal "
+                           f"to the number of input samples (batch size). Expected target "
+                           f"size [{x.shape[0]}], but got {list(target.shape)}. Input has "
+                           f"shape {list(input.shape)}.")
     t = target.reshape(-1)
-    if x.dim() != 2 or t.shape[0] != x.shape[0]:
-        raise RuntimeError(f"inconsistent target size, expected {x.shape[0]} but got "
-                           f"{list(target.shape)}")
     n_classes = x.shape[1]
     tc = t.unsqueeze(1)
     x_y = x.gather(1, tc)
