@@ -242,6 +242,13 @@ def hardswish(input, inplace=False):
 
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``; a 2-d input with a bias is one GEMM (PyTorch's addmm)."""
+    if input._dtype is not weight._dtype:
+        a, b = input._dtype, weight._dtype
+        if bias is None:       # PyTorch's matmul path words it differently from addmm's
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                               f"{a.cpp_name} != {b.cpp_name}")
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                           f"{a.scalar_name} and {b.scalar_name}")
     if input.dim() == 2 and bias is not None:
         if _lin.can_use_linear_2d(input, weight, bias):
             return _lin.linear_2d(input, weight, bias)
@@ -788,6 +795,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
+    _loss.check_weight_dtype(input, weight)
     unbatched = input.dim() <= 1
     if input.dim() > 2 or input.numel() == 0:
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "

@@ -148,6 +148,8 @@ def _ce_samples(dtype, make):
 
 def _ce_errors(make):
     return [
+        ErrorSample(Sample(make((3, 5), "float64"), make((3,), "int64", low=0, high=5),
+                           weight=make((5,))), match="expected scalar type Double"),
         ErrorSample(Sample(make((3, 5)), make((3,), "float32")), match="expected target dtype"),
         ErrorSample(Sample(make((3, 5)), make((2,), "int64", low=0, high=5)),
                     match="Expected input batch_size"),
@@ -297,7 +299,11 @@ def _linear_samples(dtype, make):
 
 def _linear_errors(make):
     return [ErrorSample(Sample(make((4, 3)), make((5, 2)), make((5,))),
-                        match="cannot be multiplied")]
+                        match="cannot be multiplied"),
+            ErrorSample(Sample(make((4, 3), "float64"), make((5, 3)), make((5,))),
+                        match="mat1 and mat2 must have the same dtype"),
+            ErrorSample(Sample(make((2, 4, 3), "float64"), make((5, 3))),
+                        match="expected m1 and m2 to have the same dtype")]
 
 
 LINEAR = [

@@ -59,11 +59,19 @@ def _check_nll(input, target, weight):
             raise RuntimeError(f"Expected target size {list(want)}, got "
                                f"{list(target._data.shape)}")
     classes = input._data.shape[0 if input.dim() == 1 else 1]
+    check_weight_dtype(input, weight)
     if weight is not None and weight.numel() != classes:
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes "
                            f"or no classes but got weight tensor of shape: "
                            f"{list(weight._data.shape)}")
     return classes
+
+
+def check_weight_dtype(input, weight):
+    """A class-weight tensor must have the input's dtype (PyTorch does not cast it)."""
+    if weight is not None and weight._dtype is not input._dtype:
+        raise RuntimeError(f"expected scalar type {input._dtype.scalar_name} but found "
+                           f"{weight._dtype.scalar_name}")
 
 
 def _nll_pick(input, target, weight, ignore_index, classes):
