@@ -119,17 +119,7 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 
 def glu(input, dim=-1):
     """Gated linear unit: split ``input`` in halves ``a, b`` along ``dim``; ``a * sigmoid(b)``."""
-    if input.dim() == 0:
-        raise RuntimeError("glu does not support scalars because halving size must be even")
-    if not input.is_floating_point():
-        raise NotImplementedError(f'"glu_cpu" not implemented for '
-                                  f"'{input.dtype.scalar_name}'")
-    n = input.shape[dim]
-    if n % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension "
-                           f"{dim % input.dim()} is size {n}")
-    a, b = input.chunk(2, dim)
-    return a * b.sigmoid()
+    return _act.glu(input, dim)
 
 
 def gelu(input, approximate="none"):
@@ -253,6 +243,9 @@ def linear(input, weight, bias=None):
         if _lin.can_use_linear_2d(input, weight, bias):
             return _lin.linear_2d(input, weight, bias)
         return _op("addmm")(bias, input, weight.t())
+    if input.dim() == 1 and bias is not None:
+        # a vector is a batch of one, viewed back (PyTorch's ViewBackward0)
+        return linear(input.unsqueeze(0), weight, bias).view(weight.shape[0])
     if input.dim() > 2 and bias is not None and input.is_contiguous():
         # leading dims folded into one GEMM, then viewed back (PyTorch's ViewBackward0)
         flat = input.reshape(-1, input.shape[-1])

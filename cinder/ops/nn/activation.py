@@ -451,3 +451,42 @@ rrelu_ = make_inplace(lambda input, *args, **kw: rrelu(input, *args, _node=Rrelu
                                                       **kw), "rrelu")
 register("rrelu", rrelu, method=False, family="nn.activation", nodes=(RreluNode,))
 register("rrelu_", rrelu_, method=False, family="nn.activation")
+
+
+# ----------------------------------------------------------------------------------------------
+# GLU (gated linear unit)
+# ----------------------------------------------------------------------------------------------
+
+def _glu_grad(grad, s):
+    from ..shape import cat
+    a, b = s.self.chunk(2, s.dim)
+    sig = b.sigmoid()
+    return cat([grad * sig, grad * a * sig * (1 - sig)], s.dim)
+
+
+GluNode = node_class("GluBackward0", {"self": _glu_grad}, saves_also=("self", "dim"))
+
+
+def glu(input, dim=-1):
+    """``a * sigmoid(b)`` for the two halves ``a, b`` of ``input`` along ``dim``."""
+    _check_input(input, "glu")
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if input._dtype.category != D.FLOATING:
+        not_implemented("glu_cpu", input._dtype)
+    axis = dim % input.dim()
+    n = input._data.shape[axis]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {axis} is size {n}")
+    dt = input._dtype
+    a, b = np.split(input._data.astype(np.float32) if dt in _HALF else input._data, 2, axis)
+    with np.errstate(over="ignore"):
+        res = (a * (1 / (1 + np.exp(-b)))).astype(dt.numpy_dtype, copy=False)
+    result = wrap(res, dt, input._device)
+    if needs_grad(input):
+        record(GluNode, (input,), (result,), self=input, dim=axis)
+    return result
+
+
+register("glu", glu, method=False, function_too=False, family="nn.activation",
+         nodes=(GluNode,))

@@ -131,7 +131,7 @@ def nll_loss_nd(input, target, weight=None, reduction=MEAN, ignore_index=-100):
     result = wrap(res.astype(dt.numpy_dtype, copy=False), dt, dev)
     if needs_grad(input):
         shape2 = (1,) + input._data.shape if input.dim() == 1 else input._data.shape
-        node = NllLoss2dNode if input.dim() == 4 else NllLossNode
+        node = NllLoss2dNode if input.dim() >= 3 else NllLossNode   # k-d goes through 2d
         record(node, (input, None), (result,), self=input, reduction=reduction,
                total_weight=wrap(total, dt, dev), wt=wrap(w, dt, dev),
                tc=wrap(tc, D.int64, dev), shape2=shape2, unbatched=input.dim() == 1)
