@@ -31,6 +31,7 @@ def threshold(input, threshold, value, inplace=False):
 
 
 def threshold_(input, threshold, value):
+    """In-place :func:`threshold`."""
     return _act.threshold.inplace(input, threshold, value)
 
 
@@ -40,6 +41,7 @@ def relu(input, inplace=False):
 
 
 def relu_(input):
+    """In-place :func:`relu`."""
     return input.relu_()
 
 
@@ -53,6 +55,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place :func:`hardtanh`."""
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
@@ -69,6 +72,7 @@ def elu(input, alpha=1.0, inplace=False):
 
 
 def elu_(input, alpha=1.0):
+    """In-place :func:`elu`."""
     return elu(input, alpha, inplace=True)
 
 
@@ -78,6 +82,7 @@ def selu(input, inplace=False):
 
 
 def selu_(input):
+    """In-place :func:`selu`."""
     return _act.selu_(input)
 
 
@@ -87,6 +92,7 @@ def celu(input, alpha=1.0, inplace=False):
 
 
 def celu_(input, alpha=1.0):
+    """In-place :func:`celu`."""
     return _act.celu_(input, alpha)
 
 
@@ -98,6 +104,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 
 def leaky_relu_(input, negative_slope=0.01):
+    """In-place :func:`leaky_relu`."""
     return leaky_relu(input, negative_slope, inplace=True)
 
 
@@ -114,6 +121,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place :func:`rrelu`."""
     return rrelu(input, lower, upper, training, inplace=True)
 
 
@@ -201,10 +209,12 @@ def softshrink(input, lambd=0.5):
 
 
 def tanh(input):
+    """Elementwise hyperbolic tangent (``input.tanh()``)."""
     return input.tanh()
 
 
 def sigmoid(input):
+    """Elementwise logistic sigmoid (``input.sigmoid()``)."""
     return input.sigmoid()
 
 
