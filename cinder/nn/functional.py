@@ -809,20 +809,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                            f"to the number of input samples (batch size). Expected target "
                            f"size [{x.shape[0]}], but got {list(target.shape)}. Input has "
                            f"shape {list(input.shape)}.")
-    t = target.reshape(-1)
-    n_classes = x.shape[1]
-    tc = t.unsqueeze(1)
-    x_y = x.gather(1, tc)
-    z = (margin - x_y + x).clamp_min(0)
-    if p == 2:
-        z = z * z
-    if weight is not None:
-        z = z * weight.gather(0, t).unsqueeze(1)
-    not_y = _op("ones_like")(x).bool().scatter(1, tc, False)
-    loss = (z * not_y).sum(1) / n_classes
-    if unbatched:
-        loss = loss.reshape(())
-    return _apply_reduction(loss, enum)
+    return _loss.multi_margin_loss(input, target, p, margin, weight, enum)
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,

@@ -208,7 +208,27 @@ def _ctc_samples(dtype, make):
                zero_infinity=True)]
 
 
+def _multi_margin_samples(dtype, make):
+    def target(n):
+        return make((n,), "int64", low=0, high=5, grad=False)
+    w = make((5,), low=0.5, high=2, grad=False)
+    return [Sample(make((4, 5)), target(4), reduction=r) for r in REDUCTIONS] + [
+        Sample(make((4, 5)), target(4), p=2, margin=0.5, weight=w),
+        Sample(make((5,)), make((), "int64", values=3, grad=False), reduction="none"),
+        Sample(make((5,)), make((1,), "int64", values=[2], grad=False))]
+
+
+def _multi_margin_errors(make):
+    return [ErrorSample(Sample(make((4, 5)), make((3,), "int64", low=0, high=5)),
+                        match="target tensor should be 1-D"),
+            ErrorSample(Sample(make((4, 5)), make((4,), "int64", low=0, high=5), p=3),
+                        match="only p == 1 and p == 2")]
+
+
 LOSSES = [
+    OpEntry("multi_margin_loss", call=_F("multi_margin_loss"), samples=_multi_margin_samples,
+            dtypes=FLOATS, method=False, grad=True, errors=_multi_margin_errors,
+            family=FAMILY),
     OpEntry("mse_loss", call=_F("mse_loss"), samples=_pair_samples(), dtypes=FLOATS,
             method=False, grad=True, family=FAMILY),
     OpEntry("smooth_l1_loss", call=_F("smooth_l1_loss"), samples=_pair_samples(beta=0.7),

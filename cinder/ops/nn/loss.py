@@ -531,3 +531,67 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
 
 register("ctc_loss", ctc_loss, method=False, family="nn.loss", nodes=(CtcNode,))
+
+
+# ----------------------------------------------------------------------------------------------
+# multi_margin_loss (multi-class hinge)
+# ----------------------------------------------------------------------------------------------
+
+def _multi_margin_grad(grad, s):
+    x, t = s.self2d, s.tcol
+    z = s.margin - x.gather(1, t) + x
+    g = ((z > 0) & s.not_y).to(x.dtype)
+    if s.p == 2:
+        g = g * 2 * z
+    if s.wy is not None:
+        g = g * s.wy
+    g = g / x.shape[1]
+    g = g + x.new_zeros(x.shape).scatter(1, t, -g.sum(1, keepdim=True))
+    if s.reduction == NONE:
+        per = grad.reshape(-1, 1)
+    elif s.reduction == MEAN:
+        per = grad / x.shape[0]
+    else:
+        per = grad
+    return (g * per).reshape(s.self.shape)
+
+
+MultiMarginNode = node_class("MultiMarginLossBackward0", {
+    "self": _multi_margin_grad, "target": None},
+    saves_also=("self", "self2d", "tcol", "margin", "not_y", "p", "wy", "reduction"))
+
+
+def multi_margin_loss(input, target, p, margin, weight, reduction):
+    """``sum_{i != y} w[y] * max(0, margin - x[y] + x[i])^p / C`` per sample; ``input`` is
+    (N, C) or (C,), ``target`` the class of each sample (arguments checked by the caller)."""
+    _check_float(input, "multi_margin_loss_cpu_kernel")
+    x2 = input.reshape(1, -1) if input.dim() <= 1 else input
+    a = x2._data
+    t = target._data.reshape(-1).astype(np.int64, copy=False)
+    rows = np.arange(a.shape[0])
+    z = np.maximum(margin - a[rows, t][:, None] + a, 0)
+    z[rows, t] = 0
+    if p == 2:
+        z = z * z
+    wy = None
+    if weight is not None:
+        wy = weight._data[t][:, None]
+        z = z * wy
+    losses = z.sum(1) / a.shape[1]
+    if input.dim() <= 1 and reduction == NONE:
+        losses = losses.reshape(())
+    res = _reduce_arr(losses, reduction).astype(input._dtype.numpy_dtype, copy=False)
+    result = wrap(res, input._dtype, input._device)
+    if needs_grad(input):
+        not_y = np.ones(a.shape, dtype=bool)
+        not_y[rows, t] = False
+        dev = input._device
+        record(MultiMarginNode, (input, None), (result,), self=input, self2d=x2,
+               tcol=wrap(t[:, None].copy(), D.int64, dev), margin=margin,
+               not_y=wrap(not_y, D.bool, dev), p=p, reduction=reduction,
+               wy=None if wy is None else wrap(wy, input._dtype, dev))
+    return result
+
+
+register("multi_margin_loss", multi_margin_loss, method=False, function_too=False,
+         family="nn.loss", nodes=(MultiMarginNode,))
