@@ -923,17 +923,8 @@ def one_hot(tensor, num_classes=-1):
 
 def channel_shuffle(input, groups):
     """Split the C channels of (N, C, *) into ``groups`` and interleave them."""
-    if groups <= 0:
-        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
-                           f"groups:{groups}")
-    channels = input.shape[1]
-    if channels % groups:
-        raise RuntimeError(f"Number of channels must be divisible by groups. Got {channels} "
-                           f"channels and {groups} groups.")
-    n = input.shape[0]
-    rest = tuple(input.shape[2:])
-    out = input.reshape((n, groups, channels // groups) + rest).transpose(1, 2)
-    return out.reshape(input.shape)
+    from ..ops.nn.channel_shuffle import channel_shuffle as _shuffle
+    return _shuffle(input, groups)
 
 
 native_channel_shuffle = channel_shuffle

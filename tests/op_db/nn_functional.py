@@ -331,4 +331,17 @@ LINEAR = [
             method=False, grad=True, errors=_linear_errors, family=FAMILY),
 ]
 
-ENTRIES = ACTIVATIONS + LOSSES + DROPOUT + LINEAR
+def _shuffle_errors(make):
+    return [ErrorSample(Sample(make((2, 5, 3)), 2), match="divisible by groups"),
+            ErrorSample(Sample(make((2, 4, 3)), 0), match="must be positive")]
+
+
+SHUFFLE = [
+    OpEntry("channel_shuffle", call=_F("channel_shuffle"), method=False, grad=True,
+            family=FAMILY, dtypes=FLOATS + ("int64",), errors=_shuffle_errors,
+            samples=lambda dtype, make: [Sample(make((2, 6, 3)), 3),
+                                         Sample(make((1, 4, 2, 2)), 2),
+                                         Sample(make((2, 6, 3), layout="transposed"), 2)]),
+]
+
+ENTRIES = ACTIVATIONS + LOSSES + DROPOUT + LINEAR + SHUFFLE

@@ -4,3 +4,4 @@ from . import activation  # noqa: F401
 from . import loss  # noqa: F401
 from . import dropout  # noqa: F401
 from . import linear  # noqa: F401
+from . import channel_shuffle  # noqa: F401
