@@ -4,6 +4,7 @@ from . import activation  # noqa: F401
 from . import loss  # noqa: F401
 from . import dropout  # noqa: F401
 from . import linear  # noqa: F401
+from . import channel_shuffle  # noqa: F401
 from . import conv  # noqa: F401
 from . import embedding  # noqa: F401
 from . import norm  # noqa: F401
