@@ -38,6 +38,7 @@ def threshold(input, threshold, value, inplace=False):
 
 
 def threshold_(input, threshold, value):
+    """In-place :func:`threshold`."""
     return _act.threshold.inplace(input, threshold, value)
 
 
@@ -47,6 +48,7 @@ def relu(input, inplace=False):
 
 
 def relu_(input):
+    """In-place :func:`relu`."""
     return input.relu_()
 
 
@@ -60,6 +62,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place :func:`hardtanh`."""
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
@@ -76,6 +79,7 @@ def elu(input, alpha=1.0, inplace=False):
 
 
 def elu_(input, alpha=1.0):
+    """In-place :func:`elu`."""
     return elu(input, alpha, inplace=True)
 
 
@@ -85,6 +89,7 @@ def selu(input, inplace=False):
 
 
 def selu_(input):
+    """In-place :func:`selu`."""
     return _act.selu_(input)
 
 
@@ -94,6 +99,7 @@ def celu(input, alpha=1.0, inplace=False):
 
 
 def celu_(input, alpha=1.0):
+    """In-place :func:`celu`."""
     return _act.celu_(input, alpha)
 
 
@@ -105,6 +111,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 
 def leaky_relu_(input, negative_slope=0.01):
+    """In-place :func:`leaky_relu`."""
     return leaky_relu(input, negative_slope, inplace=True)
 
 
@@ -121,22 +128,13 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place :func:`rrelu`."""
     return rrelu(input, lower, upper, training, inplace=True)
 
 
 def glu(input, dim=-1):
     """Gated linear unit: split ``input`` in halves ``a, b`` along ``dim``; ``a * sigmoid(b)``."""
-    if input.dim() == 0:
-        raise RuntimeError("glu does not support scalars because halving size must be even")
-    if not input.is_floating_point():
-        raise NotImplementedError(f'"glu_cpu" not implemented for '
-                                  f"'{input.dtype.scalar_name}'")
-    n = input.shape[dim]
-    if n % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension "
-                           f"{dim % input.dim()} is size {n}")
-    a, b = input.chunk(2, dim)
-    return a * b.sigmoid()
+    return _act.glu(input, dim)
 
 
 def gelu(input, approximate="none"):
@@ -218,10 +216,12 @@ def softshrink(input, lambd=0.5):
 
 
 def tanh(input):
+    """Elementwise hyperbolic tangent (``input.tanh()``)."""
     return input.tanh()
 
 
 def sigmoid(input):
+    """Elementwise logistic sigmoid (``input.sigmoid()``)."""
     return input.sigmoid()
 
 
@@ -249,10 +249,20 @@ def hardswish(input, inplace=False):
 
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``; a 2-d input with a bias is one GEMM (PyTorch's addmm)."""
+    if input._dtype is not weight._dtype:
+        a, b = input._dtype, weight._dtype
+        if bias is None:       # PyTorch's matmul path words it differently from addmm's
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                               f"{a.cpp_name} != {b.cpp_name}")
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                           f"{a.scalar_name} and {b.scalar_name}")
     if input.dim() == 2 and bias is not None:
         if _lin.can_use_linear_2d(input, weight, bias):
             return _lin.linear_2d(input, weight, bias)
         return _op("addmm")(bias, input, weight.t())
+    if input.dim() == 1 and bias is not None:
+        # a vector is a batch of one, viewed back (PyTorch's ViewBackward0)
+        return linear(input.unsqueeze(0), weight, bias).view(weight.shape[0])
     if input.dim() > 2 and bias is not None and input.is_contiguous():
         # leading dims folded into one GEMM, then viewed back (PyTorch's ViewBackward0)
         flat = input.reshape(-1, input.shape[-1])
@@ -795,25 +805,18 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
+    _loss.check_weight_dtype(input, weight)
     unbatched = input.dim() <= 1
+    if input.dim() > 2 or input.numel() == 0:
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {list(input.shape)}")
     x = input.reshape(1, -1) if unbatched else input
-    t = target.reshape(-1)
-    if x.dim() != 2 or t.shape[0] != x.shape[0]:
-        raise RuntimeError(f"inconsistent target size, expected {x.shape[0]} but got "
-                           f"{list(target.shape)}")
-    n_classes = x.shape[1]
-    tc = t.unsqueeze(1)
-    x_y = x.gather(1, tc)
-    z = (margin - x_y + x).clamp_min(0)
-    if p == 2:
-        z = z * z
-    if weight is not None:
-        z = z * weight.gather(0, t).unsqueeze(1)
-    not_y = _op("ones_like")(x).bool().scatter(1, tc, False)
-    loss = (z * not_y).sum(1) / n_classes
-    if unbatched:
-        loss = loss.reshape(())
-    return _apply_reduction(loss, enum)
+    if target.dim() > 1 or target.numel() != x.shape[0]:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal "
+                           f"to the number of input samples (batch size). Expected target "
+                           f"size [{x.shape[0]}], but got {list(target.shape)}. Input has "
+                           f"shape {list(input.shape)}.")
+    return _loss.multi_margin_loss(input, target, p, margin, weight, enum)
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
@@ -927,17 +930,8 @@ def one_hot(tensor, num_classes=-1):
 
 def channel_shuffle(input, groups):
     """Split the C channels of (N, C, *) into ``groups`` and interleave them."""
-    if groups <= 0:
-        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
-                           f"groups:{groups}")
-    channels = input.shape[1]
-    if channels % groups:
-        raise RuntimeError(f"Number of channels must be divisible by groups. Got {channels} "
-                           f"channels and {groups} groups.")
-    n = input.shape[0]
-    rest = tuple(input.shape[2:])
-    out = input.reshape((n, groups, channels // groups) + rest).transpose(1, 2)
-    return out.reshape(input.shape)
+    from ..ops.nn.channel_shuffle import channel_shuffle as _shuffle
+    return _shuffle(input, groups)
 
 
 native_channel_shuffle = channel_shuffle

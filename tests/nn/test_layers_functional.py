@@ -592,3 +592,55 @@ def test_interpolate_antialias(mode, kw):
 def test_interpolate_antialias_errors():
     same_error("interpolate", [(1, 2, 3, 4)], scale_factor=2, mode="nearest", antialias=True)
     same_error("interpolate", [(1, 2, 3)], scale_factor=2, mode="linear", antialias=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# Double backward of convolutions (create_graph=True computes the gradients by conv ops)
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name,xs,ws,kw", [
+    ("conv2d", (2, 4, 7, 6), (6, 2, 3, 2), dict(stride=(2, 1), padding=(1, 0), dilation=(1, 2),
+                                                groups=2)),
+    ("conv2d", (2, 3, 6, 6), (4, 3, 3, 3), dict(padding="same")),
+    ("conv2d", (1, 2, 8, 8), (3, 2, 3, 3), dict(stride=2)),        # rows no window reaches
+    ("conv1d", (2, 3, 9), (4, 3, 3), dict(stride=2)),
+    ("conv_transpose2d", (2, 4, 3, 4), (4, 3, 3, 2), dict(stride=2, padding=1,
+                                                          output_padding=1)),
+    ("conv_transpose1d", (2, 4, 5), (4, 2, 3), dict(stride=3, groups=2, dilation=2)),
+    ("conv3d", (1, 2, 4, 4, 4), (2, 2, 2, 2, 2), dict(stride=2)),
+])
+def test_conv_double_backward(name, xs, ws, kw):
+    rng = np.random.default_rng(11)
+    x, w = rng.standard_normal(xs), rng.standard_normal(ws)
+    res = []
+    for lib in (torch, cinder):
+        X, W = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+        y = getattr(lib.nn.functional, name)(X, W, **kw)
+        gx, gw = lib.autograd.grad((y * y).sum(), (X, W), create_graph=True)
+        (gx.pow(2).sum() + gw.pow(2).sum() * 0.5).backward()
+        res.append((gx.detach().numpy(), gw.detach().numpy(), X.grad.numpy(), W.grad.numpy()))
+    for a, c in zip(*res):
+        np.testing.assert_allclose(c, a, 1e-9, 1e-9)
+
+
+def test_conv_gradgradcheck():
+    x, w = _r(1, 2, 5, 4), _r(4, 1, 3, 2)
+
+    def fn(a, b):
+        return CF.conv2d(a, b, stride=(2, 1), padding=1, groups=2)
+
+    assert cinder.autograd.gradgradcheck(fn, (x, w))
+
+
+def test_double_backward_through_first_order_kernel_raises():
+    """A fused kernel without a differentiable backward refuses a second backward instead of
+    treating its gradient as a constant (PyTorch would differentiate it; see the report)."""
+    x = cinder.randn(3, 4, requires_grad=True)
+    y = CF.layer_norm(x, [4]).pow(2).sum()
+    (g,) = cinder.autograd.grad(y, x, create_graph=True)
+    with pytest.raises(RuntimeError, match="double backward through NativeLayerNormBackward0"):
+        g.sum().backward()
+    # First-order use is unaffected.
+    z = cinder.randn(3, 4, requires_grad=True)
+    CF.layer_norm(z, [4]).pow(2).sum().backward()
+    assert z.grad is not None

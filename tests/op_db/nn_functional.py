@@ -99,7 +99,7 @@ ACTIVATIONS = [
             tol=HALF_TOL, family=FAMILY),
     OpEntry("glu", call=_F("glu"), method=False, grad=True, family=FAMILY, dtypes=FLOATS,
             samples=lambda dtype, make: [Sample(make((3, 4))), Sample(make((4, 3)), dim=0)],
-            errors=_glu_errors, check_grad_fn=False),
+            errors=_glu_errors),
     OpEntry("rrelu", call=_F("rrelu"), method=False, grad=True, family=FAMILY, dtypes=FLOATS,
             samples=lambda dtype, make: [Sample(make((3, 4))),
                                          Sample(make((3, 4)), 0.2, 0.4)]),
@@ -148,6 +148,8 @@ def _ce_samples(dtype, make):
 
 def _ce_errors(make):
     return [
+        ErrorSample(Sample(make((3, 5), "float64"), make((3,), "int64", low=0, high=5),
+                           weight=make((5,))), match="expected scalar type Double"),
         ErrorSample(Sample(make((3, 5)), make((3,), "float32")), match="expected target dtype"),
         ErrorSample(Sample(make((3, 5)), make((2,), "int64", low=0, high=5)),
                     match="Expected input batch_size"),
@@ -206,7 +208,27 @@ def _ctc_samples(dtype, make):
                zero_infinity=True)]
 
 
+def _multi_margin_samples(dtype, make):
+    def target(n):
+        return make((n,), "int64", low=0, high=5, grad=False)
+    w = make((5,), low=0.5, high=2, grad=False)
+    return [Sample(make((4, 5)), target(4), reduction=r) for r in REDUCTIONS] + [
+        Sample(make((4, 5)), target(4), p=2, margin=0.5, weight=w),
+        Sample(make((5,)), make((), "int64", values=3, grad=False), reduction="none"),
+        Sample(make((5,)), make((1,), "int64", values=[2], grad=False))]
+
+
+def _multi_margin_errors(make):
+    return [ErrorSample(Sample(make((4, 5)), make((3,), "int64", low=0, high=5)),
+                        match="target tensor should be 1-D"),
+            ErrorSample(Sample(make((4, 5)), make((4,), "int64", low=0, high=5), p=3),
+                        match="only p == 1 and p == 2")]
+
+
 LOSSES = [
+    OpEntry("multi_margin_loss", call=_F("multi_margin_loss"), samples=_multi_margin_samples,
+            dtypes=FLOATS, method=False, grad=True, errors=_multi_margin_errors,
+            family=FAMILY),
     OpEntry("mse_loss", call=_F("mse_loss"), samples=_pair_samples(), dtypes=FLOATS,
             method=False, grad=True, family=FAMILY),
     OpEntry("smooth_l1_loss", call=_F("smooth_l1_loss"), samples=_pair_samples(beta=0.7),
@@ -297,7 +319,11 @@ def _linear_samples(dtype, make):
 
 def _linear_errors(make):
     return [ErrorSample(Sample(make((4, 3)), make((5, 2)), make((5,))),
-                        match="cannot be multiplied")]
+                        match="cannot be multiplied"),
+            ErrorSample(Sample(make((4, 3), "float64"), make((5, 3)), make((5,))),
+                        match="mat1 and mat2 must have the same dtype"),
+            ErrorSample(Sample(make((2, 4, 3), "float64"), make((5, 3))),
+                        match="expected m1 and m2 to have the same dtype")]
 
 
 LINEAR = [
@@ -305,4 +331,17 @@ LINEAR = [
             method=False, grad=True, errors=_linear_errors, family=FAMILY),
 ]
 
-ENTRIES = ACTIVATIONS + LOSSES + DROPOUT + LINEAR
+def _shuffle_errors(make):
+    return [ErrorSample(Sample(make((2, 5, 3)), 2), match="divisible by groups"),
+            ErrorSample(Sample(make((2, 4, 3)), 0), match="must be positive")]
+
+
+SHUFFLE = [
+    OpEntry("channel_shuffle", call=_F("channel_shuffle"), method=False, grad=True,
+            family=FAMILY, dtypes=FLOATS + ("int64",), errors=_shuffle_errors,
+            samples=lambda dtype, make: [Sample(make((2, 6, 3)), 3),
+                                         Sample(make((1, 4, 2, 2)), 2),
+                                         Sample(make((2, 6, 3), layout="transposed"), 2)]),
+]
+
+ENTRIES = ACTIVATIONS + LOSSES + DROPOUT + LINEAR + SHUFFLE

@@ -4,10 +4,13 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._tensor import make_tensor
+from ...autograd import grad_mode
+from ...autograd.graph import SavedTensor
 from .._prep import xp_of
+from .._registry import record
 
 __all__ = ["ntuple", "like", "windows", "add_windows", "float_kernel_dtype", "check_float",
-           "scatter_sum"]
+           "scatter_sum", "first_order_node"]
 
 
 def ntuple(value, n, name="argument"):
@@ -92,3 +95,49 @@ def scatter_sum(xp, flat_index, values, size):
 def tensor_of(t):
     """The backend array namespace of ``t`` (re-exported for the kernels)."""
     return xp_of(t)
+
+
+# ----------------------------------------------------------------------------------------------
+# Nodes whose backward kernels are first order only
+# ----------------------------------------------------------------------------------------------
+
+_ERROR_NODES = {}
+
+
+def _double_backward_error(name):
+    """A node class that refuses to be differentiated (a second backward through ``name``)."""
+    if name not in _ERROR_NODES:
+        def refuse(grad, s):
+            raise RuntimeError(f"cinder: double backward through {name} is not implemented "
+                               "(its backward is a fused first-order kernel)")
+        from .._registry import node_class
+        _ERROR_NODES[name] = node_class(f"{name}Backward", {f"input{i}": refuse
+                                                            for i in range(8)})
+    return _ERROR_NODES[name]
+
+
+def _guarded(formula, name):
+    def guarded(grad, s):
+        out = formula(grad, s)
+        if out is not None and grad_mode.STATE.grad_enabled:
+            # create_graph=True: the result must not look like a constant. Connect it to the
+            # incoming gradient and the saved tensors through a node that raises if used.
+            live = [grad] if grad._requires_grad else []
+            for key, value in s._saved.items():
+                if isinstance(value, SavedTensor):
+                    t = s.saved(key)
+                    if t._requires_grad:
+                        live.append(t)
+            if live:
+                record(_double_backward_error(name), tuple(live[:8]), (out,))
+        return out
+    return guarded
+
+
+def first_order_node(name, formulas, saves_also=()):
+    """``node_class`` for a fused kernel whose backward is not itself differentiable: with
+    create_graph=True its gradients carry a node that raises on a second backward, instead
+    of silently acting as constants. ``saves_also`` must name everything the formulas read."""
+    from .._registry import node_class
+    wrapped = {k: (None if f is None else _guarded(f, name)) for k, f in formulas.items()}
+    return node_class(name, wrapped, saves_also=saves_also)

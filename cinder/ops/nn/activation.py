@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ... import _dtype as D
+from ... import backend
 from ..._tensor import Tensor
 from .._prep import not_implemented, wrap, xp_of
 from ..pointwise import where
@@ -48,25 +49,40 @@ def _compute(input, kernel, kernel_name, int_ok=False):
     return res
 
 
+def inplace_node(node):
+    """The node class PyTorch records for the in-place form of some activations: the same
+    formulas under the name ``...Backward1`` (``elu_`` records ``EluBackward1``)."""
+    return node_class(node.__name__.replace("Backward0", "Backward1"),
+                      dict(zip(node._inputs, node._formulas)), saves_also=tuple(node._saves))
+
+
 def activation(name, kernel, node, kernel_name, *, int_ok=False, inplace=True,
-               publish=False, method=False, params=()):
+               publish=False, method=False, params=(), node_inplace=None):
     """Define ``name(input, *params)`` from ``kernel(xp, a, *params)`` and its node.
 
     ``params`` are the names of scalar arguments (saved for the formulas under those names).
     ``publish``: also ``cinder.<name>`` (only where PyTorch has ``torch.<name>``).
+    ``node_inplace``: the node the in-place form records, when PyTorch names it differently.
     """
-    def fn(input, *args):
+    def compute(input, args, record_as):
         _check_input(input, name)
         values = dict(zip(params, args))
         res = _compute(input, lambda xp, a: kernel(xp, a, *args), kernel_name, int_ok)
         result = wrap(res, input._dtype, input._device)
-        if node is not None and input._requires_grad and needs_grad(input):
-            record(node, (input,), (result,), self=input, **values)
+        if record_as is not None and input._requires_grad and needs_grad(input):
+            record(record_as, (input,), (result,), self=input, **values)
         return result
 
+    def fn(input, *args):
+        return compute(input, args, node)
+
+    def fn_for_inplace(input, *args):
+        return compute(input, args, node_inplace or node)
+
     fn.__name__ = fn.__qualname__ = name
-    inp = make_inplace(fn, name) if inplace else None
-    register(name, fn, method=method, inplace=None, family="nn.activation", nodes=(node,),
+    inp = make_inplace(fn_for_inplace, name) if inplace else None
+    register(name, fn, method=method, inplace=None, family="nn.activation",
+             nodes=(node,) if node_inplace is None else (node, node_inplace),
              function_too=publish)
     fn.inplace = inp
     return fn
@@ -93,7 +109,6 @@ def _gelu_tanh_grad(grad, s):
 def _gelu_kernel(xp, a, approximate):
     if approximate == "tanh":
         return 0.5 * a * (1 + xp.tanh(_K_TANH * (a + 0.044715 * a * a * a)))
-    from ... import backend
     return 0.5 * a * (1 + backend.special_module(xp).erf(a * _SQRT1_2))
 
 
@@ -155,9 +170,10 @@ def _elu_grad(grad, s):
     return where(x > 0, grad * s.scale, neg)
 
 
-elu = activation("elu", _elu_kernel, node_class("EluBackward0", {"self": _elu_grad},
-                                    saves_also=("self", "alpha", "scale", "input_scale")),
-                 "elu_cpu", params=("alpha", "scale", "input_scale"))
+_EluNode = node_class("EluBackward0", {"self": _elu_grad},
+                      saves_also=("self", "alpha", "scale", "input_scale"))
+elu = activation("elu", _elu_kernel, _EluNode, "elu_cpu", params=("alpha", "scale", "input_scale"),
+                 node_inplace=inplace_node(_EluNode))
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
@@ -171,9 +187,10 @@ def selu_(input):
     return elu.inplace(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
-_celu = activation("celu", _elu_kernel, node_class(
-    "CeluBackward0", {"self": _elu_grad}, saves_also=("self", "alpha", "scale", "input_scale")),
-    "elu_cpu", params=("alpha", "scale", "input_scale"))
+_CeluNode = node_class("CeluBackward0", {"self": _elu_grad},
+                       saves_also=("self", "alpha", "scale", "input_scale"))
+_celu = activation("celu", _elu_kernel, _CeluNode, "elu_cpu",
+                   params=("alpha", "scale", "input_scale"), node_inplace=inplace_node(_CeluNode))
 
 
 def celu(input, alpha=1.0):
@@ -190,11 +207,11 @@ def celu_(input, alpha=1.0):
 register("selu", selu, method=False, inplace=None, family="nn.activation")
 register("celu", celu, method=False, inplace=None, family="nn.activation")
 
+_LeakyNode = node_class("LeakyReluBackward0", {
+    "self": lambda grad, s: where(s.self > 0, grad, grad * s.negative_slope)})
 leaky_relu = activation(
-    "leaky_relu", lambda xp, a, slope: xp.where(a > 0, a, a * slope),
-    node_class("LeakyReluBackward0", {
-        "self": lambda grad, s: where(s.self > 0, grad, grad * s.negative_slope)}),
-    "leaky_relu_cpu", params=("negative_slope",))
+    "leaky_relu", lambda xp, a, slope: xp.where(a > 0, a, a * slope), _LeakyNode,
+    "leaky_relu_cpu", params=("negative_slope",), node_inplace=inplace_node(_LeakyNode))
 
 
 def _hardtanh_kernel(xp, a, lo, hi):
@@ -258,10 +275,12 @@ hardshrink = activation(
     node_class("HardshrinkBackward0", {"self": lambda grad, s: grad * _shrink_mask(s)},
                saves_also=("self", "lambd")),
     "hardshrink_cpu", inplace=False, publish=True, method=True, params=("lambd",))
+_ThresholdNode = node_class("ThresholdBackward0", {
+    "self": lambda grad, s: grad * (s.self > s.threshold)})
 threshold = activation(
     "threshold", lambda xp, a, th, value: xp.where(a > th, a, xp.asarray(value, dtype=a.dtype)),
-    node_class("ThresholdBackward0", {"self": lambda grad, s: grad * (s.self > s.threshold)}),
-    "threshold_cpu", int_ok=True, publish=True, params=("threshold", "value"))
+    _ThresholdNode, "threshold_cpu", int_ok=True, publish=True, params=("threshold", "value"),
+    node_inplace=inplace_node(_ThresholdNode))
 
 
 def _log_sigmoid_kernel(xp, a):
@@ -393,12 +412,13 @@ log_softmax = _softmax_family("log_softmax", _log_softmax_arr, LogSoftmaxNode,
 # ----------------------------------------------------------------------------------------------
 
 RreluNode = node_class("RreluWithNoiseBackward0", {"self": lambda grad, s: grad * s.noise})
+RreluInplaceNode = inplace_node(RreluNode)
 
 
 def _rrelu_noise(input, lower, upper, training, generator):
     """One slope per element: 1 where x > 0; for x <= 0 a draw from U(lower, upper) in
     element order (PyTorch draws one double per non-positive element), or their mean in eval."""
-    a = input._data
+    a = backend.to_numpy(input._data)       # slopes are drawn on the host, in element order
     neg = a <= 0
     noise = np.ones(a.shape, dtype=np.float64)
     if training:
@@ -408,10 +428,12 @@ def _rrelu_noise(input, lower, upper, training, generator):
         noise[neg] = eng.uniform(k, np.float64, lower, upper) if k else 0
     else:
         noise[neg] = (lower + upper) / 2
-    return noise.astype(a.dtype if input._dtype not in _HALF else np.float32)
+    noise = noise.astype(a.dtype if input._dtype not in _HALF else np.float32)
+    return backend.to_device(noise, input._device)
 
 
-def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None, *,
+          _node=RreluNode):
     """Randomized leaky ReLU (slopes drawn from U(lower, upper) when ``training``)."""
     _check_input(input, "rrelu")
     if input._dtype.category != D.FLOATING:
@@ -420,11 +442,51 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     res = (input._data * noise).astype(input._dtype.numpy_dtype, copy=False)
     result = wrap(res, input._dtype, input._device)
     if needs_grad(input):
-        record(RreluNode, (input,), (result,),
+        record(_node, (input,), (result,),
                noise=wrap(noise.astype(input._dtype.numpy_dtype), input._dtype, input._device))
     return result
 
 
-rrelu_ = make_inplace(rrelu, "rrelu")
+rrelu_ = make_inplace(lambda input, *args, **kw: rrelu(input, *args, _node=RreluInplaceNode,
+                                                      **kw), "rrelu")
 register("rrelu", rrelu, method=False, family="nn.activation", nodes=(RreluNode,))
 register("rrelu_", rrelu_, method=False, family="nn.activation")
+
+
+# ----------------------------------------------------------------------------------------------
+# GLU (gated linear unit)
+# ----------------------------------------------------------------------------------------------
+
+def _glu_grad(grad, s):
+    from ..shape import cat
+    a, b = s.self.chunk(2, s.dim)
+    sig = b.sigmoid()
+    return cat([grad * sig, grad * a * sig * (1 - sig)], s.dim)
+
+
+GluNode = node_class("GluBackward0", {"self": _glu_grad}, saves_also=("self", "dim"))
+
+
+def glu(input, dim=-1):
+    """``a * sigmoid(b)`` for the two halves ``a, b`` of ``input`` along ``dim``."""
+    _check_input(input, "glu")
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if input._dtype.category != D.FLOATING:
+        not_implemented("glu_cpu", input._dtype)
+    axis = dim % input.dim()
+    n = input._data.shape[axis]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {axis} is size {n}")
+    dt = input._dtype
+    a, b = np.split(input._data.astype(np.float32) if dt in _HALF else input._data, 2, axis)
+    with np.errstate(over="ignore"):
+        res = (a * (1 / (1 + np.exp(-b)))).astype(dt.numpy_dtype, copy=False)
+    result = wrap(res, dt, input._device)
+    if needs_grad(input):
+        record(GluNode, (input,), (result,), self=input, dim=axis)
+    return result
+
+
+register("glu", glu, method=False, function_too=False, family="nn.activation",
+         nodes=(GluNode,))

@@ -13,10 +13,11 @@ array functions with their roles swapped.
 import numpy as np
 
 from ... import _dtype as D
+from ...autograd import grad_mode
 from ..._tensor import Tensor
 from .._prep import xp_of
 from .._registry import needs_grad, node_class, record, register
-from ._utils import add_windows, like, ntuple, windows
+from ._utils import add_windows, first_order_node, like, ntuple, windows
 
 # ----------------------------------------------------------------------------------------------
 # Array-level building blocks (backend arrays in, backend arrays out)
@@ -234,6 +235,8 @@ def _compute(t, arr):
 
 
 def _input_grad(grad, s):
+    if grad_mode.STATE.grad_enabled:          # create_graph=True: stay differentiable
+        return _input_grad_as_conv(grad, s.weight, s.geo)
     xp = xp_of(grad)
     gy, w = _compute(grad, grad._data), _compute(grad, s.weight._data)
     fn = convT_input_grad if s.geo.transposed else conv_input_grad
@@ -241,6 +244,13 @@ def _input_grad(grad, s):
 
 
 def _weight_grad(grad, s):
+    if grad_mode.STATE.grad_enabled:          # create_graph=True: stay differentiable
+        geo = s.geo
+        if geo.transposed:       # the roles of input and output gradient swap
+            return _weight_grad_as_conv(grad, s.input, geo.ksize, geo.stride, geo.dilation,
+                                        geo.lo, _hi_for(geo), geo.groups, geo.in_size)
+        return _weight_grad_as_conv(s.input, grad, geo.ksize, geo.stride, geo.dilation,
+                                    geo.lo, geo.hi, geo.groups, geo.out_size)
     xp = xp_of(grad)
     gy = _compute(grad, grad._data)
     if s.cols is not None:
@@ -255,7 +265,53 @@ def _weight_grad(grad, s):
 
 def _bias_grad(grad, s):
     axes = (0,) + tuple(range(2, grad._data.ndim))
+    if grad_mode.STATE.grad_enabled:
+        return grad.sum(axes)
     return like(_compute(grad, grad._data).sum(axis=axes), grad)
+
+
+# Double backward: with create_graph=True the gradients are computed by convolution ops
+# themselves (recorded like any op), so they can be differentiated again.
+
+def _input_grad_as_conv(grad, weight, geo):
+    """Input gradient as a recorded op: a transposed convolution of ``grad`` for a plain
+    convolution, a plain convolution of ``grad`` for a transposed one."""
+    if geo.transposed:
+        return _convolution(grad, weight, None, geo.stride, geo.lo, _hi_for(geo), geo.dilation,
+                            False, 0, geo.groups)
+    reach = tuple((o - 1) * s - a - b + d * (k - 1) + 1 for o, s, a, b, d, k in
+                  zip(geo.out_size, geo.stride, geo.lo, geo.hi, geo.dilation, geo.ksize))
+    extra = tuple(n - r for n, r in zip(geo.in_size, reach))      # rows no window reached
+    out = _convolution(grad, weight, None, geo.stride, geo.lo, geo.hi, geo.dilation, True,
+                       tuple(min(e, s - 1) if e > 0 else 0 for e, s in zip(extra, geo.stride)),
+                       geo.groups)
+    if tuple(out.shape[2:]) != tuple(geo.in_size):
+        pad = []
+        for n, m in zip(reversed(geo.in_size), reversed(out.shape[2:])):
+            pad += [0, n - m]
+        from .pad import constant_pad_nd
+        out = constant_pad_nd(out, pad)
+    return out
+
+
+def _weight_grad_as_conv(x, gy, ksize, stride, dilation, lo, hi, groups, out_size):
+    """Weight gradient as a recorded op: the correlation of the input with the output
+    gradient, i.e. a convolution with batch and channels swapped, stride and dilation
+    exchanged, cropped to the kernel size."""
+    n, c = x.shape[:2]
+    o = gy.shape[1]
+    nd = len(ksize)
+    sp = tuple(range(3, 3 + nd))
+    # (N, C, *) -> (C/g, g*N, *): samples become channels, grouped like the weight.
+    xs = x.reshape((n, groups, c // groups) + tuple(x.shape[2:])).permute(
+        (2, 1, 0) + sp).reshape((c // groups, groups * n) + tuple(x.shape[2:]))
+    gs = gy.reshape((n, groups, o // groups) + tuple(gy.shape[2:])).permute(
+        (1, 2, 0) + sp).reshape((o, n) + tuple(gy.shape[2:]))
+    corr = _convolution(xs, gs, None, dilation, lo, hi, stride, False, 0, groups)
+    corr = corr[(slice(None), slice(None)) + tuple(slice(0, k) for k in ksize)]
+    w = corr.reshape((c // groups, groups, o // groups) + tuple(ksize)).permute(
+        (1, 2, 0) + sp)
+    return w.reshape((o, c // groups) + tuple(ksize))
 
 
 ConvolutionNode = node_class("ConvolutionBackward0", {
@@ -475,7 +531,7 @@ def _im2col_grad(grad, s):
                        g.in_size), grad)
 
 
-Im2ColNode = node_class("Im2ColBackward0", {"self": _im2col_grad},
+Im2ColNode = first_order_node("Im2ColBackward0", {"self": _im2col_grad},
                         saves_also=("geo", "channels"))
 
 
@@ -509,7 +565,7 @@ def _col2im_grad(grad, s):
     return like(xp.ascontiguousarray(out), grad)
 
 
-Col2ImNode = node_class("Col2ImBackward0", {"self": _col2im_grad}, saves_also=("geo",))
+Col2ImNode = first_order_node("Col2ImBackward0", {"self": _col2im_grad}, saves_also=("geo",))
 
 
 def col2im_op(input, output_size, kernel_size, dilation, padding, stride):

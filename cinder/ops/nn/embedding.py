@@ -9,8 +9,8 @@ import numpy as np
 
 from ... import _dtype as D
 from .._prep import xp_of
-from .._registry import needs_grad, node_class, record, register
-from ._utils import like
+from .._registry import needs_grad, record, register
+from ._utils import first_order_node, like
 
 
 def segment_rows(xp, index, rows, num_rows, padding_idx=None, scale_by_freq=False):
@@ -43,7 +43,7 @@ def _weight_grad(grad, s):
     return like(gw, grad)
 
 
-EmbeddingNode = node_class("EmbeddingBackward0", {"weight": _weight_grad, "indices": None},
+EmbeddingNode = first_order_node("EmbeddingBackward0", {"weight": _weight_grad, "indices": None},
                            saves_also=("indices", "num_weights", "padding_idx",
                                        "scale_grad_by_freq"))
 

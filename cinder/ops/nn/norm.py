@@ -9,8 +9,8 @@ import numpy as np
 
 from ... import _dtype as D
 from .._prep import xp_of
-from .._registry import needs_grad, node_class, record, register
-from ._utils import like
+from .._registry import needs_grad, record, register
+from ._utils import first_order_node, like
 
 
 def _acc(t):
@@ -75,7 +75,7 @@ def _bn_bias_grad(grad, s):
     return like(_arr(grad, _acc(grad)).sum(axis=axes), grad)
 
 
-BatchNormNode = node_class("NativeBatchNormBackward0", {
+BatchNormNode = first_order_node("NativeBatchNormBackward0", {
     "input": _bn_input_grad, "weight": _bn_weight_grad, "bias": _bn_bias_grad},
     saves_also=("input", "weight", "save_mean", "save_invstd", "training"))
 
@@ -101,20 +101,29 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     shape = _channel_shape(x.ndim)
     axes = (0,) + tuple(range(2, x.ndim))
     if training:
-        mean = x.mean(axis=axes)
-        centered = x - mean.reshape(shape)
-        var = (centered * centered).mean(axis=axes)
-        invstd = 1.0 / xp.sqrt(var + eps)
-        _update_running(running_mean, running_var, mean, var, momentum, x.size // x.shape[1])
+        # Statistics accumulate in float64, as PyTorch's CPU kernel does (acc_type of float
+        # on CPU is double); they are stored back in the compute dtype.
+        x64 = x.astype(np.float64)
+        mean64 = x64.mean(axis=axes)
+        centered = x64 - mean64.reshape(shape)
+        var64 = (centered * centered).mean(axis=axes)
+        mean = mean64.astype(acc)
+        invstd = (1.0 / xp.sqrt(var64 + eps)).astype(acc)
+        _update_running(running_mean, running_var, mean64, var64, momentum,
+                        x.size // x.shape[1])
     else:
         mean = running_mean._data.astype(acc)       # a copy: later updates must not leak
         invstd = 1.0 / xp.sqrt(_arr(running_var, acc) + eps)
-        centered = x - mean.reshape(shape)
-    y = centered * invstd.reshape(shape)
-    if weight is not None:
-        y *= _arr(weight, acc).reshape(shape)
-    if bias is not None:
-        y += _arr(bias, acc).reshape(shape)
+    # One fused affine map per channel, y = x * alpha + beta, as PyTorch's CPU kernel applies
+    # it with a fused multiply-add (so results round the same way). In training the float64
+    # copy of x exists already and gives the single rounding of an FMA.
+    alpha = invstd if weight is None else invstd * _arr(weight, acc)
+    beta = -mean * alpha if bias is None else _arr(bias, acc) - mean * alpha
+    if training:
+        y = (x64 * alpha.astype(np.float64).reshape(shape) +
+             beta.astype(np.float64).reshape(shape)).astype(acc)
+    else:
+        y = x * alpha.reshape(shape) + beta.reshape(shape)
     result = like(y, input)
     save_mean, save_invstd = (mean, invstd) if training else (xp.zeros(0, acc),) * 2
     if needs_grad(input, weight, bias):
@@ -197,7 +206,7 @@ def _ln_bias_grad(grad, s):
     return like(gy.sum(axis=_lead_axes(s, gy.ndim)), grad)
 
 
-LayerNormNode = node_class("NativeLayerNormBackward0", {
+LayerNormNode = first_order_node("NativeLayerNormBackward0", {
     "input": _ln_input_grad, "weight": _ln_weight_grad, "bias": _ln_bias_grad},
     saves_also=("input", "weight", "mean", "rstd", "axes"))
 
@@ -256,7 +265,7 @@ def _rms_weight_grad(grad, s):
     return like((_arr(grad, acc) * xhat).sum(axis=lead), grad)
 
 
-RmsNormNode = node_class("FusedRmsNormBackward0", {
+RmsNormNode = first_order_node("FusedRmsNormBackward0", {
     "input": _rms_input_grad, "weight": _rms_weight_grad},
     saves_also=("input", "weight", "rstd", "axes"))
 
@@ -318,7 +327,7 @@ def _gn_bias_grad(grad, s):
     return like(gy.sum(axis=(0,) + tuple(range(2, gy.ndim))), grad)
 
 
-GroupNormNode = node_class("NativeGroupNormBackward0", {
+GroupNormNode = first_order_node("NativeGroupNormBackward0", {
     "input": _gn_input_grad, "weight": _gn_weight_grad, "bias": _gn_bias_grad},
     saves_also=("input", "weight", "mean", "rstd", "groups"))
 

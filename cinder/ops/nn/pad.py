@@ -10,8 +10,8 @@ matrix of that map, so repeated reads add up without ``np.add.at``.
 import numpy as np
 
 from .._prep import xp_of
-from .._registry import needs_grad, node_class, record, register
-from ._utils import like
+from .._registry import needs_grad, record, register
+from ._utils import first_order_node, like
 
 # ----------------------------------------------------------------------------------------------
 # Constant padding
@@ -50,7 +50,7 @@ def _constant_grad(grad, s):
     return like(gx, grad)
 
 
-ConstantPadNode = node_class("ConstantPadNdBackward0", {"self": _constant_grad},
+ConstantPadNode = first_order_node("ConstantPadNdBackward0", {"self": _constant_grad},
                              saves_also=("self_shape", "src", "dst"))
 
 
@@ -111,7 +111,7 @@ def _map_grad(grad, s):
 
 _MODE_NAMES = {"reflect": "ReflectionPad", "replicate": "ReplicationPad",
                "circular": "CircularPad"}
-_MapNodes = {(mode, k): node_class(f"{prefix}{k}DBackward0", {"self": _map_grad},
+_MapNodes = {(mode, k): first_order_node(f"{prefix}{k}DBackward0", {"self": _map_grad},
                                    saves_also=("axes", "maps", "sizes"))
              for mode, prefix in _MODE_NAMES.items() for k in (1, 2, 3)}
 

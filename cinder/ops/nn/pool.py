@@ -11,8 +11,8 @@ import numpy as np
 
 from ... import _dtype as D
 from .._prep import xp_of
-from .._registry import needs_grad, node_class, record, register
-from ._utils import add_windows, like, ntuple, scatter_sum, windows
+from .._registry import needs_grad, record, register
+from ._utils import add_windows, first_order_node, like, ntuple, scatter_sum, windows
 
 # ----------------------------------------------------------------------------------------------
 # Shared geometry
@@ -54,14 +54,20 @@ def _too_small(in_shape, out_shape):
 
 
 def _batched(input, nd, name):
-    if input._data.ndim == nd + 1:
+    """(input with a batch dim, whether one was added), with PyTorch's refusals of other
+    ranks (avg_pool2d reads the channel dim before checking the rank: an IndexError)."""
+    ndim = input._data.ndim
+    if ndim == nd + 1:
         return input.unsqueeze(0), True
-    if input._data.ndim != nd + 2:
+    if ndim != nd + 2:
+        if name == "avg_pool2d" and ndim < 3:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got -3)")
+        if name in ("max_pool2d", "max_pool3d", "avg_pool3d"):
+            raise RuntimeError(f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected "
+                               "for input")
         raise RuntimeError(f"{name}: Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with "
-                           f"optional 0 dim batch size for input, but got: "
-                           f"{list(input.shape)}" if nd != 1 else
-                           f"{name}: Expected 2D or 3D (batch mode) tensor, but got: "
-                           f"{list(input.shape)}")
+                           f"optional 0 dim batch size for input, but got: {list(input.shape)}")
     return input, False
 
 
@@ -159,9 +165,9 @@ def _max_grad(grad, s):
     return like(gx, grad)
 
 
-MaxPool2dNode = node_class("MaxPool2DWithIndicesBackward0", {"self": _max_grad},
+MaxPool2dNode = first_order_node("MaxPool2DWithIndicesBackward0", {"self": _max_grad},
                            saves_also=("indices", "self_shape", "overlapping"))
-MaxPool3dNode = node_class("MaxPool3DWithIndicesBackward0", {"self": _max_grad},
+MaxPool3dNode = first_order_node("MaxPool3DWithIndicesBackward0", {"self": _max_grad},
                            saves_also=("indices", "self_shape", "overlapping"))
 
 
@@ -218,8 +224,8 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
                             ceil_mode=False):
     """1-d max pooling returning (values, argmax indices), computed as a 2-d pool of height 1."""
     if input._data.ndim not in (2, 3):
-        raise RuntimeError(f"max_pool1d() Expected 2D or 3D input tensor, but got "
-                           f"{list(input.shape)}")
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(input.shape)}")
     one = lambda v: (1,) + ntuple(v, 1, "kernel_size")   # noqa: E731
     stride = None if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
         else one(stride)
@@ -295,10 +301,10 @@ def _kernel_broadcast(xp, g, kernel):
     return xp.lib.stride_tricks.as_strided(g, shape, strides, writeable=False)
 
 
-AvgPool2dNode = node_class("AvgPool2DBackward0", {"self": _avg_grad},
+AvgPool2dNode = first_order_node("AvgPool2DBackward0", {"self": _avg_grad},
                            saves_also=("divisor", "divisor_override", "self_shape", "padding",
                                        "hi", "kernel", "stride"))
-AvgPool3dNode = node_class("AvgPool3DBackward0", {"self": _avg_grad},
+AvgPool3dNode = first_order_node("AvgPool3DBackward0", {"self": _avg_grad},
                            saves_also=("divisor", "divisor_override", "self_shape", "padding",
                                        "hi", "kernel", "stride"))
 
@@ -349,8 +355,9 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
     """1-d average pooling of a (N, C, L) or (C, L) input (a 2-d pool of height 1)."""
     if input._data.ndim not in (2, 3):
-        raise RuntimeError(f"avg_pool1d() Expected 2D or 3D input tensor, but got "
-                           f"{list(input.shape)}")
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input._data.ndim}-dimensional "
+                           "tensor for argument #1 'self' (while checking arguments for "
+                           "avg_pool1d)")
     one = lambda v: (1,) + ntuple(v, 1, "kernel_size")   # noqa: E731
     stride = one(kernel_size) if stride is None or (isinstance(stride, (list, tuple)) and
                                                     not stride) else one(stride)
@@ -434,7 +441,8 @@ def _adaptive_avg_grad(grad, s):
     return like(_apply_per_dim(xp, grad._data, mats, transpose=True), grad)
 
 
-_AdaptiveAvgNodes = {nd: node_class(f"AdaptiveAvgPool{nd}DBackward0", {"self": _adaptive_avg_grad},
+_AdaptiveAvgNodes = {nd: first_order_node(f"AdaptiveAvgPool{nd}DBackward0",
+                                          {"self": _adaptive_avg_grad},
                                     saves_also=("in_size", "even")) for nd in (2, 3)}
 
 
@@ -511,7 +519,8 @@ def _adaptive_max_grad(grad, s):
     return like(gx.reshape(shape), grad)
 
 
-_AdaptiveMaxNodes = {nd: node_class(f"AdaptiveMaxPool{nd}DBackward0", {"self": _adaptive_max_grad},
+_AdaptiveMaxNodes = {nd: first_order_node(f"AdaptiveMaxPool{nd}DBackward0",
+                                          {"self": _adaptive_max_grad},
                                     saves_also=("indices", "self_shape", "in_size"))
                      for nd in (2, 3)}
 
@@ -571,7 +580,7 @@ def _unpool_grad(grad, s):
     return like(xp.take_along_axis(g, idx, axis=-1).reshape(s.indices.shape), grad)
 
 
-_UnpoolNodes = {nd: node_class(f"MaxUnpool{nd}DBackward0", {"self": _unpool_grad},
+_UnpoolNodes = {nd: first_order_node(f"MaxUnpool{nd}DBackward0", {"self": _unpool_grad},
                                saves_also=("indices",)) for nd in (2, 3)}
 
 
@@ -628,7 +637,8 @@ def _fractional_grad(grad, s):
     return like(gx, grad)
 
 
-_FractionalNodes = {nd: node_class(f"FractionalMaxPool{nd}DBackward0", {"self": _fractional_grad},
+_FractionalNodes = {nd: first_order_node(f"FractionalMaxPool{nd}DBackward0",
+                                         {"self": _fractional_grad},
                                    saves_also=("indices", "self_shape")) for nd in (2, 3)}
 
 

@@ -11,8 +11,8 @@ import numpy as np
 
 from ... import _dtype as D
 from .._prep import xp_of
-from .._registry import needs_grad, node_class, record, register
-from ._utils import like
+from .._registry import needs_grad, record, register
+from ._utils import first_order_node, like
 
 # ----------------------------------------------------------------------------------------------
 # Source positions and weights along one dim (PyTorch's UpSample.h rules)
@@ -141,7 +141,7 @@ def _node_name(mode, nd):
     return f"{_NODE_NAMES[mode]}{nd}D{aa}Backward0"
 
 
-_ResampleNodes = {(m, nd): node_class(_node_name(m, nd), {"self": _resample_grad},
+_ResampleNodes = {(m, nd): first_order_node(_node_name(m, nd), {"self": _resample_grad},
                                       saves_also=("tables", "in_size", "acc"))
                   for m in _NODE_NAMES for nd in (1, 2, 3)}
 
@@ -208,10 +208,10 @@ def _shuffle(arr, r, up):
     return v.transpose(order).reshape(lead + (c * r * r, h // r, w // r))
 
 
-PixelShuffleNode = node_class("PixelShuffleBackward0", {
+PixelShuffleNode = first_order_node("PixelShuffleBackward0", {
     "self": lambda grad, s: like(_shuffle(grad._data, s.r, False), grad)},
     saves_also=("r",))
-PixelUnshuffleNode = node_class("PixelUnshuffleBackward0", {
+PixelUnshuffleNode = first_order_node("PixelUnshuffleBackward0", {
     "self": lambda grad, s: like(_shuffle(grad._data, s.r, True), grad)},
     saves_also=("r",))
 
