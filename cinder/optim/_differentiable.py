@@ -50,3 +50,39 @@ def adam_tensor_step(param, grad, exp_avg, exp_avg_sq, max_sq, step_t, *, beta1,
         second = max_sq
     denom = (second.sqrt() / (bc2_sqrt * step_size_neg)).add_(eps / step_size_neg)
     param.add_(exp_avg / denom)
+
+
+def rmsprop_tensor_step(param, grad, square_avg, grad_avg, buf, step_t, *, lr, alpha, eps,
+                        weight_decay, momentum, maximize):
+    """One RMSprop step as Tensor ops (PyTorch's differentiable branch)."""
+    step_t.add_(1)
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = grad + param * weight_decay
+    square_avg.mul_(alpha).add_(grad * grad * (1 - alpha))
+    if grad_avg is not None:
+        grad_avg.lerp_(grad, 1 - alpha)
+        avg = (square_avg - grad_avg * grad_avg).sqrt()
+    else:
+        avg = square_avg.sqrt()
+    avg = avg + eps
+    if buf is not None:
+        buf.mul_(momentum).add_(grad / avg)
+        param.add_(buf * -lr)
+    else:
+        param.add_(grad / avg * -lr)
+
+
+def adagrad_tensor_step(param, grad, state_sum, step_t, *, lr, weight_decay, lr_decay, eps,
+                        maximize):
+    """One Adagrad step as Tensor ops (PyTorch's differentiable branch)."""
+    step_t.add_(1)
+    step = float(step_t)
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = grad + param * weight_decay
+    clr = lr / (1 + (step - 1) * lr_decay)
+    state_sum.add_(grad * grad)
+    param.add_(grad / (state_sum.sqrt() + eps) * -clr)

@@ -146,6 +146,10 @@ DIFFERENTIABLE = [
     ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True, "maximize": True}),
     ("Adam", {"lr": 0.1}), ("Adam", {"lr": 0.1, "amsgrad": True, "weight_decay": 0.1}),
     ("AdamW", {"lr": 0.1, "maximize": True}),
+    ("RMSprop", {"lr": 0.1}), ("RMSprop", {"lr": 0.1, "centered": True, "weight_decay": 0.1}),
+    ("RMSprop", {"lr": 0.1, "momentum": 0.9, "maximize": True}),
+    ("Adagrad", {"lr": 0.1}), ("Adagrad", {"lr": 0.1, "lr_decay": 0.1, "weight_decay": 0.2,
+                                           "maximize": True}),
 ]
 
 
@@ -178,9 +182,9 @@ def test_differentiable_step_is_in_the_graph(name, kwargs):
 
 def test_differentiable_not_yet_supported_elsewhere_says_so():
     p = cinder.ones(2, requires_grad=True)
-    opt = cinder.optim.RMSprop([p], differentiable=True)
+    opt = cinder.optim.NAdam([p], differentiable=True)
     p.grad = cinder.ones(2)
-    with pytest.raises(NotImplementedError, match="RMSprop with differentiable=True"):
+    with pytest.raises(NotImplementedError, match="NAdam with differentiable=True"):
         opt.step()
 
 
