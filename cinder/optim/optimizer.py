@@ -406,8 +406,8 @@ class Optimizer:
         if group.get("differentiable") and not self._supports_differentiable:
             # These updates run on raw arrays only; the others also have a Tensor-op path.
             raise NotImplementedError(f"cinder: {type(self).__name__} with differentiable=True "
-                                      "is not implemented yet (SGD, Adam, AdamW, RMSprop and "
-                                      "Adagrad support it)")
+                                      "is not implemented yet (it is for SGD, Adam, AdamW, "
+                                      "Adamax, NAdam, RAdam, Adagrad, Adadelta and RMSprop)")
         params, grads, states = [], [], []
         for p in group["params"]:
             if p.grad is None:

@@ -150,6 +150,13 @@ DIFFERENTIABLE = [
     ("RMSprop", {"lr": 0.1, "momentum": 0.9, "maximize": True}),
     ("Adagrad", {"lr": 0.1}), ("Adagrad", {"lr": 0.1, "lr_decay": 0.1, "weight_decay": 0.2,
                                            "maximize": True}),
+    ("Adamax", {"lr": 0.1}), ("Adamax", {"lr": 0.1, "weight_decay": 0.1, "maximize": True}),
+    ("NAdam", {"lr": 0.1}), ("NAdam", {"lr": 0.1, "weight_decay": 0.1,
+                                       "decoupled_weight_decay": True, "maximize": True}),
+    ("NAdam", {"lr": 0.1, "weight_decay": 0.1}),
+    ("RAdam", {"lr": 0.1}), ("RAdam", {"lr": 0.1, "weight_decay": 0.1, "maximize": True}),
+    ("RAdam", {"lr": 0.1, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("Adadelta", {"lr": 0.5}), ("Adadelta", {"weight_decay": 0.1, "maximize": True}),
 ]
 
 
@@ -182,9 +189,9 @@ def test_differentiable_step_is_in_the_graph(name, kwargs):
 
 def test_differentiable_not_yet_supported_elsewhere_says_so():
     p = cinder.ones(2, requires_grad=True)
-    opt = cinder.optim.NAdam([p], differentiable=True)
+    opt = cinder.optim.ASGD([p], differentiable=True)
     p.grad = cinder.ones(2)
-    with pytest.raises(NotImplementedError, match="NAdam with differentiable=True"):
+    with pytest.raises(NotImplementedError, match="ASGD with differentiable=True"):
         opt.step()
 
 
