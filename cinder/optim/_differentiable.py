@@ -167,3 +167,35 @@ def adadelta_tensor_step(param, grad, square_avg, acc_delta, step_t, *, lr, rho,
     delta = (acc_delta + eps).sqrt() / std * grad
     acc_delta.mul_(rho).add_(delta * delta * (1 - rho))
     param.add_(delta * -lr)
+
+
+def asgd_tensor_step(param, grad, ax, eta, mu, step_t, *, lr, lambd, alpha, t0, weight_decay,
+                     maximize):
+    """One ASGD step as Tensor ops (``eta`` and ``mu`` are read as numbers, as PyTorch's
+    non-capturable path does)."""
+    step_t.add_(1)
+    grad = _decayed_grad(param, grad, weight_decay, maximize)
+    eta_value = float(eta)
+    param.mul_(1 - lambd * eta_value)
+    param.add_(grad * -eta_value)
+    if float(mu) != 1:
+        ax.add_((param - ax) * mu)
+    else:
+        ax.copy_(param)
+    step = float(step_t)
+    eta.fill_(lr / ((1 + lambd * lr * step) ** alpha))
+    mu.fill_(1 / max(1, step - t0))
+
+
+def rprop_tensor_step(param, grad, prev, step_size, step_t, *, etaminus, etaplus, lo, hi,
+                      maximize):
+    """One Rprop step as Tensor ops; a sign flip zeroes that step's gradient."""
+    from .. import where
+    step_t.add_(1)
+    grad = -grad if maximize else grad
+    sign = (grad * prev.clone()).sign()
+    factor = where(sign > 0, etaplus, where(sign < 0, etaminus, 1.0)).to(step_size.dtype)
+    step_size.mul_(factor).clamp_(lo, hi)
+    grad = where(factor == etaminus, 0.0, grad)
+    param.add_(grad.sign() * step_size * -1)
+    prev.copy_(grad)

@@ -60,8 +60,6 @@ class Adagrad(Optimizer):
                 self.state[p]["sum"].share_memory_()
 
     _refuses_sparse = False          # PyTorch's Adagrad has a sparse path
-    _supports_differentiable = True
-
     @staticmethod
     def _new_state(p, state, group):
         """Nothing to do: Adagrad creates every state when it is built."""

@@ -44,8 +44,6 @@ class Adamax(Optimizer):
         super().__init__(params, defaults)
 
 
-    _supports_differentiable = True
-
     @staticmethod
     def _new_state(p, state, group):
         state["step"] = K.scalar_state()

@@ -42,8 +42,6 @@ class NAdam(Optimizer):
         super().__init__(params, defaults)
 
 
-    _supports_differentiable = True
-
     @staticmethod
     def _new_state(p, state, group):
         state["step"] = K.scalar_state()

@@ -397,17 +397,11 @@ class Optimizer:
         return loss
 
     _refuses_sparse = True
-    _supports_differentiable = False
 
     def _gather(self, group, init_state, sparse_message=None):
         """The group's parameters that have a gradient, their gradients and their state dicts;
         ``init_state(p, state, group)`` fills the state of a parameter seen for the first
         time."""
-        if group.get("differentiable") and not self._supports_differentiable:
-            # These updates run on raw arrays only; the others also have a Tensor-op path.
-            raise NotImplementedError(f"cinder: {type(self).__name__} with differentiable=True "
-                                      "is not implemented yet (it is for SGD, Adam, AdamW, "
-                                      "Adamax, NAdam, RAdam, Adagrad, Adadelta and RMSprop)")
         params, grads, states = [], [], []
         for p in group["params"]:
             if p.grad is None:

@@ -41,8 +41,6 @@ class RAdam(Optimizer):
         super().__init__(params, defaults)
 
 
-    _supports_differentiable = True
-
     @staticmethod
     def _new_state(p, state, group):
         state["step"] = K.scalar_state()
