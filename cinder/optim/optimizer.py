@@ -16,7 +16,7 @@ from itertools import chain
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ..autograd.graph import RemovableHandle
+from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
