@@ -1,6 +1,7 @@
 """``torch.optim.Adadelta`` and its update function ``adadelta``."""
 
 from . import _kernels as K
+from ._differentiable import adadelta_tensor_step
 from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
@@ -51,7 +52,8 @@ class Adadelta(Optimizer):
         adadelta(params, grads, [s["square_avg"] for s in states],
                  [s["acc_delta"] for s in states], [s["step"] for s in states],
                  lr=group["lr"], rho=group["rho"], eps=group["eps"],
-                 weight_decay=group["weight_decay"], maximize=group["maximize"])
+                 weight_decay=group["weight_decay"], maximize=group["maximize"],
+                 differentiable=group["differentiable"])
 
 
 def _adadelta_kernel(param, grad, square_avg, acc_delta, g_buf, tmp, delta, *, xp, rho,
@@ -79,6 +81,11 @@ def adadelta(params, grads, square_avgs, acc_deltas, state_steps, capturable=Fal
     """Functional form of :class:`Adadelta` over lists of tensors."""
     lr = float(_to_scalar(lr))
     for i, param in enumerate(params):
+        if differentiable:
+            adadelta_tensor_step(param, grads[i], square_avgs[i], acc_deltas[i], state_steps[i],
+                                 lr=lr, rho=rho, eps=eps, weight_decay=weight_decay,
+                                 maximize=maximize)
+            continue
         K.bump(state_steps[i])
         arrays = [K.real_view(t._data) for t in (param, grads[i], square_avgs[i],
                                                  acc_deltas[i])]

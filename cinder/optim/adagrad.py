@@ -1,6 +1,7 @@
 """``torch.optim.Adagrad`` and its update function ``adagrad``."""
 
 from . import _kernels as K
+from ._differentiable import adagrad_tensor_step
 from .adam import check_fused
 from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
@@ -59,7 +60,6 @@ class Adagrad(Optimizer):
                 self.state[p]["sum"].share_memory_()
 
     _refuses_sparse = False          # PyTorch's Adagrad has a sparse path
-
     @staticmethod
     def _new_state(p, state, group):
         """Nothing to do: Adagrad creates every state when it is built."""
@@ -72,7 +72,8 @@ class Adagrad(Optimizer):
     def _update_group(self, group, params, grads, states):
         adagrad(params, grads, [s["sum"] for s in states], [s["step"] for s in states],
                 lr=group["lr"], weight_decay=group["weight_decay"],
-                lr_decay=group["lr_decay"], eps=group["eps"], maximize=group["maximize"])
+                lr_decay=group["lr_decay"], eps=group["eps"], maximize=group["maximize"],
+                differentiable=group["differentiable"])
 
 
 def _adagrad_kernel(param, grad, state_sum, tmp, g_buf, *, xp, weight_decay, maximize, eps,
@@ -92,6 +93,11 @@ def adagrad(params, grads, state_sums, state_steps, fused=None, grad_scale=None,
     """Functional form of :class:`Adagrad` over lists of tensors."""
     lr = float(_to_scalar(lr))
     for i, param in enumerate(params):
+        if differentiable:
+            adagrad_tensor_step(param, grads[i], state_sums[i], state_steps[i], lr=lr,
+                                weight_decay=weight_decay, lr_decay=lr_decay, eps=eps,
+                                maximize=maximize)
+            continue
         step = K.bump(state_steps[i])
         arrays = [K.real_view(t._data) for t in (param, grads[i], state_sums[i])]
         K.run_blocked(_adagrad_kernel, arrays, 2, xp=K.array_module(param),

@@ -1,6 +1,7 @@
 """``torch.optim.Adamax`` (Adam with the infinity norm) and its update function ``adamax``."""
 
 from . import _kernels as K
+from ._differentiable import adamax_tensor_step
 from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
@@ -59,7 +60,8 @@ class Adamax(Optimizer):
         adamax(params, grads, [s["exp_avg"] for s in states],
                [s["exp_inf"] for s in states], [s["step"] for s in states],
                eps=group["eps"], beta1=beta1, beta2=beta2, lr=group["lr"],
-               weight_decay=group["weight_decay"], maximize=group["maximize"])
+               weight_decay=group["weight_decay"], maximize=group["maximize"],
+               differentiable=group["differentiable"])
 
 
 def _adamax_kernel(param, grad, exp_avg, exp_inf, tmp, g_buf, *, xp, beta1, beta2, eps,
@@ -80,6 +82,11 @@ def adamax(params, grads, exp_avgs, exp_infs, state_steps, foreach=None, maximiz
     """Functional form of :class:`Adamax` over lists of tensors."""
     lr = float(_to_scalar(lr))
     for i, param in enumerate(params):
+        if differentiable:
+            adamax_tensor_step(param, grads[i], exp_avgs[i], exp_infs[i], state_steps[i], lr=lr,
+                               beta1=beta1, beta2=beta2, eps=eps, weight_decay=weight_decay,
+                               maximize=maximize)
+            continue
         step = K.bump(state_steps[i])
         arrays = [K.real_view(t._data) for t in (param, grads[i], exp_avgs[i], exp_infs[i])]
         K.run_blocked(_adamax_kernel, arrays, 2, xp=K.array_module(param), beta1=beta1,

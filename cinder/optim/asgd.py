@@ -1,6 +1,7 @@
 """``torch.optim.ASGD`` (averaged SGD) and its update function ``asgd``."""
 
 from . import _kernels as K
+from ._differentiable import asgd_tensor_step
 from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
@@ -52,7 +53,8 @@ class ASGD(Optimizer):
         asgd(params, grads, [s["ax"] for s in states], [s["mu"] for s in states],
              [s["eta"] for s in states], [s["step"] for s in states],
              lambd=group["lambd"], lr=group["lr"], t0=group["t0"], alpha=group["alpha"],
-             weight_decay=group["weight_decay"], maximize=group["maximize"])
+             weight_decay=group["weight_decay"], maximize=group["maximize"],
+             differentiable=group["differentiable"])
 
 
 def _asgd_kernel(param, grad, ax, tmp, g_buf, *, xp, weight_decay, maximize, lambd, eta,
@@ -74,6 +76,11 @@ def asgd(params, grads, axs, mus, etas, state_steps, foreach=None, maximize=Fals
     """Functional form of :class:`ASGD` over lists of tensors."""
     lr = float(_to_scalar(lr))
     for i, param in enumerate(params):
+        if differentiable:
+            asgd_tensor_step(param, grads[i], axs[i], etas[i], mus[i], state_steps[i], lr=lr,
+                             lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
+                             maximize=maximize)
+            continue
         step = K.bump(state_steps[i])
         arrays = [K.real_view(t._data) for t in (param, grads[i], axs[i])]
         # ``mu`` multiplies as the float32 tensor PyTorch keeps it in; ``eta`` as a number.

@@ -1,6 +1,7 @@
 """``torch.optim.NAdam`` (Adam with Nesterov momentum) and its update function ``nadam``."""
 
 from . import _kernels as K
+from ._differentiable import nadam_tensor_step
 from .adamax import check_betas_eps_wd
 from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
@@ -60,7 +61,8 @@ class NAdam(Optimizer):
               [s["step"] for s in states], beta1=beta1, beta2=beta2, lr=group["lr"],
               weight_decay=group["weight_decay"], momentum_decay=group["momentum_decay"],
               eps=group["eps"], maximize=group["maximize"],
-              decoupled_weight_decay=group["decoupled_weight_decay"])
+              decoupled_weight_decay=group["decoupled_weight_decay"],
+              differentiable=group["differentiable"])
 
 
 def _nadam_kernel(param, grad, exp_avg, exp_avg_sq, tmp, g_buf, *, xp, beta1, beta2, eps,
@@ -87,6 +89,12 @@ def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps,
     """Functional form of :class:`NAdam` over lists of tensors."""
     lr = float(_to_scalar(lr))
     for i, param in enumerate(params):
+        if differentiable:
+            nadam_tensor_step(param, grads[i], exp_avgs[i], exp_avg_sqs[i], mu_products[i],
+                              state_steps[i], lr=lr, beta1=beta1, beta2=beta2, eps=eps,
+                              weight_decay=weight_decay, momentum_decay=momentum_decay,
+                              maximize=maximize, decoupled=decoupled_weight_decay)
+            continue
         step = K.bump(state_steps[i])
         if weight_decay != 0 and decoupled_weight_decay:
             param._data *= 1 - lr * weight_decay

@@ -16,7 +16,7 @@ from itertools import chain
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ..autograd.graph import RemovableHandle
+from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
@@ -402,11 +402,6 @@ class Optimizer:
         """The group's parameters that have a gradient, their gradients and their state dicts;
         ``init_state(p, state, group)`` fills the state of a parameter seen for the first
         time."""
-        if group.get("differentiable"):
-            # These updates run on raw arrays; only SGD/Adam/AdamW have a Tensor-op path yet.
-            raise NotImplementedError(f"cinder: {type(self).__name__} with differentiable=True "
-                                      "is not implemented yet (SGD, Adam and AdamW support "
-                                      "it)")
         params, grads, states = [], [], []
         for p in group["params"]:
             if p.grad is None:

@@ -1,6 +1,7 @@
 """``torch.optim.RAdam`` (rectified Adam) and its update function ``radam``."""
 
 from . import _kernels as K
+from ._differentiable import radam_tensor_step
 from .adamax import check_betas_eps_wd
 from .optimizer import (Optimizer, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
@@ -58,7 +59,8 @@ class RAdam(Optimizer):
               beta1=beta1, beta2=beta2, lr=group["lr"],
               weight_decay=group["weight_decay"], eps=group["eps"],
               maximize=group["maximize"],
-              decoupled_weight_decay=group["decoupled_weight_decay"])
+              decoupled_weight_decay=group["decoupled_weight_decay"],
+              differentiable=group["differentiable"])
 
 
 def _radam_kernel(param, grad, exp_avg, exp_avg_sq, tmp, g_buf, *, xp, beta1, beta2, eps,
@@ -86,6 +88,12 @@ def radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, decoupled_weight_de
     """Functional form of :class:`RAdam` over lists of tensors."""
     lr = float(_to_scalar(lr))
     for i, param in enumerate(params):
+        if differentiable:
+            radam_tensor_step(param, grads[i], exp_avgs[i], exp_avg_sqs[i], state_steps[i],
+                              lr=lr, beta1=beta1, beta2=beta2, eps=eps,
+                              weight_decay=weight_decay, maximize=maximize,
+                              decoupled=decoupled_weight_decay)
+            continue
         step = K.bump(state_steps[i])
         if weight_decay != 0 and decoupled_weight_decay:
             param._data *= 1 - lr * weight_decay

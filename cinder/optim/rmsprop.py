@@ -1,6 +1,7 @@
 """``torch.optim.RMSprop`` and its update function ``rmsprop``."""
 
 from . import _kernels as K
+from ._differentiable import rmsprop_tensor_step
 from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
@@ -62,7 +63,8 @@ class RMSprop(Optimizer):
                 [s.get("momentum_buffer") for s in states], [s["step"] for s in states],
                 lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
                 weight_decay=group["weight_decay"], momentum=group["momentum"],
-                centered=group["centered"], maximize=group["maximize"])
+                centered=group["centered"], maximize=group["maximize"],
+                differentiable=group["differentiable"])
 
 
 def _rmsprop_kernel(param, grad, square_avg, grad_avg, buf, tmp, g_buf, *, xp, alpha, eps,
@@ -94,9 +96,14 @@ def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_s
     """Functional form of :class:`RMSprop` over lists of tensors."""
     lr = float(_to_scalar(lr))
     for i, param in enumerate(params):
-        K.bump(state_steps[i])
         grad_avg = grad_avgs[i] if centered else None
         buf = momentum_buffer_list[i] if momentum > 0 else None
+        if differentiable:
+            rmsprop_tensor_step(param, grads[i], square_avgs[i], grad_avg, buf, state_steps[i],
+                                lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
+                                momentum=momentum, maximize=maximize)
+            continue
+        K.bump(state_steps[i])
         arrays = [K.real_view(None if t is None else t._data)
                   for t in (param, grads[i], square_avgs[i], grad_avg, buf)]
         K.run_blocked(_rmsprop_kernel, arrays, 2, xp=K.array_module(param), alpha=alpha,

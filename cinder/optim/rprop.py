@@ -1,6 +1,7 @@
 """``torch.optim.Rprop`` (resilient backpropagation) and its update function ``rprop``."""
 
 from . import _kernels as K
+from ._differentiable import rprop_tensor_step
 from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
@@ -53,7 +54,8 @@ class Rprop(Optimizer):
         rprop(params, grads, [s["prev"] for s in states],
               [s["step_size"] for s in states], [s["step"] for s in states],
               step_size_min=step_size_min, step_size_max=step_size_max,
-              etaminus=etaminus, etaplus=etaplus, maximize=group["maximize"])
+              etaminus=etaminus, etaplus=etaplus, maximize=group["maximize"],
+              differentiable=group["differentiable"])
 
 
 def _rprop_kernel(param, grad, prev, step_size, tmp, *, xp, etaminus, etaplus, lo, hi,
@@ -81,6 +83,11 @@ def rprop(params, grads, prevs, step_sizes, state_steps, foreach=None, capturabl
           step_size_max, etaminus, etaplus):
     """Functional form of :class:`Rprop` over lists of tensors."""
     for i, param in enumerate(params):
+        if differentiable:
+            rprop_tensor_step(param, grads[i], prevs[i], step_sizes[i], state_steps[i],
+                              etaminus=etaminus, etaplus=etaplus, lo=step_size_min,
+                              hi=step_size_max, maximize=maximize)
+            continue
         K.bump(state_steps[i])
         arrays = [K.real_view(t._data) for t in (param, grads[i], prevs[i], step_sizes[i])]
         K.run_blocked(_rprop_kernel, arrays, 1, xp=K.array_module(param), etaminus=etaminus,

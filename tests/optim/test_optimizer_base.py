@@ -272,3 +272,12 @@ def test_parameters_without_grad_are_skipped():
         before = b.tolist()
         opt.step()
         assert b.tolist() == before and len(opt.state) == 1
+
+
+def test_hook_handles_are_utils_hooks_handles():
+    for lib in LIBS:
+        opt = lib.optim.SGD(params(lib), lr=0.1)
+        handle = opt.register_step_pre_hook(lambda o, a, k: None)
+        assert type(handle) is lib.utils.hooks.RemovableHandle
+        handle.remove()
+        assert len(opt._optimizer_step_pre_hooks) == 0

@@ -146,6 +146,19 @@ DIFFERENTIABLE = [
     ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True, "maximize": True}),
     ("Adam", {"lr": 0.1}), ("Adam", {"lr": 0.1, "amsgrad": True, "weight_decay": 0.1}),
     ("AdamW", {"lr": 0.1, "maximize": True}),
+    ("RMSprop", {"lr": 0.1}), ("RMSprop", {"lr": 0.1, "centered": True, "weight_decay": 0.1}),
+    ("RMSprop", {"lr": 0.1, "momentum": 0.9, "maximize": True}),
+    ("Adagrad", {"lr": 0.1}), ("Adagrad", {"lr": 0.1, "lr_decay": 0.1, "weight_decay": 0.2,
+                                           "maximize": True}),
+    ("Adamax", {"lr": 0.1}), ("Adamax", {"lr": 0.1, "weight_decay": 0.1, "maximize": True}),
+    ("NAdam", {"lr": 0.1}), ("NAdam", {"lr": 0.1, "weight_decay": 0.1,
+                                       "decoupled_weight_decay": True, "maximize": True}),
+    ("NAdam", {"lr": 0.1, "weight_decay": 0.1}),
+    ("RAdam", {"lr": 0.1}), ("RAdam", {"lr": 0.1, "weight_decay": 0.1, "maximize": True}),
+    ("RAdam", {"lr": 0.1, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("Adadelta", {"lr": 0.5}), ("Adadelta", {"weight_decay": 0.1, "maximize": True}),
+    ("ASGD", {"lr": 0.1}), ("ASGD", {"lr": 0.1, "t0": 0, "weight_decay": 0.1, "maximize": True}),
+    ("Rprop", {"lr": 0.1}), ("Rprop", {"lr": 0.1, "maximize": True}),
 ]
 
 
@@ -174,14 +187,6 @@ def test_differentiable_step_is_in_the_graph(name, kwargs):
         assert (c is None) == (t is None)
         if t is not None:
             np.testing.assert_allclose(c, t, rtol=1e-9, atol=1e-12)
-
-
-def test_differentiable_not_yet_supported_elsewhere_says_so():
-    p = cinder.ones(2, requires_grad=True)
-    opt = cinder.optim.RMSprop([p], differentiable=True)
-    p.grad = cinder.ones(2)
-    with pytest.raises(NotImplementedError, match="RMSprop with differentiable=True"):
-        opt.step()
 
 
 COMPLEX = [("Adam", {"lr": 0.1, "amsgrad": True}), ("SGD", {"lr": 0.1, "momentum": 0.9}),
