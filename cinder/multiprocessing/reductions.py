@@ -77,8 +77,15 @@ class _SendChannel:
 
     def send(self, fd):
         self.seq += 1
-        self.sock.sendmsg([_SEQ.pack(self.seq)],
-                          [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))])
+        try:
+            # Never wait: the receiver reads these only while unpickling the message being
+            # built, so a batch with more descriptors than the socket buffers would block
+            # forever. Those go the slow way instead.
+            self.sock.sendmsg([_SEQ.pack(self.seq)],
+                              [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))],
+                              socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return ("fd", DupFd(fd))
         return ("chan", self.channel_id, self.seq)
 
 

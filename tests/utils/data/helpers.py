@@ -40,28 +40,24 @@ class SeedReport:
                 "py": random.random()}
 
 
-class Range(object):
-    """An IterableDataset over ``range(start, end)``, split between workers by worker info
-    (the example in PyTorch's documentation)."""
+def iterable_range(lib, start, end, length=None):
+    """An IterableDataset of ``lib`` over ``range(start, end)``, split between workers by
+    worker info (the example in PyTorch's documentation); ``len`` is ``length`` if given."""
 
-    @staticmethod
-    def make(lib, start, end, length=None):
-        base = lib.utils.data.IterableDataset
+    class _Range(lib.utils.data.IterableDataset):
+        def __iter__(self):
+            info = lib.utils.data.get_worker_info()
+            lo, hi = start, end
+            if info is not None:
+                per = -(-(end - start) // info.num_workers)
+                lo = start + info.id * per
+                hi = min(lo + per, end)
+            return iter(range(lo, hi))
 
-        class _Range(base):
-            def __iter__(self):
-                info = lib.utils.data.get_worker_info()
-                lo, hi = start, end
-                if info is not None:
-                    per = -(-(end - start) // info.num_workers)
-                    lo = start + info.id * per
-                    hi = min(lo + per, end)
-                return iter(range(lo, hi))
+        def __len__(self):
+            return end - start if length is None else length
 
-            def __len__(self):
-                return end - start if length is None else length
-
-        return _Range()
+    return _Range()
 
 
 def _own_session():

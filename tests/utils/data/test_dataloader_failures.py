@@ -322,3 +322,22 @@ def test_argument_warnings_match():
             L.utils.data.DataLoader(range(2), num_workers=os.cpu_count() + 1)
         seen.append([(m.category, str(m.message)) for m in w])
     assert seen[1] == seen[0] and len(seen[0]) == 3
+
+
+class ManyTensors:
+    """Samples of 300 small tensors each: a batch carries more descriptors than a socket
+    buffer holds."""
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return {f"t{k}": cinder.full((2,), float(i * 1000 + k)) for k in range(300)}
+
+
+def test_batch_with_many_tensors():
+    dl = cinder.utils.data.DataLoader(ManyTensors(), batch_size=2, num_workers=2)
+    batches = list(dl)
+    assert len(batches) == 2 and len(batches[1]) == 300
+    assert batches[1]["t299"].tolist() == [[2299.0, 2299.0], [3299.0, 3299.0]]
+    assert all(t.is_shared() for t in batches[0].values())
