@@ -228,6 +228,15 @@ class CheckpointPickler(CheckpointMixin, pickle._Pickler):
             return NotImplemented           # the dispatch entries above write it
         return super().reducer_override(obj)
 
+    def _memo(self, obj):
+        """``memoize(obj)`` without its checks (protocol 2/3: BINPUT or LONG_BINPUT)."""
+        if self.proto >= 4:
+            self.memoize(obj)
+            return
+        idx = len(self.memo)
+        self.write(b"q" + bytes((idx,)) if idx < 256 else b"r" + idx.to_bytes(4, "little"))
+        self.memo[id(obj)] = idx, obj
+
     def _save_int_tuple(self, values):
         if not values:
             self.write(pickle.EMPTY_TUPLE)
@@ -235,7 +244,7 @@ class CheckpointPickler(CheckpointMixin, pickle._Pickler):
         body = b"".join(_int_opcode(v) for v in values)
         code = _TUPLE_CODES.get(len(values))
         self.write(body + code if code else pickle.MARK + body + pickle.TUPLE)
-        self.memoize(values)
+        self._memo(values)
 
     def _save_known(self, obj):
         """``save(obj)`` for an object usually memoized already (a GLOBAL, a repeated str)."""
@@ -252,13 +261,13 @@ class CheckpointPickler(CheckpointMixin, pickle._Pickler):
         for item in pid[:4]:
             self._save_known(item)
         self.write(_int_opcode(pid[4]) + (pickle.NONE if len(pid) == 6 else b"") + pickle.TUPLE)
-        self.memoize(pid)
+        self._memo(pid)
         self.write(pickle.BINPERSID)
 
     def _save_empty_ordered_dict(self):
         self._save_known(OrderedDict)
         self.write(pickle.EMPTY_TUPLE + pickle.REDUCE)
-        self.memoize(OrderedDict())
+        self._memo(OrderedDict())
 
     def _save_tensor_call(self, t, requires_grad):
         """``_rebuild_tensor_v2(storage, offset, size, stride, requires_grad, hooks)``."""
@@ -272,23 +281,23 @@ class CheckpointPickler(CheckpointMixin, pickle._Pickler):
         self.write(pickle.NEWTRUE if requires_grad else pickle.NEWFALSE)
         self._save_empty_ordered_dict()
         self.write(pickle.TUPLE)
-        self.memoize(object())              # the args tuple, as pickle would memoize it
+        self._memo(object())              # the args tuple, as pickle would memoize it
         self.write(pickle.REDUCE)
 
     def _save_tensor(self, t):
         self._save_tensor_call(t, t._requires_grad)
-        self.memoize(t)
+        self._memo(t)
 
     def _save_parameter(self, p):
         self._save_known(_utils._rebuild_parameter)
         self._save_tensor_call(p, False)
-        self.memoize(object())              # the detached data tensor
+        self._memo(object())              # the detached data tensor
         self.write(pickle.NEWTRUE if p._requires_grad else pickle.NEWFALSE)
         self._save_empty_ordered_dict()
         self.write(pickle.TUPLE3)
-        self.memoize(object())
+        self._memo(object())
         self.write(pickle.REDUCE)
-        self.memoize(p)
+        self._memo(p)
 
 
 def _extra_state(t):
