@@ -537,6 +537,13 @@ register("ctc_loss", ctc_loss, method=False, family="nn.loss", nodes=(CtcNode,))
 # multi_margin_loss (multi-class hinge)
 # ----------------------------------------------------------------------------------------------
 
+def _per_sample(grad, reduction, batch):
+    """The gradient reaching each sample's loss (a column, to scale that sample's row)."""
+    if reduction == NONE:
+        return grad.reshape(-1, 1)
+    return grad / batch if reduction == MEAN else grad
+
+
 def _multi_margin_grad(grad, s):
     x, t = s.self2d, s.tcol
     z = s.margin - x.gather(1, t) + x
@@ -547,13 +554,7 @@ def _multi_margin_grad(grad, s):
         g = g * s.wy
     g = g / x.shape[1]
     g = g + x.new_zeros(x.shape).scatter(1, t, -g.sum(1, keepdim=True))
-    if s.reduction == NONE:
-        per = grad.reshape(-1, 1)
-    elif s.reduction == MEAN:
-        per = grad / x.shape[0]
-    else:
-        per = grad
-    return (g * per).reshape(s.self.shape)
+    return (g * _per_sample(grad, s.reduction, x.shape[0])).reshape(s.self.shape)
 
 
 MultiMarginNode = node_class("MultiMarginLossBackward0", {
@@ -612,13 +613,7 @@ def _multilabel_grad(grad, s):
     act = _multilabel_active(x, s.tc, s.valid, s.others)
     g = act.sum(1) + x.new_zeros(x.shape).scatter_add(1, s.tc, -act.sum(2))
     g = g / x.shape[1]
-    if s.reduction == NONE:
-        per = grad.reshape(-1, 1)
-    elif s.reduction == MEAN:
-        per = grad / x.shape[0]
-    else:
-        per = grad
-    return (g * per).reshape(s.self.shape)
+    return (g * _per_sample(grad, s.reduction, x.shape[0])).reshape(s.self.shape)
 
 
 MultilabelMarginNode = node_class("MultilabelMarginLossBackward0", {
