@@ -725,28 +725,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if x.shape != t.shape:
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
                            f"{list(input.shape)}")
-    n_classes = x.shape[1]
-    # Targets count up to the first -1; later entries are ignored.
-    valid, is_target = _multilabel_masks(t, n_classes)
-    tc = t.clamp_min(0)
-    x_y = x.gather(1, tc)                                   # (N, J)
-    margins = (1 - x_y.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)   # (N, J, C)
-    mask = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
-    loss = (margins * mask).sum((1, 2)) / n_classes
-    if unbatched:
-        loss = loss.reshape(()) if input.dim() <= 1 else loss
-    return _apply_reduction(loss, enum)
-
-
-def _multilabel_masks(t, n_classes):
-    """(which target slots count: those before the first -1, which classes are targets)."""
-    import numpy as np
-    from .._tensor import make_tensor
-    valid = np.cumprod(t._data >= 0, axis=1).astype(bool)
-    is_target = np.zeros((t._data.shape[0], n_classes), dtype=bool)
-    rows, cols = np.nonzero(valid)
-    is_target[rows, t._data[rows, cols]] = True
-    return make_tensor(valid, D.bool, t._device), make_tensor(is_target, D.bool, t._device)
+    return _loss.multilabel_margin_loss(input, target, enum)
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):

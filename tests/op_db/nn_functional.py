@@ -225,7 +225,24 @@ def _multi_margin_errors(make):
                         match="only p == 1 and p == 2")]
 
 
+def _multilabel_samples(dtype, make):
+    tgt = make((3, 4), "int64", values=[[3, 0, -1, 1], [1, 2, 3, -1], [2, 2, 0, -1]],
+               grad=False)
+    return [Sample(make((3, 4)), tgt, reduction=r) for r in REDUCTIONS] + [
+        Sample(make((4,)), make((4,), "int64", values=[1, 3, -1, 0], grad=False)),
+        Sample(make((4,)), make((4,), "int64", values=[2, -1, 0, 0], grad=False),
+               reduction="none")]
+
+
+def _multilabel_errors(make):
+    return [ErrorSample(Sample(make((2, 5)), make((2, 4), "int64", low=0, high=4)),
+                        match="inconsistent target size")]
+
+
 LOSSES = [
+    OpEntry("multilabel_margin_loss", call=_F("multilabel_margin_loss"),
+            samples=_multilabel_samples, dtypes=FLOATS, method=False, grad=True,
+            errors=_multilabel_errors, family=FAMILY),
     OpEntry("multi_margin_loss", call=_F("multi_margin_loss"), samples=_multi_margin_samples,
             dtypes=FLOATS, method=False, grad=True, errors=_multi_margin_errors,
             family=FAMILY),

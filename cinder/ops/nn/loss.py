@@ -537,6 +537,13 @@ register("ctc_loss", ctc_loss, method=False, family="nn.loss", nodes=(CtcNode,))
 # multi_margin_loss (multi-class hinge)
 # ----------------------------------------------------------------------------------------------
 
+def _per_sample(grad, reduction, batch):
+    """The gradient reaching each sample's loss (a column, to scale that sample's row)."""
+    if reduction == NONE:
+        return grad.reshape(-1, 1)
+    return grad / batch if reduction == MEAN else grad
+
+
 def _multi_margin_grad(grad, s):
     x, t = s.self2d, s.tcol
     z = s.margin - x.gather(1, t) + x
@@ -547,13 +554,7 @@ def _multi_margin_grad(grad, s):
         g = g * s.wy
     g = g / x.shape[1]
     g = g + x.new_zeros(x.shape).scatter(1, t, -g.sum(1, keepdim=True))
-    if s.reduction == NONE:
-        per = grad.reshape(-1, 1)
-    elif s.reduction == MEAN:
-        per = grad / x.shape[0]
-    else:
-        per = grad
-    return (g * per).reshape(s.self.shape)
+    return (g * _per_sample(grad, s.reduction, x.shape[0])).reshape(s.self.shape)
 
 
 MultiMarginNode = node_class("MultiMarginLossBackward0", {
@@ -595,3 +596,57 @@ def multi_margin_loss(input, target, p, margin, weight, reduction):
 
 register("multi_margin_loss", multi_margin_loss, method=False, function_too=False,
          family="nn.loss", nodes=(MultiMarginNode,))
+
+
+# ----------------------------------------------------------------------------------------------
+# multilabel_margin_loss (multi-label hinge)
+# ----------------------------------------------------------------------------------------------
+
+def _multilabel_active(x, tc, valid, others):
+    """(N, J, C) mask of the terms ``1 - x[y_j] + x[i] > 0`` that count."""
+    z = 1 - x.gather(1, tc).unsqueeze(2) + x.unsqueeze(1)
+    return ((z > 0) & valid.unsqueeze(2) & others.unsqueeze(1)).to(x.dtype)
+
+
+def _multilabel_grad(grad, s):
+    x = s.self2d
+    act = _multilabel_active(x, s.tc, s.valid, s.others)
+    g = act.sum(1) + x.new_zeros(x.shape).scatter_add(1, s.tc, -act.sum(2))
+    g = g / x.shape[1]
+    return (g * _per_sample(grad, s.reduction, x.shape[0])).reshape(s.self.shape)
+
+
+MultilabelMarginNode = node_class("MultilabelMarginLossBackward0", {
+    "self": _multilabel_grad, "target": None},
+    saves_also=("self", "self2d", "tc", "valid", "others", "reduction"))
+
+
+def multilabel_margin_loss(input, target, reduction):
+    """``sum_{j, i} max(0, 1 - x[y_j] + x[i]) / C`` over the targets ``y_j`` listed before the
+    first -1 and the classes ``i`` that are not targets (shapes checked by the caller)."""
+    _check_float(input, "multilabel_margin_loss_forward_out_frame")
+    x2 = input.reshape(1, -1) if input.dim() <= 1 else input
+    a = x2._data
+    t = target._data.reshape(a.shape).astype(np.int64, copy=False)
+    valid = np.cumprod(t >= 0, axis=1).astype(bool)
+    tc = np.where(valid, t, 0)
+    is_target = np.zeros(a.shape, dtype=bool)
+    rows, cols = np.nonzero(valid)
+    is_target[rows, t[rows, cols]] = True
+    z = np.maximum(1 - np.take_along_axis(a, tc, 1)[:, :, None] + a[:, None, :], 0)
+    z = z * (valid[:, :, None] & ~is_target[:, None, :])
+    losses = z.sum((1, 2)) / a.shape[1]
+    if input.dim() <= 1 and reduction == NONE:
+        losses = losses.reshape(())
+    res = _reduce_arr(losses, reduction).astype(input._dtype.numpy_dtype, copy=False)
+    result = wrap(res, input._dtype, input._device)
+    if needs_grad(input):
+        dev = input._device
+        record(MultilabelMarginNode, (input, None), (result,), self=input, self2d=x2,
+               tc=wrap(tc, D.int64, dev), valid=wrap(valid, D.bool, dev),
+               others=wrap(~is_target, D.bool, dev), reduction=reduction)
+    return result
+
+
+register("multilabel_margin_loss", multilabel_margin_loss, method=False, function_too=False,
+         family="nn.loss", nodes=(MultilabelMarginNode,))
