@@ -6,7 +6,7 @@ from pathlib import Path
 
 import torch
 from op_db import conversion, creation, linalg, pointwise, reduction, shape
-from op_db import elementwise, joining, scatter, sorting
+from op_db import blas, elementwise, joining, scatter, sorting, statistics
 
 import cinder
 from cinder.ops import OPS
@@ -14,7 +14,7 @@ from cinder.ops import OPS
 TESTS = Path(__file__).parent
 
 DB_NAMES = {e.name for module in (pointwise, reduction, linalg, shape, creation, conversion,
-                                  elementwise, sorting, scatter, joining)
+                                  elementwise, sorting, scatter, joining, blas, statistics)
             for e in module.ENTRIES}
 
 _VIEWS = ("as_strided", "broadcast_to", "chunk", "diagonal", "expand", "flatten", "movedim",
