@@ -59,12 +59,14 @@ def _cdist_samples(dtype, make):
     a, b = make((4, 3)), make((5, 3))
     return [Sample(a, b), Sample(a, b, 1.0), Sample(a, b, 3.0), Sample(a, b, 0.0),
             Sample(a, b, float("inf")), Sample(make((2, 4, 3)), make((2, 6, 3))),
-            Sample(make((30, 3)), make((4, 3))), Sample(a, b, compute_mode="use_mm_for_euclid_dist"),
+            Sample(make((30, 3)), make((4, 3))),
+            Sample(a, b, compute_mode="use_mm_for_euclid_dist"),
             Sample(make((2, 1, 4, 3)), make((3, 5, 3)))]
 
 
 ENTRIES = [
-    OpEntry("vdot", samples=_s(lambda m: Sample(m((4,)), m((4,))), lambda m: Sample(m((0,)), m((0,)))),
+    OpEntry("vdot", samples=_s(lambda m: Sample(m((4,)), m((4,))),
+                               lambda m: Sample(m((0,)), m((0,)))),
             dtypes=FLOATS + INTS + COMPLEX, grad=True, out=True, family=FAMILY,
             grad_dtypes=FLOATS + ("complex64",),
             errors=lambda make: [ErrorSample(Sample(make((2, 2)), make((4,)))),
@@ -106,7 +108,8 @@ ENTRIES = [
             errors=lambda make: [ErrorSample(Sample(make((3,)), make((2, 3)))),
                                  ErrorSample(Sample(make((2, 3)), make((2, 4)))),
                                  ErrorSample(Sample(make((2, 3)), make((2, 3)), -1.0)),
-                                 ErrorSample(Sample(make((2, 3), "int64"), make((2, 3), "int64")))]),
+                                 ErrorSample(Sample(make((2, 3), "int64"),
+                                                    make((2, 3), "int64")))]),
     OpEntry("cross", samples=_s(lambda m: Sample(m((4, 3)), m((4, 3)), 1),
                                 lambda m: Sample(m((3, 2)), m((3, 2)), dim=0),
                                 lambda m: Sample(m((2, 3)), m((1, 3)), -1)),

@@ -126,7 +126,8 @@ ENTRIES = [
                                lambda m: Sample(m((3, 4)), m((4,)), 1),
                                lambda m: Sample(m((3,)), m((3,)), 3),
                                lambda m: Sample(m((3,)), m((3,)), float("inf")),
-                               lambda m: Sample(m((3,)), m((3,)), 0).skip("grad", "PyTorch's p=0 backward fails")),
+                               lambda m: Sample(m((3,)), m((3,)), 0).skip(
+                                   "grad", "PyTorch's p=0 backward fails")),
             dtypes=FLOATS, grad=True, family=FAMILY, tol=_TOL,
             errors=lambda make: [ErrorSample(Sample(make((3,)), make((4,))))]),
     OpEntry("quantile", samples=_quantile_samples, dtypes=FLOATS, grad=True, out=True,
