@@ -34,6 +34,7 @@ TESTED_ELSEWHERE = {
     **{name: "test_views.py" for name in _VIEWS},
     **{name: "test_indexing.py" for name in _INDEXING},
     **{name: "test_random_ops.py" for name in _RANDOM},
+    **{name: "test_sampling.py" for name in ("geometric_", "log_normal_", "cauchy_")},
     "cpu": "test_devices.py",
     "cuda": "test_cuda.py",       # runs only where a GPU is present
 }
