@@ -35,6 +35,9 @@ TESTED_ELSEWHERE = {
     **{name: "test_indexing.py" for name in _INDEXING},
     **{name: "test_random_ops.py" for name in _RANDOM},
     **{name: "test_sampling.py" for name in ("geometric_", "log_normal_", "cauchy_")},
+    **{name: "test_function_forms.py" for name in (
+        "is_conj", "is_neg", "is_same_size", "is_nonzero", "unsafe_chunk", "unsafe_split",
+        "unsafe_split_with_sizes")},
     "cpu": "test_devices.py",
     "cuda": "test_cuda.py",       # runs only where a GPU is present
 }

@@ -1,0 +1,102 @@
+"""``torch.<op>_(input, ...)``: PyTorch also exposes many in-place methods as functions
+(``torch.abs_(t)`` is ``t.abs_()``), plus a few predicates and helpers (``is_conj``,
+``is_same_size``, ``unsafe_split``...). Each is published here as a thin call of the Tensor
+method that the op table already generates, so there is one implementation."""
+
+from .._tensor import Tensor
+from ._registry import FUNCTIONS, register
+
+# The in-place functions of torch.* (PyTorch 2.13) whose Tensor method cinder has.
+_INPLACE_FUNCTIONS = (
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_",
+    "arctan_", "arctanh_", "as_strided_", "asin_", "asinh_", "atan_", "atanh_", "ceil_",
+    "clamp_", "clamp_max_", "clamp_min_", "clip_", "conj_physical_", "cos_", "cosh_",
+    "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_", "fix_",
+    "floor_", "frac_", "gcd_", "i0_", "index_put_", "lcm_", "ldexp_", "log10_", "log1p_",
+    "log2_", "log_", "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_",
+    "relu_", "resize_as_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_",
+    "square_", "tan_", "tanh_", "trunc_", "xlogy_",
+)
+
+
+def _function_of(method_name):
+    def fn(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{method_name}(): argument 'input' (position 1) must be Tensor, "
+                            f"not {type(input).__name__}")
+        return getattr(input, method_name)(*args, **kwargs)
+    fn.__name__ = fn.__qualname__ = method_name
+    fn.__doc__ = f"``torch.{method_name}(input, ...)`` is ``input.{method_name}(...)``."
+    return fn
+
+
+for _name in _INPLACE_FUNCTIONS:
+    if hasattr(Tensor, _name) and _name not in FUNCTIONS:
+        FUNCTIONS[_name] = _function_of(_name)
+
+
+def is_conj(input):
+    """Whether ``input`` is a lazily conjugated view (never, in cinder: conj is eager)."""
+    return False
+
+
+def is_neg(input):
+    """Whether ``input`` is a lazily negated view (never, in cinder)."""
+    return False
+
+
+def is_same_size(input, other):
+    """Whether the two tensors have the same shape."""
+    return input._data.shape == other._data.shape
+
+
+def is_nonzero(input):
+    """The truth value of a one-element tensor (an error for any other size)."""
+    n = input._data.size
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input._data.reshape(-1)[0])
+
+
+register("is_conj", is_conj, family="function_forms")
+register("is_neg", is_neg, family="function_forms")
+register("is_same_size", is_same_size, family="function_forms")
+register("is_nonzero", is_nonzero, family="function_forms")
+register("unsafe_chunk", lambda input, chunks, dim=0: input.chunk(chunks, dim),
+         family="function_forms")
+register("unsafe_split", lambda input, split_size, dim=0: input.split(split_size, dim),
+         family="function_forms")
+register("unsafe_split_with_sizes",
+         lambda input, split_sizes, dim=0: input.split_with_sizes(split_sizes, dim),
+         family="function_forms")
+
+
+def _apply_(self, callable):
+    """Applies the Python ``callable`` to every element in place (CPU tensors only, slow:
+    one Python call per element, as in PyTorch)."""
+    if self._device.type != "cpu":
+        raise TypeError("apply_ is only implemented on CPU tensors")
+    import numpy as np
+    values = [callable(v) for v in self._data.reshape(-1).tolist()]
+    self._data[...] = np.asarray(values, dtype=self._data.dtype).reshape(self._data.shape)
+    self._bump_version()
+    return self
+
+
+def _map_(self, tensor, callable):
+    """``self[i] = callable(self[i], tensor[i])`` for every element (``tensor`` broadcast)."""
+    if self._device.type != "cpu":
+        raise TypeError("map_ is only implemented on CPU tensors")
+    import numpy as np
+    other = np.broadcast_to(tensor._data, self._data.shape).reshape(-1).tolist()
+    mine = self._data.reshape(-1).tolist()
+    values = [callable(a, b) for a, b in zip(mine, other)]
+    self._data[...] = np.asarray(values, dtype=self._data.dtype).reshape(self._data.shape)
+    self._bump_version()
+    return self
+
+
+Tensor.apply_ = _apply_
+Tensor.map_ = _map_

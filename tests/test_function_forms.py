@@ -1,0 +1,53 @@
+"""torch.<op>_ function forms, predicates and helpers (cinder/ops/function_forms.py), and the
+clear errors for API families left out on purpose (cinder/_unsupported.py)."""
+
+import pytest
+from oracle import check
+
+import cinder
+from cinder.ops.function_forms import _INPLACE_FUNCTIONS
+
+SAMPLE_ARGS = {"clamp_": "min=-0.5", "clamp_max_": "0.5", "clamp_min_": "-0.5", "clip_": "-1, 1",
+               "fill_": "2.0", "gcd_": None, "lcm_": None, "ldexp_": "L.tensor([1, 2, 3])",
+               "xlogy_": "2.0", "addmv_": None, "as_strided_": "(2,), (1,)",
+               "index_put_": "(L.tensor([0]),), L.tensor(9.0)", "resize_as_": "L.zeros(2)",
+               "logit_": "", "nan_to_num_": ""}
+
+
+@pytest.mark.parametrize("name", [n for n in _INPLACE_FUNCTIONS if SAMPLE_ARGS.get(n, "")
+                                  is not None])
+def test_inplace_function_matches_pytorch(name):
+    args = SAMPLE_ARGS.get(name, "")
+    sep = ", " if args else ""
+    check(f"(lambda x: (L.{name}(x{sep}{args}), x))(L.tensor([0.25, 0.5, 0.75]))")
+
+
+@pytest.mark.parametrize("expr", [
+    "L.gcd_(L.tensor([4, 6]), L.tensor([6, 9]))", "L.lcm_(L.tensor([4, 6]), L.tensor([6, 9]))",
+    "L.addmv_(L.zeros(2), L.ones(2, 3), L.ones(3))", "L.abs_([1.0])",
+    "L.is_conj(L.ones(2))", "L.is_neg(L.ones(2))", "L.is_same_size(L.ones(2), L.ones(3))",
+    "L.is_same_size(L.ones(2, 1), L.ones(2, 1))", "L.is_nonzero(L.tensor([0.0]))",
+    "L.is_nonzero(L.tensor([2]))", "L.is_nonzero(L.tensor([1, 2]))", "L.is_nonzero(L.tensor([]))",
+    "L.unsafe_chunk(L.arange(5), 2)", "L.unsafe_split(L.arange(7), 3)",
+    "L.unsafe_split_with_sizes(L.arange(5), [2, 3])", "L.ones(2).is_same_size(L.ones(2))",
+    "L.zeros(2, 3).apply_(lambda v: v + 1.5)", "L.arange(3.0).map_(L.tensor([1.0, 2, 3]), "
+    "lambda a, b: a * b + 1)",
+])
+def test_helpers(expr):
+    check(expr)
+
+
+@pytest.mark.parametrize("expr,family", [
+    ("cinder.sparse_coo_tensor", "sparse layouts"), ("cinder.zeros(2).to_sparse", "sparse"),
+    ("cinder.quantize_per_tensor", "quantized"), ("cinder.zeros(2).int_repr", "quantized"),
+    ("cinder.nested_tensor", "nested"), ("cinder.zeros(2).rename", "named tensors"),
+    ("cinder.float8_e4m3fn", "dtypes"), ("cinder.ScriptModule", "TorchScript"),
+])
+def test_left_out_families_raise_naming_the_family(expr, family):
+    with pytest.raises(AttributeError, match=family):
+        eval(expr, {"cinder": cinder})
+
+
+def test_plain_missing_attribute_keeps_pythons_message():
+    with pytest.raises(AttributeError, match="'Tensor' object has no attribute 'no_such_method'"):
+        cinder.zeros(2).no_such_method  # noqa: B018
