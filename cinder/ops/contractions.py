@@ -225,6 +225,16 @@ def _check_cdist(x1, x2, p, compute_mode):
 
 def _pairwise(xp, a, b, p):
     """Distances between rows of a (..., P, M) and b (..., R, M) without the GEMM trick."""
+    if a.shape[-1] <= 16 and p in (1, 2):
+        # few columns: accumulate one column at a time (no (P, R, M) temporary)
+        acc = None
+        for j in range(a.shape[-1]):
+            d = a[..., :, None, j] - b[..., None, :, j]
+            term = d * d if p == 2 else xp.abs(d)
+            acc = term if acc is None else acc + term
+        if acc is None:
+            acc = xp.zeros(a.shape[:-1] + b.shape[-2:-1], a.dtype)
+        return xp.sqrt(acc) if p == 2 else acc
     diff = xp.abs(a[..., :, None, :] - b[..., None, :, :])
     if p == 0:
         return (diff != 0).sum(-1).astype(a.dtype)
@@ -257,8 +267,10 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     a = xp.broadcast_to(as_compute(x1, dt, dev), batch + x1._data.shape[-2:])
     b = xp.broadcast_to(as_compute(x2, dt, dev), batch + x2._data.shape[-2:])
     n1, n2 = a.shape[-2], b.shape[-2]
+    # (PyTorch's rule for the GEMM formula; with few columns the direct sum is faster here)
     use_mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or (
-        compute_mode in (None, _CDIST_MODES[0]) and (n1 > 25 or n2 > 25)))
+        compute_mode in (None, _CDIST_MODES[0]) and (n1 > 25 or n2 > 25)
+        and a.shape[-1] > 16))
     res = _euclid_mm(xp, a, b) if use_mm else _pairwise(xp, a, b, p)
     result = wrap(xp.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
     if needs_grad(x1, x2):
