@@ -32,6 +32,17 @@ def test_inplace_function_matches_pytorch(name):
     "L.unsafe_split_with_sizes(L.arange(5), [2, 3])", "L.ones(2).is_same_size(L.ones(2))",
     "L.zeros(2, 3).apply_(lambda v: v + 1.5)", "L.arange(3.0).map_(L.tensor([1.0, 2, 3]), "
     "lambda a, b: a * b + 1)",
+    "L.is_signed(L.zeros(1, dtype=L.uint8))", "L.is_signed(L.zeros(1))",
+    "L.is_inference(L.zeros(1))", "L.get_device(L.zeros(1))", "L.typename(L.zeros(2))",
+    "L.typename(1.0)", "L.typename(L.zeros(2, dtype=L.int64))",
+    "L.adjoint(L.arange(6.).reshape(2, 3))", "L.unravel_index(L.tensor([5, 7, -1]), (3, 4))",
+    "L.unravel_index(L.tensor(4), 6)", "L.unravel_index(L.tensor([12, -13]), (3, 4))",
+    "L.scalar_tensor(3)", "L.scalar_tensor(2.5, dtype=L.float64)",
+    "L.empty_strided((2, 3), (1, 2)).stride()", "L.empty_strided((2, 3), (1, 2)).shape",
+    "L.zeros(2).new_empty_strided((2, 2), (1, 2)).stride()",
+    "L.as_strided_scatter(L.zeros(4), L.ones(2), (2,), (2,))",
+    "L.as_strided_scatter(L.zeros(3, 3), L.ones(3), (3,), (4,))",
+    "(L.e, L.pi, L.inf, L.nan, L.newaxis)", "L.zeros(3)[L.newaxis].shape",
 ])
 def test_helpers(expr):
     check(expr)

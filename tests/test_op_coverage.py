@@ -37,7 +37,8 @@ TESTED_ELSEWHERE = {
     **{name: "test_sampling.py" for name in ("geometric_", "log_normal_", "cauchy_")},
     **{name: "test_function_forms.py" for name in (
         "is_conj", "is_neg", "is_same_size", "is_nonzero", "unsafe_chunk", "unsafe_split",
-        "unsafe_split_with_sizes")},
+        "unsafe_split_with_sizes", "is_signed", "is_inference", "get_device", "typename",
+        "adjoint", "unravel_index", "scalar_tensor", "empty_strided", "as_strided_scatter")},
     "cpu": "test_devices.py",
     "cuda": "test_cuda.py",       # runs only where a GPU is present
 }

@@ -32,7 +32,7 @@ from ._registry import (
     register,
     write_out,
 )
-from .pointwise import _COMPLEX, _conj, _errstate, binary, unary
+from .pointwise import _COMPLEX, _conj, _errstate, _no_derivative, binary, unary
 
 _F = {"float_only": True}
 _INTS_BOOL = frozenset((D.bool, D.uint8, D.int8, D.int16, D.int32, D.int64))
@@ -668,3 +668,35 @@ for _name, _f in (("isclose", isclose), ("allclose", allclose), ("equal", equal)
                   ("isreal", isreal)):
     register(_name, _f, family="pointwise")
 register("isin", isin, method=False, family="pointwise")
+
+# ----------------------------------------------------------------------------------------------
+# Regularized incomplete gamma functions
+# ----------------------------------------------------------------------------------------------
+
+
+def _igamma_kernel(fname):
+    def kernel(xp, a, b):
+        wide = a.dtype.itemsize == 2
+        a2 = a.astype(np.float32) if wide else a
+        b2 = np.float32(b) if wide and np.isscalar(b) else (b.astype(np.float32) if wide else b)
+        with np.errstate(all="ignore"):
+            res = getattr(backend.special_module(xp), fname)(a2, b2)
+        return res.astype(a.dtype)
+    return kernel
+
+
+def _igamma_other_grad(grad, s):
+    # d/dx P(a, x) = x^(a-1) e^(-x) / Gamma(a)
+    a, x = s.self, s.other
+    return grad * ((a - 1) * x.log() - x - a.lgamma()).exp()
+
+
+_NO_INPUT_GRAD = {"igamma": _no_derivative("igamma: input"),
+                  "igammac": _no_derivative("igammac: input")}
+igamma = binary("igamma", _igamma_kernel("gammainc"), node_class("IgammaBackward0", {
+    "self": _NO_INPUT_GRAD["igamma"], "other": _igamma_other_grad}),
+    tensor_other=True, unsupported=("igamma_cpu", _INTS_BOOL | _COMPLEX))
+igammac = binary("igammac", _igamma_kernel("gammaincc"), node_class("IgammacBackward0", {
+    "self": _NO_INPUT_GRAD["igammac"],
+    "other": lambda grad, s: -_igamma_other_grad(grad, s)}, saves_also=("self", "other")),
+    tensor_other=True, unsupported=("igammac_cpu", _INTS_BOOL | _COMPLEX))

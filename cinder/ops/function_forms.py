@@ -100,3 +100,108 @@ def _map_(self, tensor, callable):
 
 Tensor.apply_ = _apply_
 Tensor.map_ = _map_
+
+
+# ----------------------------------------------------------------------------------------------
+# Small helpers of the torch namespace
+# ----------------------------------------------------------------------------------------------
+
+
+def is_signed(input):
+    """Whether the tensor's dtype is signed (everything but uint8 and bool)."""
+    return input.is_signed()
+
+
+def is_inference(input):
+    """Whether ``input`` was created in inference mode."""
+    return input.is_inference()
+
+
+def get_device(input):
+    """The CUDA device index of ``input``, or -1 for a CPU tensor."""
+    return input.get_device()
+
+
+def typename(obj):
+    """The legacy type name: ``'torch.FloatTensor'`` for a tensor, the class name otherwise."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    cls = type(obj)
+    module = cls.__module__
+    return cls.__qualname__ if module in ("builtins", None) else f"{module}.{cls.__qualname__}"
+
+
+def adjoint(input):
+    """The conjugate transpose of the last two dims, as a view (``input.mH``)."""
+    return input.mH
+
+
+def unravel_index(indices, shape):
+    """The coordinates of flat ``indices`` in a tensor of ``shape``: one int64 tensor per dim."""
+    import numpy as np
+
+    from .. import _dtype as D
+    from ._prep import wrap
+    if not isinstance(indices, Tensor):
+        from .creation import tensor
+        indices = tensor(indices)
+    if indices._dtype.category > D.INTEGRAL or indices._dtype is D.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got "
+                        f"{indices._dtype}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    total = int(np.prod(shape))
+    # PyTorch wraps indices outside [0, prod(shape)) around, without an error
+    flat = np.mod(indices._data, total) if total else indices._data
+    coords = np.unravel_index(flat, shape) if shape else ()
+    return tuple(wrap(np.asarray(c, dtype=np.int64), D.int64, indices._device) for c in coords)
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
+                  requires_grad=False):
+    """A 0-d tensor holding the number ``s`` (default dtype: the default float dtype)."""
+    from .. import _dtype as D
+    from .creation import tensor
+    return tensor(s, dtype=dtype or D.get_default_dtype(), device=device,
+                  requires_grad=requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """An uninitialized tensor with the given sizes and strides (over a fresh storage)."""
+    from .creation import empty
+    size, stride = tuple(size), tuple(stride)
+    extent = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
+    base = empty(extent, dtype=dtype, device=device)
+    out = base.as_strided(size, stride)
+    out._base = None
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
+                       layout=None, pin_memory=False):
+    return empty_strided(size, stride, dtype=dtype or self.dtype, device=device or self.device,
+                         requires_grad=requires_grad)
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """A copy of ``input`` with the view ``as_strided(size, stride, storage_offset)`` set to
+    ``src``."""
+    out = input.clone()
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        view = out.as_strided(size, stride, storage_offset)
+    view._data[...] = src._data
+    return out
+
+
+for _name, _fn, _method in (("is_signed", is_signed, False), ("is_inference", is_inference, False),
+                            ("get_device", get_device, False), ("typename", typename, False),
+                            ("adjoint", adjoint, True), ("unravel_index", unravel_index, False),
+                            ("scalar_tensor", scalar_tensor, False),
+                            ("empty_strided", empty_strided, False),
+                            ("as_strided_scatter", as_strided_scatter, True)):
+    if _name not in FUNCTIONS:
+        register(_name, _fn, method=_method, family="function_forms")
+Tensor.new_empty_strided = _new_empty_strided
