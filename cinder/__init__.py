@@ -20,8 +20,7 @@ from .random import (Generator, default_generator, manual_seed, seed,  # noqa: F
 from . import ops as _ops
 from . import autograd, return_types, cuda, nn, serialization  # noqa: F401
 from . import testing  # noqa: F401
-from math import e, pi, inf, nan  # noqa: F401,E402  (torch.e, torch.pi, ...)
-newaxis = None
+from math import e, pi, inf, nan  # noqa: F401  (torch.e, torch.pi, ...)
 from ._legacy import CPU_TYPES as _CPU_TYPES, set_default_tensor_type  # noqa: F401
 from ._storage import UntypedStorage, TypedStorage  # noqa: F401
 from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa
@@ -107,3 +106,5 @@ def __getattr__(name):
     # A PyTorch name cinder lacks is an AttributeError naming the torch.* spelling.
     from .compat import missing_attribute_error
     raise missing_attribute_error(__name__, name)
+
+newaxis = None                               # torch.newaxis (indexing with None)
