@@ -7,7 +7,8 @@ from .. import _dtype as D
 from .. import return_types
 from .._tensor import Tensor, wrap_dim
 from ._prep import check_tensor_arg, wrap, xp_of
-from ._registry import make_inplace, needs_grad, node_class, record, register, write_out
+from ._registry import needs_grad, node_class, record, register, write_out
+from .reduction import scan_for_inplace
 
 
 def _scan_dim(input, dim):
@@ -52,16 +53,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
     return write_out(out, result) if out is not None else result
 
 
-def _cumprod_for_inplace(self, dim, *, dtype=None):
-    if dtype is not None and dtype is not self._dtype:
-        raise RuntimeError(f"Bad in-place call: input tensor dtype {self._dtype.cpp_name} and "
-                           f"output tensor dtype {dtype.cpp_name} should match")
-    if self._dtype is D.bool and self._data.ndim and self._data.size:
-        raise NotImplementedError("\"cumprod_out_cpu\" not implemented for 'Bool'")
-    return cumprod(self, dim, dtype=self._dtype)
-
-
-register("cumprod", cumprod, inplace=make_inplace(_cumprod_for_inplace, "cumprod"),
+register("cumprod", cumprod, inplace=scan_for_inplace(cumprod, "cumprod"),
          family="scan", nodes=(CumprodNode,))
 
 # ----------------------------------------------------------------------------------------------
