@@ -6,7 +6,7 @@ from .. import _dtype as D
 from .. import return_types
 from .._tensor import Tensor, wrap_dim
 from ._prep import as_compute, check_tensor_arg, common_device, dims_arg, wrap, xp_of
-from ._registry import needs_grad, node_class, record, register, write_out
+from ._registry import make_inplace, needs_grad, node_class, record, register, write_out
 from .reduction import _reduced_shape, _unreduce
 
 # ----------------------------------------------------------------------------------------------
@@ -351,3 +351,61 @@ def corrcoef(input):
 
 register("cov", cov, family="statistics")
 register("corrcoef", corrcoef, family="statistics")
+
+# ----------------------------------------------------------------------------------------------
+# renorm
+# ----------------------------------------------------------------------------------------------
+
+
+def _renorm_parts(x, p, dim, maxnorm):
+    """(norms, scale, active) of each slice along ``dim``: slices whose p-norm exceeds
+    ``maxnorm`` are scaled by maxnorm / (norm + 1e-7), as PyTorch does."""
+    others = tuple(i for i in range(x.dim()) if i != dim)
+    norms = x.abs().pow(p).sum(others, keepdim=True).pow(1.0 / p)
+    active = norms > maxnorm
+    scale = (maxnorm / (norms + 1e-7)).masked_fill(~active, 1.0)
+    return norms, scale, active, others
+
+
+def _renorm_backward(grad, s):
+    x, p = s.self, s.p
+    norms, scale, active, others = _renorm_parts(x, p, s.dim, s.maxnorm)
+    # d scale / d x = -maxnorm / (norm + eps)^2 * d norm / d x,
+    # d norm / d x = x |x|^(p-2) / norm^(p-1)
+    dnorm = x * x.abs().pow(p - 2) / norms.pow(p - 1)
+    inner = (grad * x).sum(others, keepdim=True)
+    extra = (-s.maxnorm / (norms + 1e-7).square()) * inner * dnorm
+    return grad * scale + extra.masked_fill(~active, 0.0)
+
+
+RenormNode = node_class("RenormBackward0", {"self": _renorm_backward})
+
+
+def renorm(input, p, dim, maxnorm, *, out=None):
+    """Rescales each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` to norm
+    ``maxnorm`` (the others are unchanged)."""
+    check_tensor_arg(input, "renorm", "input", 1)
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if input._data.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input._data.ndim} "
+                           "dimensions")
+    if input._dtype.category < D.FLOATING:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {input._dtype.scalar_name}")
+    d = wrap_dim(dim, input._data.ndim)
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        _, scale, _, _ = _renorm_parts(input.detach(), p, d, maxnorm)
+        result = input.detach() * scale
+    result = wrap(result._data.astype(input._data.dtype, copy=False), input._dtype,
+                  input._device)
+    if input._requires_grad and needs_grad(input):
+        record(RenormNode, (input,), (result,), self=input, p=p, dim=d, maxnorm=maxnorm)
+    return write_out(out, result) if out is not None else result
+
+
+register("renorm", renorm, inplace=make_inplace(renorm, "renorm"), family="statistics",
+         nodes=(RenormNode,))
