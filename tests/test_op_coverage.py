@@ -6,6 +6,7 @@ from pathlib import Path
 
 import torch
 from op_db import conversion, creation, linalg, pointwise, reduction, shape
+from test_function_forms import INPLACE_FUNCTIONS
 from op_db import blas, elementwise, joining, scatter, sorting, statistics
 
 import cinder
@@ -38,7 +39,9 @@ TESTED_ELSEWHERE = {
     **{name: "test_function_forms.py" for name in (
         "is_conj", "is_neg", "is_same_size", "is_nonzero", "unsafe_chunk", "unsafe_split",
         "unsafe_split_with_sizes", "is_signed", "is_inference", "get_device", "typename",
-        "adjoint", "unravel_index", "scalar_tensor", "empty_strided", "as_strided_scatter")},
+        "adjoint", "unravel_index", "scalar_tensor", "empty_strided", "as_strided_scatter",
+        "apply_", "map_", "new_empty_strided")
+        + tuple(n for n in INPLACE_FUNCTIONS if n not in DB_NAMES)},
     "cpu": "test_devices.py",
     "cuda": "test_cuda.py",       # runs only where a GPU is present
 }

@@ -7,7 +7,7 @@ PyTorch's names come from ``tools/pytorch_api_names.json`` (public names of ``to
 ``torch.Tensor``, ``torch.linalg``, ``torch.fft``, ``torch.special`` and
 ``torch.distributions`` in PyTorch 2.13: ``dir()`` less underscores and submodules), so the
 tool runs without PyTorch. Names in a family cinder leaves out on purpose
-(``cinder/_unsupported.py``) are counted apart, with their reason; the share is of the rest.
+(``cinder/ops/_unsupported.py``) are counted apart, with their reason; the share is of the rest.
 """
 
 import json
@@ -66,7 +66,7 @@ def coverage(names):
     """Per namespace: (provided, excluded {name: family}, missing) lists."""
     sys.path.insert(0, str(ROOT))
     import cinder
-    from cinder._unsupported import family_of
+    from cinder.ops._unsupported import family_of
     report = {}
     for ns in NAMESPACES:
         obj = cinder_namespace(cinder, ns)
@@ -100,7 +100,7 @@ def table(report):
 
 
 def details(report):
-    from cinder._unsupported import FAMILIES
+    from cinder.ops._unsupported import FAMILIES
     out = []
     for ns in NAMESPACES:
         provided, excluded, missing = report[ns]

@@ -3,7 +3,9 @@
 ``is_same_size``, ``unsafe_split``...). Each is published here as a thin call of the Tensor
 method that the op table already generates, so there is one implementation."""
 
+from .. import _dtype as D
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from ._registry import FUNCTIONS, register
 
 # The in-place functions of torch.* (PyTorch 2.13) whose Tensor method cinder has.
@@ -32,7 +34,7 @@ def _function_of(method_name):
 
 for _name in _INPLACE_FUNCTIONS:
     if hasattr(Tensor, _name) and _name not in FUNCTIONS:
-        FUNCTIONS[_name] = _function_of(_name)
+        register(_name, _function_of(_name), method=False, family="function_forms")
 
 
 def is_conj(input):
@@ -64,13 +66,23 @@ register("is_conj", is_conj, family="function_forms")
 register("is_neg", is_neg, family="function_forms")
 register("is_same_size", is_same_size, family="function_forms")
 register("is_nonzero", is_nonzero, family="function_forms")
-register("unsafe_chunk", lambda input, chunks, dim=0: input.chunk(chunks, dim),
-         family="function_forms")
-register("unsafe_split", lambda input, split_size, dim=0: input.split(split_size, dim),
-         family="function_forms")
-register("unsafe_split_with_sizes",
-         lambda input, split_sizes, dim=0: input.split_with_sizes(split_sizes, dim),
-         family="function_forms")
+def unsafe_chunk(input, chunks, dim=0):
+    """``chunk`` (cinder's views are always safe to use)."""
+    return input.chunk(chunks, dim)
+
+
+def unsafe_split(input, split_size, dim=0):
+    """``split`` (cinder's views are always safe to use)."""
+    return input.split(split_size, dim)
+
+
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """``split_with_sizes`` (cinder's views are always safe to use)."""
+    return input.split_with_sizes(split_sizes, dim)
+
+
+for _fn in (unsafe_chunk, unsafe_split, unsafe_split_with_sizes):
+    register(_fn.__name__, _fn, family="function_forms")
 
 
 def _apply_(self, callable):
@@ -98,8 +110,8 @@ def _map_(self, tensor, callable):
     return self
 
 
-Tensor.apply_ = _apply_
-Tensor.map_ = _map_
+register("apply_", _apply_, function_too=False, family="function_forms")
+register("map_", _map_, function_too=False, family="function_forms")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -140,7 +152,6 @@ def unravel_index(indices, shape):
     """The coordinates of flat ``indices`` in a tensor of ``shape``: one int64 tensor per dim."""
     import numpy as np
 
-    from .. import _dtype as D
     from ._prep import wrap
     if not isinstance(indices, Tensor):
         from .creation import tensor
@@ -159,7 +170,6 @@ def unravel_index(indices, shape):
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
                   requires_grad=False):
     """A 0-d tensor holding the number ``s`` (default dtype: the default float dtype)."""
-    from .. import _dtype as D
     from .creation import tensor
     return tensor(s, dtype=dtype or D.get_default_dtype(), device=device,
                   requires_grad=requires_grad)
@@ -189,7 +199,6 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     """A copy of ``input`` with the view ``as_strided(size, stride, storage_offset)`` set to
     ``src``."""
     out = input.clone()
-    from ..autograd.grad_mode import no_grad
     with no_grad():
         view = out.as_strided(size, stride, storage_offset)
     view._data[...] = src._data
@@ -204,4 +213,4 @@ for _name, _fn, _method in (("is_signed", is_signed, False), ("is_inference", is
                             ("as_strided_scatter", as_strided_scatter, True)):
     if _name not in FUNCTIONS:
         register(_name, _fn, method=_method, family="function_forms")
-Tensor.new_empty_strided = _new_empty_strided
+register("new_empty_strided", _new_empty_strided, function_too=False, family="function_forms")

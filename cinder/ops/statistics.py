@@ -5,6 +5,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import return_types
 from .._tensor import Tensor, wrap_dim
+from ..autograd.grad_mode import no_grad
 from ._prep import as_compute, check_tensor_arg, common_device, dims_arg, wrap, xp_of
 from ._registry import make_inplace, needs_grad, node_class, record, register, write_out
 from .reduction import _reduced_shape, _unreduce
@@ -396,7 +397,6 @@ def renorm(input, p, dim, maxnorm, *, out=None):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {input._dtype.scalar_name}")
     d = wrap_dim(dim, input._data.ndim)
-    from ..autograd.grad_mode import no_grad
     with no_grad():
         _, scale, _, _ = _renorm_parts(input.detach(), p, d, maxnorm)
         result = input.detach() * scale

@@ -3,7 +3,7 @@ quantized, named tensors...) raises an AttributeError that names the family and 
 instead of Python's bare "'Tensor' object has no attribute"."""
 
 from .._tensor import Tensor
-from .._unsupported import family_of, unsupported_message
+from ._unsupported import family_of, unsupported_message
 
 
 def _tensor_getattr(self, name):
