@@ -19,8 +19,9 @@ from .. import backend
 from .._tensor import Tensor, contiguous_strides, make_tensor
 from ._prep import as_compute, scalar_as, wrap, xp_of
 from ._registry import check_inplace, needs_grad, node_class, record, register
-from ._segment import linear_index, reduce_into
 from .views import _slice, make_view
+
+from ._segment import linear_index, reduce_into  # noqa: I001  (segment sums for scatter)
 
 _BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
               "are valid indices (got {})")
