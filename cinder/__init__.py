@@ -24,6 +24,8 @@ from .compat import missing_attribute_error as _missing_attribute_error
 from . import optim  # noqa: F401
 from . import func  # noqa: F401  (torch.func.functional_call)
 from . import multiprocessing, utils  # noqa: F401,E402
+from . import testing  # noqa: F401
+from math import e, pi, inf, nan  # noqa: F401  (torch.e, torch.pi, ...)
 from ._legacy import CPU_TYPES as _CPU_TYPES, set_default_tensor_type  # noqa: F401
 from ._storage import UntypedStorage, TypedStorage  # noqa: F401
 from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa
@@ -88,3 +90,5 @@ from .serialization import save, load  # noqa: E402,F401
 
 from .utils import _visdom  # noqa: E402
 _visdom.install()           # visdom accepts cinder tensors once it is imported
+
+newaxis = None                               # torch.newaxis (indexing with None)

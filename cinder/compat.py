@@ -28,6 +28,7 @@ import importlib.machinery
 import importlib.util
 import sys
 import types
+from .ops._unsupported import family_of, unsupported_message
 
 __all__ = [
     "install",
@@ -105,6 +106,9 @@ def missing_attribute_error(module_name, attr):
     else:
         message = (f"cinder does not provide '{to_torch_name(module_name)}.{attr}' yet "
                    f"(module {module_name!r} has no attribute {attr!r})")
+        found = family_of("torch", attr) if module_name == "cinder" else None
+        if found is not None:          # a family left out on purpose: say which, and why
+            message = unsupported_message(f"torch.{attr}", *found)
     return AttributeError(message, name=attr, obj=obj)
 
 

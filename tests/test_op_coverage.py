@@ -8,6 +8,7 @@ from pathlib import Path
 
 import torch
 import op_db
+from test_function_forms import INPLACE_FUNCTIONS
 
 import cinder
 from cinder.ops import OPS
@@ -50,6 +51,13 @@ TESTED_ELSEWHERE = {
     **{name: "test_op_table.py" for name in ("numel", "is_complex", "is_floating_point",
                                              "is_nonzero", "result_type")},
     **{name: "nn/test_layers_functional.py" for name in _NN_LAYERS},
+    **{name: "test_sampling.py" for name in ("geometric_", "log_normal_", "cauchy_")},
+    **{name: "test_function_forms.py" for name in (
+        "is_conj", "is_neg", "is_same_size", "is_nonzero", "unsafe_chunk", "unsafe_split",
+        "unsafe_split_with_sizes", "is_signed", "is_inference", "get_device", "typename",
+        "adjoint", "unravel_index", "scalar_tensor", "empty_strided", "as_strided_scatter",
+        "apply_", "map_", "new_empty_strided")
+        + tuple(n for n in INPLACE_FUNCTIONS if n not in DB_NAMES)},
     "cpu": "test_devices.py",
     "cuda": "test_cuda.py",       # runs only where a GPU is present
 }

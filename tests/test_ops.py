@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from op_db import elementwise, joining, scatter, sorting
+from op_db import blas, elementwise, joining, scatter, sorting, statistics
 from op_db import (
     ALL_DTYPES,
     T,
@@ -35,7 +35,8 @@ import cinder
 
 ENTRIES = (pointwise.ENTRIES + reduction.ENTRIES + linalg.ENTRIES + shape.ENTRIES
            + creation.ENTRIES + conversion.ENTRIES + elementwise.ENTRIES
-           + sorting.ENTRIES + scatter.ENTRIES + joining.ENTRIES)
+           + sorting.ENTRIES + scatter.ENTRIES + joining.ENTRIES + blas.ENTRIES
+           + statistics.ENTRIES)
 
 # ----------------------------------------------------------------------------------------------
 # Helpers

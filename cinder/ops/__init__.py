@@ -4,6 +4,8 @@ from . import creation, conversion, pointwise, unary, reduction, views, shape, l
 from . import indexing  # noqa: F401
 from . import operators, random  # noqa
 from . import elementwise, sorting, scatter, diagonal, joining  # noqa: F401
+from . import blas, contractions, scan, statistics, sampling, unsupported  # noqa: F401
+from . import function_forms  # noqa: F401
 from . import nn  # noqa: F401  (nn kernels: cinder/ops/nn/)
 from . import _registry
 from ._registry import FUNCTIONS, OPS  # noqa: F401

@@ -33,9 +33,15 @@ from ._registry import (
     write_out,
 )
 from ._pointwise_factory import _COMPLEX, _conj, binary, unary
-from .unary import _errstate
+from .pointwise import _no_derivative
 
 _F = {"float_only": True}
+
+
+def _errstate(f, a):
+    """``f(a)`` with NumPy's floating-point warnings silenced (PyTorch returns nan/inf quietly)."""
+    with np.errstate(all="ignore"):
+        return f(a)
 _INTS_BOOL = frozenset((D.bool, D.uint8, D.int8, D.int16, D.int32, D.int64))
 _HALF = frozenset((D.float16, D.bfloat16))
 
@@ -669,3 +675,35 @@ for _name, _f in (("isclose", isclose), ("allclose", allclose), ("equal", equal)
                   ("isreal", isreal)):
     register(_name, _f, family="pointwise")
 register("isin", isin, method=False, family="pointwise")
+
+# ----------------------------------------------------------------------------------------------
+# Regularized incomplete gamma functions
+# ----------------------------------------------------------------------------------------------
+
+
+def _igamma_kernel(fname):
+    def kernel(xp, a, b):
+        wide = a.dtype.itemsize == 2
+        a2 = a.astype(np.float32) if wide else a
+        b2 = np.float32(b) if wide and np.isscalar(b) else (b.astype(np.float32) if wide else b)
+        with np.errstate(all="ignore"):
+            res = getattr(backend.special_module(xp), fname)(a2, b2)
+        return res.astype(a.dtype)
+    return kernel
+
+
+def _igamma_other_grad(grad, s):
+    # d/dx P(a, x) = x^(a-1) e^(-x) / Gamma(a)
+    a, x = s.self, s.other
+    return grad * ((a - 1) * x.log() - x - a.lgamma()).exp()
+
+
+_NO_INPUT_GRAD = {"igamma": _no_derivative("igamma: input"),
+                  "igammac": _no_derivative("igammac: input")}
+igamma = binary("igamma", _igamma_kernel("gammainc"), node_class("IgammaBackward0", {
+    "self": _NO_INPUT_GRAD["igamma"], "other": _igamma_other_grad}),
+    tensor_other=True, unsupported=("igamma_cpu", _INTS_BOOL | _COMPLEX))
+igammac = binary("igammac", _igamma_kernel("gammaincc"), node_class("IgammacBackward0", {
+    "self": _NO_INPUT_GRAD["igammac"],
+    "other": lambda grad, s: -_igamma_other_grad(grad, s)}, saves_also=("self", "other")),
+    tensor_other=True, unsupported=("igammac_cpu", _INTS_BOOL | _COMPLEX))

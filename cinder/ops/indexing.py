@@ -22,6 +22,8 @@ from ._registry import (check_inplace, needs_grad, node_class, publish_attribute
                         register)
 from .views import _slice, make_view
 
+from ._segment import linear_index, reduce_into  # noqa: I001  (segment sums for scatter)
+
 _BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
               "are valid indices (got {})")
 _NOT_INDEX_DTYPE = "tensors used as indices must be long, int, byte or bool tensors"
@@ -673,7 +675,6 @@ def scatter_add(input, dim, index, src):
     flat = out if out.ndim else out.reshape(1)
     vals = _src_block(src, index)
     # a sorted/bincount segment sum: np.add.at is far slower on large inputs
-    from ._segment import linear_index, reduce_into
     reduce_into(xp_of(input), flat.reshape(-1), linear_index(key, flat.shape), vals, "sum")
     result = wrap(out, input._dtype, input._device)
     if needs_grad(input, src):
@@ -729,7 +730,6 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     if reduce is None:
         flat[key] = vals
     elif reduce in ("add", "multiply"):
-        from ._segment import linear_index, reduce_into
         reduce_into(xp, flat.reshape(-1), linear_index(key, flat.shape), vals,
                     "sum" if reduce == "add" else "prod")
     else:

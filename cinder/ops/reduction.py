@@ -752,16 +752,19 @@ def cumsum(input, dim, *, dtype=None, out=None):
     return write_out(out, result) if out is not None else result
 
 
-def _cumsum_for_inplace(self, dim, *, dtype=None):
-    """What ``cumsum_`` computes, with its own refusals (run by the generated in-place)."""
-    if dtype is not None and dtype is not self._dtype:
-        raise RuntimeError(f"Bad in-place call: input tensor dtype {self._dtype.cpp_name} and "
-                           f"output tensor dtype {dtype.cpp_name} should match")
-    if self._dtype is D.bool and self._data.ndim and self._data.size:
-        # (0-d and empty tensors never reach a kernel in PyTorch, so they pass)
-        raise NotImplementedError("\"cumsum_out_cpu\" not implemented for 'Bool'")
-    return cumsum(self, dim, dtype=self._dtype)
+def scan_for_inplace(scan, name):
+    """What ``<scan>_`` (cumsum_, cumprod_) computes, with its own refusals (run by the
+    generated in-place)."""
+    def fn(self, dim, *, dtype=None):
+        if dtype is not None and dtype is not self._dtype:
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {self._dtype.cpp_name} "
+                               f"and output tensor dtype {dtype.cpp_name} should match")
+        if self._dtype is D.bool and self._data.ndim and self._data.size:
+            # (0-d and empty tensors never reach a kernel in PyTorch, so they pass)
+            raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+        return scan(self, dim, dtype=self._dtype)
+    return make_inplace(fn, name)
 
 
-register("cumsum", cumsum, inplace=make_inplace(_cumsum_for_inplace, "cumsum"),
+register("cumsum", cumsum, inplace=scan_for_inplace(cumsum, "cumsum"),
          family="reduction", nodes=(CumsumNode,))

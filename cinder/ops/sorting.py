@@ -11,6 +11,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import return_types
 from .._tensor import Tensor, wrap_dim
+from ..autograd.grad_mode import no_grad
 from ._prep import check_tensor_arg, not_implemented, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register, write_out
 from .reduction import _select_index
@@ -287,7 +288,6 @@ def _median_like(name, ignore_nan, all_node, dim_node, tuple_type):
                     raise IndexError(f"{name}(): Expected reduction dim 0 to have non-zero "
                                      "size.")
                 return wrap(value, input._dtype, input._device)
-            from ..autograd.grad_mode import no_grad
             with no_grad():
                 values = _pick_rows(name, flat.detach(), 0, False, _median_position(ignore_nan),
                                     dim_node, tuple_type, None)[0]

@@ -1,0 +1,355 @@
+"""Contractions and distances: einsum, tensordot, cdist, cross, vander.
+
+``einsum`` runs NumPy's einsum (with ``optimize=True`` it contracts through BLAS) and its
+gradient for each operand is another einsum, so higher-order gradients work.
+"""
+
+import string
+import warnings
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, wrap_dim
+from ._prep import (
+    as_compute,
+    broadcast_shape,
+    check_tensor_arg,
+    common_device,
+    not_implemented,
+    wrap,
+    xp_of,
+)
+from ._registry import needs_grad, node_class, record, register, write_out
+
+# ----------------------------------------------------------------------------------------------
+# einsum
+# ----------------------------------------------------------------------------------------------
+
+
+def _parse_equation(equation, shapes):
+    """(input subscripts, output subscripts) with every '...' spelled out as letters."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(shapes):
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation" if len(terms) < len(shapes) else
+                           "einsum(): fewer operands were provided than specified in the "
+                           "equation")
+    used = set(c for c in eq if c.isalpha())
+    spare = [c for c in string.ascii_letters if c not in used]
+    n_ell = max((len(s) - (len(t) - 3) for t, s in zip(terms, shapes) if "..." in t), default=0)
+    ell = "".join(spare[:n_ell])
+    full = []
+    for t, s in zip(terms, shapes):
+        if "..." in t:
+            k = len(s) - (len(t) - 3)
+            t = t.replace("...", ell[n_ell - k:] if k else "")
+        if len(t) != len(s):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(t)}) "
+                               f"does not match the number of dimensions ({len(s)}) for "
+                               f"operand {len(full)} and no ellipsis was given")
+        full.append(t)
+    if arrow:
+        out = rhs.replace("...", ell)
+    else:
+        counts = {}
+        for t in full:
+            for c in t:
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    return full, out
+
+
+def _einsum_grad(i):
+    def formula(grad, s):
+        subs, out, ops = s.subs, s.out, s.operands
+        mine = subs[i]
+        if len(set(mine)) != len(mine):
+            raise RuntimeError("einsum backward: an operand with a repeated subscript (a "
+                               "diagonal) is not supported")
+        others = [o for j, o in enumerate(ops) if j != i]
+        other_subs = [t for j, t in enumerate(subs) if j != i]
+        known = set(out).union(*other_subs) if other_subs else set(out)
+        target = "".join(c for c in mine if c in known)
+        g = einsum(",".join([out] + other_subs) + "->" + target, grad, *others)
+        if target != mine:
+            # letters summed away inside this operand alone: broadcast the gradient back
+            shape = [n if c in known else 1 for c, n in zip(mine, s.shapes[i])]
+            g = g.reshape(shape).expand(s.shapes[i])
+        return g.sum_to_size(s.shapes[i]) if tuple(g.shape) != tuple(s.shapes[i]) else g
+    return formula
+
+
+_EINSUM_NODES = {}
+
+
+def _einsum_node(n):
+    if n not in _EINSUM_NODES:
+        _EINSUM_NODES[n] = node_class("EinsumBackward0", {f"op{i}": _einsum_grad(i)
+                                                          for i in range(n)},
+                                      saves_also=("subs", "out", "operands", "shapes"))
+    return _EINSUM_NODES[n]
+
+
+def einsum(equation, *operands):
+    """Sums of products over the subscripts of ``equation`` (Einstein notation, with
+    ``...`` for broadcast dims and an implicit, alphabetical output when ``->`` is absent)."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not operands:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    subs, out = _parse_equation(equation, [t._data.shape for t in operands])
+    dt = operands[0]._dtype
+    for t in operands[1:]:
+        if t._dtype is not dt:
+            raise RuntimeError(f"expected scalar type {dt.scalar_name} but found "
+                               f"{t._dtype.scalar_name}")
+    if dt is D.bool and len(operands) > 1:
+        not_implemented("bmm", dt)
+    dev = common_device(operands)
+    xp = xp_of(operands[0])
+    arrays = [as_compute(t, dt, dev) for t in operands]
+    spec = ",".join(subs) + "->" + out
+    try:
+        res = xp.einsum(spec, *arrays, optimize=len(arrays) > 1)
+    except ValueError as exc:
+        raise RuntimeError(f"einsum(): {exc}") from None
+    result = wrap(xp.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
+    if needs_grad(*operands):
+        record(_einsum_node(len(operands)), operands, (result,), subs=subs, out=out,
+               operands=list(operands), shapes=[t._data.shape for t in operands])
+    return result
+
+
+register("einsum", einsum, method=False, family="contractions")
+
+# ----------------------------------------------------------------------------------------------
+# tensordot
+# ----------------------------------------------------------------------------------------------
+
+
+def _dims_pair(dims, na, nb):
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, (int, np.integer)):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(na, nb):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        return list(range(na - dims, na)), list(range(dims))
+    da, db = dims
+    da = [da] if isinstance(da, int) else list(da)
+    db = [db] if isinstance(db, int) else list(db)
+    if len(da) != len(db):
+        raise RuntimeError(f"both dimension lists should have same length, but got {len(da)} "
+                           f"and {len(db)}")
+    return [wrap_dim(d, na) for d in da], [wrap_dim(d, nb) for d in db]
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Contracts ``dims`` (a count of trailing/leading dims, or two lists of dims) of ``a`` and
+    ``b``, as one matrix product (so gradients flow through permute/reshape/mm)."""
+    check_tensor_arg(a, "tensordot", "a", 1)
+    check_tensor_arg(b, "tensordot", "b", 2)
+    da, db = _dims_pair(dims, a._data.ndim, b._data.ndim)
+    for x, y in zip(da, db):
+        if a._data.shape[x] != b._data.shape[y]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{a._data.shape[x]} in dim {x} and second has size "
+                               f"{b._data.shape[y]} in dim {y}")
+    free_a = [d for d in range(a._data.ndim) if d not in da]
+    free_b = [d for d in range(b._data.ndim) if d not in db]
+    k = int(np.prod([a._data.shape[d] for d in da]))
+    sa = [a._data.shape[d] for d in free_a]
+    sb = [b._data.shape[d] for d in free_b]
+    left = a.permute(free_a + da).reshape(int(np.prod(sa)), k)
+    right = b.permute(db + free_b).reshape(k, int(np.prod(sb)))
+    result = left.mm(right).reshape(sa + sb)
+    return write_out(out, result) if out is not None else result
+
+
+register("tensordot", tensordot, method=False, family="contractions")
+
+# ----------------------------------------------------------------------------------------------
+# cdist
+# ----------------------------------------------------------------------------------------------
+
+
+def _cdist_grads(grad, s):
+    """(grad_x1, grad_x2) of the p-norm distances, from the pairwise differences."""
+    x1, x2, p, dist = s.x1, s.x2, s.p, s.result
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)             # (..., P, R, M)
+    g = grad.unsqueeze(-1)
+    if p == 0:
+        term = diff * 0
+    elif p == 1:
+        term = g * diff.sign()
+    elif p == float("inf"):
+        term = g * diff.sign() * (diff.abs() == dist.unsqueeze(-1))
+    else:
+        safe = dist.masked_fill(dist == 0, 1).unsqueeze(-1)
+        term = g * diff.sign() * diff.abs().pow(p - 1) / safe.pow(p - 1)
+        term = term.masked_fill((dist == 0).unsqueeze(-1), 0)
+    return term.sum(-2).sum_to_size(s.x1_sizes), (-term).sum(-3).sum_to_size(s.x2_sizes)
+
+
+CdistNode = node_class("CdistBackward0", {
+    "x1": lambda grad, s: _cdist_grads(grad, s)[0],
+    "x2": lambda grad, s: _cdist_grads(grad, s)[1]},
+    saves_also=("x1", "x2", "p", "result", "x1_sizes", "x2_sizes"))
+
+_CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                "donot_use_mm_for_euclid_dist")
+
+
+def _check_cdist(x1, x2, p, compute_mode):
+    for name, t in (("X1", x1), ("X2", x2)):
+        if t._data.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: "
+                               f"{t._data.ndim}D")
+        if t._dtype in (D.float16, D.bfloat16):
+            not_implemented("cdist", t._dtype)
+        if t._dtype.category != D.FLOATING:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{t._dtype.scalar_name}")
+    if x1._data.shape[-1] != x2._data.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1._data.shape[-1]} X2: {x2._data.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    if compute_mode is not None and compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+
+
+def _pairwise(xp, a, b, p):
+    """Distances between rows of a (..., P, M) and b (..., R, M) without the GEMM trick."""
+    if a.shape[-1] <= 16 and p in (1, 2):
+        # few columns: accumulate one column at a time (no (P, R, M) temporary)
+        acc = None
+        for j in range(a.shape[-1]):
+            d = a[..., :, None, j] - b[..., None, :, j]
+            term = d * d if p == 2 else xp.abs(d)
+            acc = term if acc is None else acc + term
+        if acc is None:
+            acc = xp.zeros(a.shape[:-1] + b.shape[-2:-1], a.dtype)
+        return xp.sqrt(acc) if p == 2 else acc
+    diff = xp.abs(a[..., :, None, :] - b[..., None, :, :])
+    if p == 0:
+        return (diff != 0).sum(-1).astype(a.dtype)
+    if p == 1:
+        return diff.sum(-1)
+    if p == 2:
+        return xp.sqrt((diff * diff).sum(-1))
+    if p == float("inf"):
+        return diff.max(-1) if diff.shape[-1] else diff.sum(-1)
+    return (diff ** p).sum(-1) ** (1.0 / p)
+
+
+def _euclid_mm(xp, a, b):
+    """Euclidean distances through one matrix product: |a|^2 + |b|^2 - 2 a.b (clamped at 0)."""
+    an = (a * a).sum(-1)[..., :, None]
+    bn = (b * b).sum(-1)[..., None, :]
+    d2 = an + bn - 2 * xp.matmul(a, xp.swapaxes(b, -1, -2))
+    return xp.sqrt(xp.maximum(d2, 0))
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The p-norm distance between each row of ``x1`` and each row of ``x2`` (batched)."""
+    check_tensor_arg(x1, "cdist", "x1", 1)
+    check_tensor_arg(x2, "cdist", "x2", 2)
+    _check_cdist(x1, x2, p, compute_mode)
+    dt = x1._dtype if x1._dtype is x2._dtype else D.promote_types(x1._dtype, x2._dtype)
+    dev = common_device((x1, x2))
+    xp = xp_of(x1)
+    batch = broadcast_shape(x1._data.shape[:-2], x2._data.shape[:-2])
+    a = xp.broadcast_to(as_compute(x1, dt, dev), batch + x1._data.shape[-2:])
+    b = xp.broadcast_to(as_compute(x2, dt, dev), batch + x2._data.shape[-2:])
+    n1, n2 = a.shape[-2], b.shape[-2]
+    # (PyTorch's rule for the GEMM formula; with few columns the direct sum is faster here)
+    use_mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or (
+        compute_mode in (None, _CDIST_MODES[0]) and (n1 > 25 or n2 > 25)
+        and a.shape[-1] > 16))
+    res = _euclid_mm(xp, a, b) if use_mm else _pairwise(xp, a, b, p)
+    result = wrap(xp.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
+    if needs_grad(x1, x2):
+        record(CdistNode, (x1, x2), (result,), x1=x1, x2=x2, p=p,
+               x1_sizes=x1._data.shape, x2_sizes=x2._data.shape)
+    return result
+
+
+register("cdist", cdist, method=False, family="contractions")
+
+# ----------------------------------------------------------------------------------------------
+# cross / vander
+# ----------------------------------------------------------------------------------------------
+
+CrossNode = node_class("LinalgCrossBackward0", {
+    "self": lambda grad, s: s.other.conj().cross(grad, dim=s.dim),
+    "other": lambda grad, s: grad.cross(s.self.conj(), dim=s.dim)})
+
+
+def cross(input, other, dim=None, *, out=None):
+    """The 3-D cross product along ``dim`` (by default the first dim of size 3)."""
+    check_tensor_arg(input, "cross", "input", 1)
+    check_tensor_arg(other, "cross", "other", 2)
+    if input._data.ndim != other._data.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    shape = broadcast_shape(input._data.shape, other._data.shape)
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease "
+                      "either pass the dim explicitly or simply use torch.linalg.cross.\nThe "
+                      "default value of dim will change to agree with that of linalg.cross in a "
+                      "future release.", UserWarning, stacklevel=2)
+        dim = next((i for i, n in enumerate(shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    d = wrap_dim(dim, len(shape))
+    if input._data.shape[d] != 3 or other._data.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input._data.shape[d]} and {other._data.shape[d]}")
+    from ._prep import result_type
+    dt = result_type(input, other)
+    if dt is D.bool:
+        not_implemented("cross", dt)
+    dev = common_device((input, other))
+    xp = xp_of(input)
+    a = xp.broadcast_to(as_compute(input, dt, dev), shape)
+    b = xp.broadcast_to(as_compute(other, dt, dev), shape)
+    res = xp.cross(a, b, axis=d)
+    result = wrap(xp.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
+    if needs_grad(input, other):
+        record(CrossNode, (input, other), (result,), self=input, other=other, dim=d)
+    return write_out(out, result) if out is not None else result
+
+
+register("cross", cross, family="contractions", nodes=(CrossNode,))
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of the 1-D ``x``: columns are powers of x (decreasing unless
+    ``increasing``), ``N`` columns (default: len(x))."""
+    check_tensor_arg(x, "vander", "x", 1)
+    if x._data.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x._data.shape[0]
+    cols = n if N is None else N
+    if cols < 0:
+        raise RuntimeError("N must be non-negative.")
+    from .creation import ones
+    from .shape import cat
+    dt = D.promote_types(x._dtype, D.int64)
+    base = x.to(dt)
+    if cols == 0:
+        from .creation import empty
+        return empty((n, 0), dtype=dt, device=x.device)
+    first = ones((n, 1), dtype=dt, device=x.device)
+    if cols > 1:
+        result = cat([first, base.unsqueeze(1).expand(n, cols - 1)], 1).cumprod(1)
+    else:
+        result = first
+    return result if increasing else result.flip(1)
+
+
+register("vander", vander, method=False, family="contractions")
