@@ -181,6 +181,36 @@ def ovewrite_named_param(kwargs, param, new_value):
         kwargs[param] = new_value
 
 
+def build_model(make, enum, weights, progress, kwargs, when_weighted=None):
+    """What every builder does: accept ``pretrained=``, fix ``num_classes`` to the weights',
+    build with ``make(**kwargs)`` and load the cached checkpoint. ``when_weighted`` holds
+    keyword values to use only when loading weights (VGG skips its own init then)."""
+    weights = handle_legacy(enum, weights, kwargs)
+    if weights is not None:
+        kwargs.update(when_weighted or {})
+        ovewrite_named_param(kwargs, "num_classes", weights.meta["num_classes"])
+    model = make(**kwargs)
+    if weights is not None:
+        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
+    return model
+
+
+def init_conv_bn_linear(model):
+    """MobileNet-style init: He-normal (fan out) convs, unit norms, N(0, 0.01) linears."""
+    from ... import nn
+    for m in model.modules():
+        if isinstance(m, nn.Conv2d):
+            nn.init.kaiming_normal_(m.weight, mode="fan_out")
+            if m.bias is not None:
+                nn.init.zeros_(m.bias)
+        elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
+            nn.init.ones_(m.weight)
+            nn.init.zeros_(m.bias)
+        elif isinstance(m, nn.Linear):
+            nn.init.normal_(m.weight, 0, 0.01)
+            nn.init.zeros_(m.bias)
+
+
 def make_divisible(v, divisor, min_value=None):
     """Round channels to a multiple of ``divisor`` without going more than 10% down."""
     min_value = divisor if min_value is None else min_value

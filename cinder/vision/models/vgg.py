@@ -2,7 +2,7 @@
 
 from ... import nn
 from ...ops import FUNCTIONS as _F
-from ._api import WeightsEnum, builder, handle_legacy, ovewrite_named_param, weights
+from ._api import WeightsEnum, build_model, builder, weights
 
 __all__ = ["VGG", "vgg11", "vgg11_bn", "vgg13", "vgg13_bn", "vgg16", "vgg16_bn", "vgg19",
            "vgg19_bn"]
@@ -107,14 +107,9 @@ class VGG19_BN_Weights(WeightsEnum):
 
 def _vgg_builder(name, cfg, batch_norm, enum):
     def build(*, weights=None, progress=True, **kwargs):
-        weights = handle_legacy(enum, weights, kwargs)
-        if weights is not None:
-            kwargs["init_weights"] = False
-            ovewrite_named_param(kwargs, "num_classes", weights.meta["num_classes"])
-        model = VGG(make_layers(cfgs[cfg], batch_norm=batch_norm), **kwargs)
-        if weights is not None:
-            model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-        return model
+        def make(**kw):
+            return VGG(make_layers(cfgs[cfg], batch_norm=batch_norm), **kw)
+        return build_model(make, enum, weights, progress, kwargs, {"init_weights": False})
     build.__name__ = build.__qualname__ = name
     build.__doc__ = f"{name}: VGG configuration '{cfg}'; ``weights`` takes {enum.__name__}."
     return builder(name, enum)(build)
