@@ -59,6 +59,23 @@ def allowed_globals():
     return _ALLOWED
 
 
+_NOT_CALLABLE = None
+
+
+def _allocating_classes():
+    """Allowed classes that must never be *called* from a file: their constructors take sizes
+    (``torch.FloatStorage(10**12)``, ``torch.Tensor(10**6, 10**6)``) and would allocate."""
+    global _NOT_CALLABLE
+    if _NOT_CALLABLE is None:
+        from . import _legacy
+        from ._storage import TypedStorage, UntypedStorage
+        from ._tensor import Tensor
+        classes = [Tensor, TypedStorage, UntypedStorage, *_legacy.STORAGE_TYPES.values(),
+                   *(v for k, v in _legacy.CPU_TYPES.items() if k.endswith("Tensor"))]
+        _NOT_CALLABLE = {id(c) for c in classes}
+    return _NOT_CALLABLE
+
+
 def _build_allowed():
     import cinder
     from . import _dtype as D
@@ -104,6 +121,18 @@ def unsupported_global_message(full_path):
             f"Please use `torch.serialization.add_safe_globals([{full_path}])` or the "
             f"`torch.serialization.safe_globals([{full_path}])` context manager to allowlist "
             "this global if you trust this class/function.")
+
+
+def _legacy_tensor_state(tensor, state):
+    """BUILD states of PyTorch < 0.4 pickles: a Variable or Parameter carried
+    ``(requires_grad, volatile, backward_hooks)``, or five fields with the data first."""
+    from ._tensor import Tensor
+    if len(state) == 5 and isinstance(state[0], Tensor):
+        tensor.data = state[0]
+        state = (state[3], state[4], state[2])
+    if len(state) != 3 or not isinstance(state[0], bool):
+        raise UnpicklingError(f"unsupported tensor state {state!r}")
+    tensor.requires_grad_(state[0])
 
 
 class _Mark:
@@ -191,7 +220,8 @@ class Unpickler:
     def _reduce(self):
         args = self._pop()
         func = self._top()
-        if not self._is_allowed(func) or not isinstance(args, tuple):
+        if not self._is_allowed(func) or not isinstance(args, tuple) or \
+                id(func) in _allocating_classes():
             raise UnpicklingError(f"Trying to call reduce for unrecognized function {func!r}")
         self.stack[-1] = func(*args)
 
@@ -203,7 +233,8 @@ class Unpickler:
             raise UnpicklingError("NEWOBJ expects a tuple of arguments")
         if cls is Parameter:
             self.stack.append(Parameter(*args))
-        elif isinstance(cls, type) and self._is_allowed(cls):
+        elif isinstance(cls, type) and self._is_allowed(cls) and \
+                not (args and id(cls) in _allocating_classes()):
             self.stack.append(cls.__new__(cls, *args))
         else:
             raise UnpicklingError("Can only create new object for nn.Parameter or classes "
@@ -213,6 +244,9 @@ class Unpickler:
         from ._tensor import Tensor
         state = self._pop()
         inst = self._top()
+        if isinstance(inst, Tensor) and isinstance(state, tuple):
+            _legacy_tensor_state(inst, state)
+            return
         if type(inst) is OrderedDict or isinstance(inst, Tensor):
             if isinstance(state, dict):
                 inst.__dict__.update(state)

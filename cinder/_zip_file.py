@@ -9,6 +9,7 @@ file's length before anything is read or allocated, and any defect raises ``ZipF
 """
 
 import struct
+import threading
 import zlib
 
 import numpy as np
@@ -25,6 +26,9 @@ _SIG_LOCAL, _SIG_CENTRAL = 0x04034B50, 0x02014B50
 _SIG_EOCD, _SIG_EOCD64, _SIG_LOCATOR = 0x06054B50, 0x06064B50, 0x07064B50
 _U32_MAX, _U16_MAX = 0xFFFFFFFF, 0xFFFF
 _UTF8_FLAG = 0x0800
+_DESCRIPTOR_FLAG = 0x0008          # sizes and CRC follow the data (PyTorch's writer sets it)
+_SIG_DESCRIPTOR = 0x08074B50
+_THREADED_CRC_BYTES = 1 << 20
 _ZIP64_VERSION = 45
 
 
@@ -32,9 +36,34 @@ class ZipFormatError(Exception):
     """The bytes are not a readable zip archive; the message says what is wrong."""
 
 
+def crc32_started(payload):
+    """Start the CRC-32 of ``payload`` and return a function that gives it.
+
+    zlib releases the GIL on large buffers, so a big record is summed on a helper thread while
+    the caller writes or reads the next bytes; the checksum then costs almost no extra time.
+    """
+    if len(payload) < _THREADED_CRC_BYTES:
+        value = zlib.crc32(payload)
+        return lambda: value
+    box = []
+    thread = threading.Thread(target=lambda: box.append(zlib.crc32(payload)), daemon=True)
+    thread.start()
+
+    def result():
+        thread.join()
+        return box[0]
+    return result
+
+
 # ----------------------------------------------------------------------------------------------
 # Writing
 # ----------------------------------------------------------------------------------------------
+def _descriptor(crc, size, big):
+    """The data descriptor that follows a record's bytes: CRC-32 and the two sizes."""
+    sizes = struct.pack("<QQ" if big else "<II", size, size)
+    return struct.pack("<II", _SIG_DESCRIPTOR, crc) + sizes
+
+
 class ZipWriter:
     """Writes STORED records to a binary file object, each payload 64-byte aligned."""
 
@@ -48,29 +77,39 @@ class ZipWriter:
         self._f.write(data)
         self._pos += len(data) if isinstance(data, bytes) else memoryview(data).nbytes
 
-    def write_record(self, name, data, crc=None):
-        """Add record ``name`` holding ``data`` (bytes, memoryview or a uint8 NumPy array)."""
+    def write_record(self, name, data):
+        """Add record ``name`` holding ``data`` (bytes, memoryview or a uint8 NumPy array).
+
+        As in PyTorch's files, the CRC and sizes follow the data in a data descriptor, so the
+        checksum can be computed while the payload is being written.
+        """
         if name in self._names:
             raise RuntimeError(f"record {name} already written")
         self._names.add(name)
         payload = memoryview(data).cast("B") if not isinstance(data, bytes) else data
         size = len(payload)
-        if crc is None:
-            crc = zlib.crc32(payload)
+        crc = crc32_started(payload)
         encoded = name.encode("utf-8")
         header_offset = self._pos
         big = size >= _U32_MAX
-        zip64 = struct.pack("<HHQQ", 1, 16, size, size) if big else b""
+        zip64 = struct.pack("<HHQQ", 1, 16, 0, 0) if big else b""
         # The FB extra field pads the header so that the payload starts on an aligned offset.
         used = header_offset + _LOCAL.size + len(encoded) + len(zip64) + 4
         pad = (-used) % ALIGNMENT
         extra = zip64 + b"FB" + struct.pack("<H", pad) + b"Z" * pad
-        shown = _U32_MAX if big else size
-        self._write(_LOCAL.pack(_SIG_LOCAL, _ZIP64_VERSION if big else 20, _UTF8_FLAG, 0, 0, 0,
-                                crc, shown, shown, len(encoded), len(extra)))
-        self._write(encoded)
-        self._write(extra)
-        self._write(payload)
+        shown = _U32_MAX if big else 0
+        header = _LOCAL.pack(_SIG_LOCAL, _ZIP64_VERSION if big else 20,
+                             _UTF8_FLAG | _DESCRIPTOR_FLAG, 0, 0, 0, 0, shown, shown,
+                             len(encoded), len(extra)) + encoded + extra
+        if size < _THREADED_CRC_BYTES:
+            # Small records go out in one write call (state_dicts can hold thousands).
+            crc = crc()
+            self._write(header + bytes(payload) + _descriptor(crc, size, big))
+        else:
+            self._write(header)
+            self._write(payload)
+            crc = crc()
+            self._write(_descriptor(crc, size, big))
         self._entries.append((encoded, crc, size, header_offset))
 
     def write_end(self):
@@ -84,7 +123,8 @@ class ZipWriter:
                 struct.pack(f"<{len(fields)}Q", *fields) if fields else b""
             shown = _U32_MAX if size >= _U32_MAX else size
             self._write(_CENTRAL.pack(
-                _SIG_CENTRAL, _ZIP64_VERSION, _ZIP64_VERSION if extra else 20, _UTF8_FLAG, 0,
+                _SIG_CENTRAL, _ZIP64_VERSION, _ZIP64_VERSION if extra else 20,
+                _UTF8_FLAG | _DESCRIPTOR_FLAG, 0,
                 0, 0, crc, shown, shown, len(encoded), len(extra), 0, 0, 0, 0,
                 min(offset, _U32_MAX)))
             self._write(encoded)
@@ -209,6 +249,9 @@ class ZipReader:
         entry.data_offset = None
         if method == 0 and csize != usize:
             raise ZipFormatError(f"record {entry.name!r} is stored with mismatched sizes")
+        if method == 8 and usize > 1032 * csize + 1024:
+            # Deflate cannot expand more than ~1032:1; a larger claim is a lie (a zip bomb).
+            raise ZipFormatError(f"record {entry.name!r} claims an impossible inflated size")
         return entry, end
 
     # -- records --------------------------------------------------------------------------------
@@ -242,29 +285,42 @@ class ZipReader:
             raise ZipFormatError(f"record {name!r} is compressed and cannot be memory-mapped")
         return entry.data_offset
 
-    def read_record(self, name, out=None, check_crc=True):
-        """The bytes of record ``name``: a new bytes object, or written into ``out`` (a
-        writable uint8 NumPy array of exactly the record's size) and ``out`` returned."""
+    def read_record(self, name, out=None):
+        """The bytes of record ``name``, CRC-checked: a new bytes object, or written into
+        ``out`` (a writable uint8 NumPy array of exactly the record's size)."""
+        data = self.read_record_unchecked(name, out)
+        self.crc_check(name, data)()
+        return data
+
+    def read_record_unchecked(self, name, out=None):
+        """Like ``read_record`` without the CRC check (pair it with ``crc_check``)."""
         entry = self._entry(name)
         if out is not None and out.size != entry.usize:
             raise ZipFormatError(f"record {name!r} holds {entry.usize} bytes, expected "
                                  f"{out.size}")
         if entry.method == 8:
             data = self._inflate(entry)
-        elif out is not None:
-            self._f.seek(entry.data_offset)
-            got = self._f.readinto(memoryview(out))
-            if got != entry.usize:
-                raise ZipFormatError(f"record {name!r} is truncated")
-            data = out
-        else:
-            data = self._read_at(entry.data_offset, entry.csize)
-        if check_crc and zlib.crc32(memoryview(data).cast("B")) != entry.crc:
-            raise ZipFormatError(f"record {name!r} is corrupt (CRC-32 mismatch)")
-        if out is not None and data is not out:
+            if out is None:
+                return data
             out[...] = np.frombuffer(data, np.uint8)
             return out
-        return data
+        if out is None:
+            return self._read_at(entry.data_offset, entry.csize)
+        self._f.seek(entry.data_offset)
+        if self._f.readinto(memoryview(out)) != entry.usize:
+            raise ZipFormatError(f"record {name!r} is truncated")
+        return out
+
+    def crc_check(self, name, data):
+        """Start checking ``data`` against record ``name``'s CRC-32; returns a function that
+        raises ZipFormatError on a mismatch (large records are summed on a helper thread)."""
+        expected = self._entry(name).crc
+        crc = crc32_started(memoryview(data).cast("B"))
+
+        def check():
+            if crc() != expected:
+                raise ZipFormatError(f"record {name!r} is corrupt (CRC-32 mismatch)")
+        return check
 
     def _inflate(self, entry):
         compressed = self._read_at(entry.data_offset, entry.csize)

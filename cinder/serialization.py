@@ -15,11 +15,25 @@ The pickling machinery lives in ``_checkpoint_pickle.py``, the zip container in
 ``_zip_file.py`` and the restricted unpickler in ``_weights_only_unpickler.py``.
 """
 
+import contextlib
+import io
+import mmap as mmap_module
+import os
+import pickle
+import secrets
+import struct
+import tempfile
+import zlib
+
 import numpy as np
 
 from . import _dtype as D
+from . import _weights_only_unpickler as _wo
 from . import backend
+from ._device import CPU
 from ._device import device as device_cls
+from ._storage import TypedStorage, UntypedStorage
+from ._zip_file import ZipFormatError, ZipReader, ZipWriter
 
 
 def reduce_tensor(t):
@@ -54,24 +68,11 @@ def rebuild_parameter(data, requires_grad):
 # ==============================================================================================
 # Checkpoints: cinder.save / cinder.load in PyTorch's file formats
 # ==============================================================================================
-import contextlib  # noqa: E402
-import io  # noqa: E402
-import os  # noqa: E402
-import pickle  # noqa: E402
-import secrets  # noqa: E402
-import struct  # noqa: E402
-import tempfile  # noqa: E402
-import zlib  # noqa: E402
-
-from . import _weights_only_unpickler as _wo  # noqa: E402
-from ._device import CPU  # noqa: E402
-from ._storage import TypedStorage, UntypedStorage  # noqa: E402
-from ._zip_file import ZipFormatError, ZipReader, ZipWriter  # noqa: E402
-
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals", "skip_data", "register_package", "location_tag",
            "default_restore_location", "DEFAULT_PROTOCOL", "LoadEndianness",
-           "get_default_load_endianness", "set_default_load_endianness"]
+           "get_default_load_endianness", "set_default_load_endianness",
+           "get_default_mmap_options", "set_default_mmap_options"]
 
 DEFAULT_PROTOCOL = 2
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
@@ -331,7 +332,7 @@ def _storage_bytes(ref):
     return backend.to_numpy(ref.raw)
 
 
-def _save_zip(obj, f, archive_name, pickle_module, protocol):
+def _save_zip(obj, f, archive_name, pickle_module, protocol, byteorder_record=True):
     data = io.BytesIO()
     pickler = _make_pickler(pickle_module, data, protocol, lambda raw, i: str(i), legacy=False)
     pickler.dump(obj)
@@ -340,10 +341,14 @@ def _save_zip(obj, f, archive_name, pickle_module, protocol):
     writer.write_record(prefix + "data.pkl", data.getbuffer())
     writer.write_record(prefix + ".format_version", b"1")
     writer.write_record(prefix + ".storage_alignment", b"64")
-    writer.write_record(prefix + "byteorder", b"little")
+    if byteorder_record:
+        writer.write_record(prefix + "byteorder", b"little")
     for key, ref in pickler.storages.items():
         writer.write_record(prefix + "data/" + key, _storage_bytes(ref))
     writer.write_record(prefix + "version", b"3\n")
+    if not byteorder_record:
+        # PyTorch's C++ writer still adds the record at the end when Python skipped it.
+        writer.write_record(prefix + "byteorder", b"little")
     writer.write_record(prefix + ".data/serialization_id",
                         str(secrets.randbits(128)).zfill(40).encode())
     writer.write_end()
@@ -368,6 +373,17 @@ def _save_legacy(obj, f, pickle_module, protocol):
         f.write(memoryview(_storage_bytes(ref)))
 
 
+def _new_file_mode(path):
+    """The permissions ``open(path, 'wb')`` would leave: the existing file's, else 0666 less
+    the umask."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def _atomic_save(path, write):
     """Write through ``write(file)`` into a temporary file beside ``path``, flush it to disk,
     then rename it over ``path``: a crash at any point leaves the old file as it was."""
@@ -375,6 +391,9 @@ def _atomic_save(path, write):
     parent = os.path.dirname(path)
     if parent and not os.path.isdir(parent):
         raise RuntimeError(f"Parent directory {parent} does not exist.")
+    if os.path.islink(path):               # write the file the link points to, as open() would
+        path = os.path.realpath(path)
+        parent = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
                                dir=parent or ".")
     try:
@@ -382,9 +401,7 @@ def _atomic_save(path, write):
             write(f)
             f.flush()
             os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)        # mkstemp makes 0600; a plain open would not
+        os.chmod(tmp, _new_file_mode(path))   # mkstemp makes 0600; a plain open would not
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -412,7 +429,8 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
             name = "archive"
             if _is_path(f):
                 name = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
-            _save_zip(obj, fileobj, name, pickle_module, pickle_protocol)
+            _save_zip(obj, fileobj, name, pickle_module, pickle_protocol,
+                      byteorder_record=not _disable_byteorder_record)
         else:
             _save_legacy(obj, fileobj, pickle_module, pickle_protocol)
 
@@ -465,19 +483,26 @@ class _Source:
             self._owned.close()
 
 
+_DOCS_MESSAGE = ("\n\nCheck the documentation of torch.load to learn more about types accepted "
+                 "by default with weights_only "
+                 "https://pytorch.org/docs/stable/generated/torch.load.html.")
+
+
 def _weights_only_message(message):
     """PyTorch's advice around an error of the restricted unpickler."""
     if "was not an allowed global by default" in message:
-        return ("Weights only load failed. This file can still be loaded, to do so you have two "
+        text = ("Weights only load failed. This file can still be loaded, to do so you have two "
                 "options, \033[1mdo those steps only if you trust the source of the checkpoint"
                 f"\033[0m. \n\t(1) {UNSAFE_MESSAGE}\n\t(2) Alternatively, to load with "
                 "`weights_only=True` please check the recommended steps in the following error "
                 f"message.\n\tWeightsUnpickler error: {message}")
-    text = f"Weights only load failed. {UNSAFE_MESSAGE}\n"
-    if "is blocked" not in message:
-        text += ("Please file an issue with the following so that we can make `weights_only="
-                 "True` compatible with your use case: WeightsUnpickler error: ")
-    return text + "\n\n" + message
+    else:
+        text = f"Weights only load failed. {UNSAFE_MESSAGE}\n"
+        if "is blocked" not in message:
+            text += ("Please file an issue with the following so that we can make `weights_only="
+                     "True` compatible with your use case: WeightsUnpickler error: ")
+        text += "\n\n" + message
+    return text + _DOCS_MESSAGE
 
 
 # Errors that mean "this file is broken" when they escape from the zip/pickle machinery.
@@ -551,6 +576,7 @@ class _ZipStorages:
         self._mapped = mapped              # the whole file as a uint8 array, for mmap=True
         self._byteswap = byteswap
         self._loaded = {}
+        self._checks = []                  # CRC checks running while later records are read
 
     def __call__(self, saved_id):
         dtype, key, location, numel = _check_storage_id(saved_id, (5,))
@@ -567,6 +593,7 @@ class _ZipStorages:
                                f"its storage needs {nbytes}")
         raw = self._read(record, nbytes)
         if self._byteswap and dtype.itemsize > 1:
+            self.verify()                  # the checksum is over the bytes as stored
             raw.view(dtype.numpy_dtype).byteswap(inplace=True)
         storage = _as_untyped(self._restore(UntypedStorage._wrap(raw, CPU), location))
         self._loaded[key] = storage
@@ -579,7 +606,15 @@ class _ZipStorages:
             return np.frombuffer(memoryview(self._mapped[start:start + nbytes]), np.uint8)
         if _SKIP_DATA["active"]:
             return np.empty(nbytes, np.uint8)
-        return self._reader.read_record(record, out=np.empty(nbytes, np.uint8))
+        raw = self._reader.read_record_unchecked(record, out=np.empty(nbytes, np.uint8))
+        self._checks.append(self._reader.crc_check(record, raw))
+        return raw
+
+    def verify(self):
+        """Finish the CRC checks of every storage read (raises on a corrupt record)."""
+        for check in self._checks:
+            check()
+        self._checks.clear()
 
 
 class _LegacyStorages:
@@ -667,7 +702,8 @@ def _unpickle(data, pos, persistent_load, weights_only, pickle_module, load_args
                 found = cinder_global(module, name)
                 return found if found is not None else super().find_class(module, name)
         unpickler = Unpickler(stream, **load_args)
-    unpickler.persistent_load = persistent_load
+    if persistent_load is not None:
+        unpickler.persistent_load = persistent_load
     return unpickler.load(), stream.tell()
 
 
@@ -692,15 +728,50 @@ def _load_zip(source, restore, weights_only, pickle_module, mmap, load_args):
         mapped = _map_file(source)
     storages = _ZipStorages(reader, prefix, restore, mapped, byteswap)
     data = reader.read_record(prefix + "data.pkl")
-    return _unpickle(data, 0, storages, weights_only, pickle_module, load_args)[0]
+    result = _unpickle(data, 0, storages, weights_only, pickle_module, load_args)[0]
+    storages.verify()
+    return result
+
+
+_MMAP_FLAGS = {"flags": mmap_module.MAP_PRIVATE}
+
+
+def get_default_mmap_options():
+    """The flags ``load(mmap=True)`` maps files with: ``mmap.MAP_PRIVATE`` (the default) or
+    ``mmap.MAP_SHARED``."""
+    return _MMAP_FLAGS["flags"]
+
+
+class set_default_mmap_options:
+    """Set the mmap flags for ``load(mmap=True)``; also usable as a context manager.
+
+    With ``mmap.MAP_SHARED``, writes to loaded tensors go to the file itself.
+    """
+
+    def __init__(self, flags):
+        if flags not in (mmap_module.MAP_PRIVATE, mmap_module.MAP_SHARED):
+            raise ValueError("Invalid argument in function set_default_mmap_options, expected "
+                             f"mmap.MAP_PRIVATE or mmap.MAP_SHARED, but got {flags}")
+        self._previous = _MMAP_FLAGS["flags"]
+        _MMAP_FLAGS["flags"] = flags
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _MMAP_FLAGS["flags"] = self._previous
 
 
 def _map_file(source):
-    """The file as a copy-on-write uint8 array (PyTorch's default MAP_PRIVATE): tensors loaded
-    with ``mmap=True`` read from the page cache and writes to them stay private."""
-    import mmap as mmap_module
-    mapping = mmap_module.mmap(source.file.fileno(), 0, flags=mmap_module.MAP_PRIVATE,
-                               prot=mmap_module.PROT_READ | mmap_module.PROT_WRITE)
+    """The file as a uint8 array over a memory map: tensors loaded with ``mmap=True`` read
+    from the page cache. Under MAP_PRIVATE (the default) writes to them stay private."""
+    flags = get_default_mmap_options()
+    if flags == mmap_module.MAP_SHARED:
+        with open(source.path, "r+b") as f:
+            mapping = mmap_module.mmap(f.fileno(), 0, flags=flags)
+    else:
+        mapping = mmap_module.mmap(source.file.fileno(), 0, flags=flags,
+                                   prot=mmap_module.PROT_READ | mmap_module.PROT_WRITE)
     return np.frombuffer(mapping, np.uint8)
 
 
@@ -725,6 +796,81 @@ def _load_legacy(source, restore, weights_only, pickle_module, load_args):
     keys, pos = next_pickle(pos)
     storages.fill(keys, data, pos)
     return result
+
+
+def _is_tar(source):
+    import tarfile
+    source.file.seek(0)
+    try:
+        return tarfile.is_tarfile(source.file)
+    except (OSError, ValueError):
+        return False
+    finally:
+        source.file.seek(0)
+
+
+class _Cursor:
+    """Reads fixed-size fields and pickles from one member of a tar checkpoint, in bounds."""
+
+    def __init__(self, data, weights_only, pickle_module, load_args):
+        self.data, self.pos = data, 0
+        self._args = (weights_only, pickle_module, load_args)
+
+    def take(self, n):
+        if n < 0 or self.pos + n > len(self.data):
+            raise _TruncatedError("a tar checkpoint member ends early")
+        chunk = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return chunk
+
+    def unpack(self, fmt):
+        return struct.unpack(fmt, self.take(struct.calcsize(fmt)))
+
+    def pickle(self, persistent_load=None):
+        obj, self.pos = _unpickle(self.data, self.pos, persistent_load, *self._args)
+        return obj
+
+
+def _load_tar(source, restore, pickle_module, load_args):
+    """PyTorch 0.1's format: a tar of 'storages', 'tensors' and 'pickle' members. Members are
+    read into memory (never extracted to disk) and every size is checked against them."""
+    import tarfile
+    with tarfile.open(fileobj=source.file, mode="r:") as tar:
+        def member(name):
+            try:
+                return tar.extractfile(name).read()
+            except (KeyError, AttributeError):
+                raise RuntimeError(f"invalid checkpoint: tar member {name!r} missing") from None
+        objects = {}
+        cur = _Cursor(member("storages"), False, pickle_module, load_args)
+        for _ in range(cur.pickle()):
+            key, location, storage_type = cur.pickle()
+            dtype = _storage_dtype(storage_type)
+            (numel,) = cur.unpack("<q")
+            raw = np.frombuffer(cur.take(numel * dtype.itemsize), np.uint8).copy()
+            storage = _as_untyped(restore(UntypedStorage._wrap(raw, CPU), location))
+            objects[key] = _typed(storage, dtype)
+        for target, root_key, offset, numel in cur.pickle():
+            root = objects[root_key]
+            item = root.dtype.itemsize
+            objects[target] = _typed(UntypedStorage._wrap(
+                root._untyped._bytes[offset * item:(offset + numel) * item], root.device),
+                root.dtype)
+        cur = _Cursor(member("tensors"), False, pickle_module, load_args)
+        for _ in range(cur.pickle()):
+            key, storage_id, _ = cur.pickle()
+            (ndim,) = cur.unpack("<i")
+            cur.take(4)                        # ndim was once written as 8 bytes
+            size = cur.unpack(f"<{ndim}q")
+            stride = cur.unpack(f"<{ndim}q")
+            (offset,) = cur.unpack("<q")
+            from ._utils import _rebuild_tensor
+            objects[key] = _rebuild_tensor(objects[storage_id], offset, size, stride)
+
+        def persistent_load(saved_id):
+            return saved_id[0] if isinstance(saved_id, tuple) else objects[int(saved_id)]
+        return _Cursor(member("pickle"), False, pickle_module, load_args).pickle(
+            persistent_load)
 
 
 def _resolve_weights_only(weights_only, pickle_module):
@@ -768,6 +914,11 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             raise RuntimeError("mmap can only be used with files saved with `torch.save("
                                f"{shown}_use_new_zipfile_serialization=True), please torch.save "
                                "your checkpoint with this option in order to use mmap.")
+        if _is_tar(source):
+            if weights_only:
+                raise RuntimeError("Cannot use ``weights_only=True`` with files saved in the "
+                                   "legacy .tar format. " + UNSAFE_MESSAGE)
+            return _load_tar(source, restore, pickle_module, pickle_load_args)
         return _load_legacy(source, restore, weights_only, pickle_module, pickle_load_args)
     except (ZipFormatError, pickle.UnpicklingError, EOFError, RuntimeError) as e:
         raise _named_error(e, source.name, weights_only) from None

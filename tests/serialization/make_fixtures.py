@@ -4,6 +4,8 @@ Run from the repository root:  python tests/serialization/make_fixtures.py
 
 * ``torch_zip.pt``     torch.save(...) of ``reference_objects(torch)`` (the zip format)
 * ``torch_legacy.pt``  the same with ``_use_new_zipfile_serialization=False`` (legacy format)
+* ``torch01_tar.pt``  the PyTorch 0.1 tar format (storages, tensors and pickle members),
+  assembled by hand for the same reason; torch 2.13 loads it with ``weights_only=False``.
 * ``torch03_state_dict.pt``  a legacy file laid out the way PyTorch 0.3 under Python 2 wrote a
   state_dict: byte-string keys (SHORT_BINSTRING) and the 4-argument ``_rebuild_tensor``.
   PyTorch 0.3 cannot be installed here, so its pickle is assembled opcode by opcode; real
@@ -17,6 +19,7 @@ import io
 import os
 import pickle
 import struct
+import tarfile
 
 import torch
 
@@ -82,19 +85,55 @@ def _tensor_03(key, numel, size, stride):
         + stride_t + b"tR"
 
 
-def torch03_state_dict_bytes():
-    """Bytes of a 0.3-era ``torch.save(linear.state_dict(), f)`` for Linear(3, 2)."""
+def legacy_bytes(body, keys, payloads):
+    """A legacy file around the object pickle ``body``: header pickles, then the key list
+    and each storage's float32 bytes (``payloads``) with its element count."""
     dump = lambda obj: pickle.dumps(obj, protocol=2)  # noqa: E731
     head = dump(0x1950A86A20F9469CFC6C) + dump(1001) + dump(
         {"protocol_version": 1001, "little_endian": True,
          "type_sizes": {"short": 2, "int": 4, "long": 8}})
+    key_list = b"\x80\x02](" + b"".join(_short_binstring(k) for k in keys) + b"e."
+    data = b"".join(struct.pack("<q", len(p) // 4) + p for p in payloads)
+    return head + body + key_list + data
+
+
+def torch03_state_dict_bytes():
+    """Bytes of a 0.3-era ``torch.save(linear.state_dict(), f)`` for Linear(3, 2)."""
     body = (b"\x80\x02" + _global("collections", "OrderedDict") + b")R(" +
             _short_binstring("weight") + _tensor_03("94061", 6, (2, 3), (3, 1)) +
             _short_binstring("bias") + _tensor_03("94062", 2, (2,), (1,)) + b"u.")
-    keys = b"\x80\x02](" + _short_binstring("94061") + _short_binstring("94062") + b"e."
-    weight = struct.pack("<q", 6) + struct.pack("<6f", *[i / 10 for i in range(6)])
-    bias = struct.pack("<q", 2) + struct.pack("<2f", -1.0, 1.0)
-    return head + body + keys + weight + bias
+    return legacy_bytes(body, ["94061", "94062"],
+                        [struct.pack("<6f", *[i / 10 for i in range(6)]),
+                         struct.pack("<2f", -1.0, 1.0)])
+
+
+def _pickle_with_global(values, module, name):
+    """A protocol-2 pickle of tuple ``values`` whose "@" item is the GLOBAL module.name."""
+    body = pickle.dumps(values, protocol=2)
+    return body.replace(b"X\x01\x00\x00\x00@", _global(module, name))
+
+
+def torch01_tar_bytes():
+    """A PyTorch 0.1 (tar) checkpoint of ``{'weight': <2x3 tensor>, 'step': 7}``, assembled
+    member by member the way ``torch.serialization``'s tar reader expects it."""
+    dump = lambda obj: pickle.dumps(obj, protocol=2)  # noqa: E731
+    values = struct.pack("<6f", *[i / 4 for i in range(6)])
+    storages = (dump(1) + _pickle_with_global((0, "cpu", "@"), "torch", "FloatStorage")
+                + struct.pack("<q", 6) + values + dump([]))
+    tensors = (dump(1) + _pickle_with_global((1, 0, "@"), "torch", "FloatTensor")
+               + struct.pack("<ii", 2, 0) + struct.pack("<qq", 2, 3) + struct.pack("<qq", 3, 1)
+               + struct.pack("<q", 0))
+    obj = b"\x80\x02}(X\x06\x00\x00\x00weightX\x01\x00\x00\x001QX\x04\x00\x00\x00stepK\x07u."
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for name, data in (("sys_info", dump({"protocol_version": 1000, "little_endian": True,
+                                              "type_sizes": {"short": 2, "int": 4,
+                                                             "long": 8}})),
+                           ("storages", storages), ("tensors", tensors), ("pickle", obj)):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
 
 
 def main():
@@ -107,6 +146,11 @@ def main():
     assert list(loaded) == ["weight", "bias"] and loaded["weight"].shape == (2, 3)
     with open(os.path.join(HERE, "torch03_state_dict.pt"), "wb") as f:
         f.write(old)
+    tar_path = os.path.join(HERE, "torch01_tar.pt")
+    with open(tar_path, "wb") as f:
+        f.write(torch01_tar_bytes())
+    loaded = torch.load(tar_path, weights_only=False)   # PyTorch's tar reader (paths only)
+    assert loaded["step"] == 7 and loaded["weight"].shape == (2, 3)
     for name in sorted(os.listdir(HERE)):
         print(name, os.path.getsize(os.path.join(HERE, name)))
 
