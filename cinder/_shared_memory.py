@@ -6,9 +6,12 @@ sharing strategy of ``torch.multiprocessing``:
 
 - ``file_descriptor``: an anonymous ``memfd`` (no name anywhere in the file system). Other
   processes get the memory by receiving a duplicate of the descriptor over a Unix socket.
-- ``file_system``: a file in ``/dev/shm`` named ``/cinder_<pid>_<n>``. Other processes open it
-  by name. A reference count in the file's first bytes (updated under ``flock``) says how many
-  holders remain; the last one to let go removes the name, so nothing is left behind.
+- ``file_system``: a file in ``/dev/shm`` named ``/cinder_<session>_<pid>_<n>_<random>``,
+  where ``session`` is the pid of the program's first process (children inherit it through
+  the ``CINDER_SHM_SESSION`` environment variable). Other processes open it by name. A
+  reference count in the file's first bytes (updated under ``flock``) says how many holders
+  remain; the last one to let go removes the name, and the program's first process removes
+  whatever its session still has when it exits, so nothing is left behind.
 
 Moving a tensor's storage here (``Tensor.share_memory_``) copies its bytes once and repoints
 the tensor; from then on every process that maps the segment reads and writes the same bytes.
@@ -31,6 +34,39 @@ _SHM_DIR = "/dev/shm"
 _counter = itertools.count()
 
 _strategy = ["file_descriptor"]
+
+# Children (forked or spawned) inherit the environment, hence the session of their program.
+SESSION_VARIABLE = "CINDER_SHM_SESSION"
+os.environ.setdefault(SESSION_VARIABLE, str(os.getpid()))
+
+
+def _sweep_session():
+    """At the exit of a program's first process, remove the names its session left behind
+    (a message that was sent but never received still holds a reference)."""
+    session = os.environ.get(SESSION_VARIABLE)
+    if session != str(os.getpid()):
+        return
+    prefix = f"cinder_{session}_"
+    try:
+        names = os.listdir(_SHM_DIR)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(prefix):
+            try:
+                os.unlink(os.path.join(_SHM_DIR, name))
+            except OSError:
+                pass
+
+
+def _register_sweep():
+    # A multiprocessing finalizer with a negative priority runs at exit after multiprocessing
+    # has joined (or terminated) the program's children, so no child still needs a name.
+    from multiprocessing import util
+    util.Finalize(None, _sweep_session, exitpriority=-1000)
+
+
+_register_sweep()
 
 
 def get_sharing_strategy():
@@ -168,7 +204,8 @@ def release_name(name):
 
 def new_named_segment(nbytes):
     """A fresh zero-filled shared buffer under a new /dev/shm name (count 1: this mapping)."""
-    name = f"/cinder_{os.getpid()}_{next(_counter)}_{secrets.token_hex(4)}"
+    session = os.environ.get(SESSION_VARIABLE, "0")
+    name = f"/cinder_{session}_{os.getpid()}_{next(_counter)}_{secrets.token_hex(4)}"
     fd = os.open(_path(name), os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         os.ftruncate(fd, _HEADER + max(nbytes, 1))

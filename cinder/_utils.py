@@ -189,4 +189,10 @@ class ExceptionWrapper:
         except Exception:
             # An exception type that cannot be built from one message string.
             raise RuntimeError(msg) from None
-        raise exception
+        try:
+            raise exception
+        finally:
+            # Without this the frame and the exception would hold each other, and whatever the
+            # caller's frames hold (a DataLoader iterator and its workers) would wait for the
+            # cyclic garbage collector.
+            del exception

@@ -9,7 +9,12 @@ writes. Receiving the same memory twice gives arrays over one mapping (a per-pro
 so views sent separately still share their storage.
 """
 
+import array
+import contextlib
 import os
+import socket
+import struct
+import threading
 import weakref
 from multiprocessing.reduction import DupFd, ForkingPickler
 
@@ -44,12 +49,106 @@ def _handle(seg):
     if seg.name is not None:
         shm.add_name_ref(seg.name)          # the message holds a reference until received
         return ("name", seg.name)
+    channel = getattr(_sending, "channel", None)
+    if channel is not None:
+        return channel.send(seg.fd)
     return ("fd", DupFd(seg.fd))
+
+
+# ----------------------------------------------------------------------------------------------
+# Descriptor channels: a faster path for DataLoader workers
+# ----------------------------------------------------------------------------------------------
+# ``DupFd`` makes the receiver connect to the sender's resource-sharer thread and pass an
+# authentication challenge for every descriptor: several round trips between the processes per
+# tensor. A forked DataLoader worker instead owns one end of a socket pair made by the main
+# process; while the worker pickles a batch (``sending_through``), each descriptor is sent
+# ahead on that socket, tagged with a sequence number that the pickle carries, and the main
+# process picks it up when it unpickles the batch. Descriptors sent for a message that was
+# never delivered are recognised by their older sequence numbers and closed.
+_sending = threading.local()
+_receivers = {}
+_SEQ = struct.Struct("<q")
+
+
+class _SendChannel:
+    def __init__(self, sock, channel_id):
+        self.sock, self.channel_id = sock, channel_id
+        self.seq = 0
+
+    def send(self, fd):
+        self.seq += 1
+        try:
+            # Never wait: the receiver reads these only while unpickling the message being
+            # built, so a batch with more descriptors than the socket buffers would block
+            # forever. Those go the slow way instead.
+            self.sock.sendmsg([_SEQ.pack(self.seq)],
+                              [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))],
+                              socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return ("fd", DupFd(fd))
+        return ("chan", self.channel_id, self.seq)
+
+
+class _ReceiveChannel:
+    def __init__(self, sock):
+        self.sock = sock
+        self.lock = threading.Lock()
+
+    def take(self, seq):
+        """The descriptor sent with ``seq`` (older ones belong to lost messages: closed)."""
+        with self.lock:
+            while True:
+                fds = array.array("i")
+                msg, ancdata, _, _ = self.sock.recvmsg(_SEQ.size,
+                                                       socket.CMSG_SPACE(fds.itemsize))
+                for level, kind, data in ancdata:
+                    if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                        fds.frombytes(data[:len(data) - len(data) % fds.itemsize])
+                if len(msg) != _SEQ.size or len(fds) != 1:
+                    raise RuntimeError("DataLoader worker sent a malformed shared-memory handle")
+                got = _SEQ.unpack(msg)[0]
+                if got == seq:
+                    return fds[0]
+                os.close(fds[0])
+                if got > seq:
+                    raise RuntimeError("shared-memory handle arrived out of order")
+
+
+def open_fd_channel(channel_id, sock):
+    """Main process: receive descriptors of channel ``channel_id`` on ``sock``."""
+    sock.settimeout(30)          # a descriptor is sent before its message: never a long wait
+    _receivers[channel_id] = _ReceiveChannel(sock)
+
+
+def close_fd_channel(channel_id):
+    receiver = _receivers.pop(channel_id, None)
+    if receiver is not None:
+        receiver.sock.close()
+
+
+@contextlib.contextmanager
+def sending_through(sock, channel_id):
+    """Worker: within the block, descriptors of pickled tensors go through ``sock``."""
+    channel = _sending.__dict__.setdefault("channels", {}).get(channel_id)
+    if channel is None:
+        channel = _sending.channels[channel_id] = _SendChannel(sock, channel_id)
+    _sending.channel = channel
+    try:
+        yield
+    finally:
+        _sending.channel = None
+
+
+def _receive_fd(channel_id, seq):
+    receiver = _receivers.get(channel_id)
+    if receiver is None:
+        raise RuntimeError("the DataLoader that this tensor was sent to is shut down")
+    return receiver.take(seq)
 
 
 def _attach(handle, nbytes):
     """The root byte array for a received handle (mapped once per process)."""
-    kind, value = handle
+    kind, value = handle[:2]
     if kind == "name":
         root = _shared_cache.get(("name", value))
         if root is None:
@@ -57,7 +156,7 @@ def _attach(handle, nbytes):
             _shared_cache[("name", value)] = root
         shm.release_name(value)             # the message's reference is handed over
         return root
-    fd = value.detach()
+    fd = _receive_fd(value, handle[2]) if kind == "chan" else value.detach()
     key = _fd_key(fd)
     root = _shared_cache.get(key)
     if root is not None and root.size >= nbytes:

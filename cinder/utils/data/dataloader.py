@@ -386,19 +386,24 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers_done_event = context.Event()
         self._index_queues = []
         self._workers = []
+        self._fd_channels = []
+        forked = context.get_start_method() == "fork"
         for i in range(self._num_workers):
             index_queue = context.Queue()
             # Never block on exit flushing indices nobody will read.
             index_queue.cancel_join_thread()
+            fd_channel = self._open_fd_channel(i) if forked else None
             w = context.Process(
                 target=_utils.worker._worker_loop,
                 args=(self._dataset_kind, self._dataset, index_queue,
                       self._worker_result_queue, self._workers_done_event,
                       self._auto_collation, self._collate_fn, self._drop_last,
                       self._base_seed, self._worker_init_fn, i, self._num_workers,
-                      self._persistent_workers, self._shared_seed))
+                      self._persistent_workers, self._shared_seed, fd_channel))
             w.daemon = True
             w.start()
+            if fd_channel is not None:
+                fd_channel[0].close()           # the worker has its own copy
             self._index_queues.append(index_queue)
             self._workers.append(w)
         if self._pin_memory:
@@ -409,6 +414,17 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         _utils.signal_handling._set_SIGCHLD_handler()
         self._worker_pids_set = True
         self._reset(loader, first_iter=True)
+
+    def _open_fd_channel(self, worker_id):
+        """A socket pair for worker ``worker_id``'s shared-memory descriptors (forked workers
+        only); returns the worker's end and the channel id."""
+        import socket
+        from ...multiprocessing import reductions
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        channel_id = f"{os.getpid()}-{id(self)}-{worker_id}"
+        reductions.open_fd_channel(channel_id, mine)
+        self._fd_channels.append(channel_id)
+        return theirs, channel_id
 
     def _start_pin_memory_thread(self):
         self._pin_memory_thread_done_event = threading.Event()
@@ -548,9 +564,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._index_queues[worker_id].put(None)
         self._workers_status[worker_id] = False
 
-    def _shutdown_workers(self):
-        """Stop the workers and the pin-memory thread, join them (terminating stragglers),
-        and close the queues. Safe to call more than once."""
+    def _shutdown_workers(self, join_timeout=_utils.MP_STATUS_CHECK_INTERVAL):
+        """Stop the workers and the pin-memory thread, join them (terminating stragglers
+        after ``join_timeout`` seconds), and close the queues. Safe to call more than once."""
         if _utils is None or _utils.python_exit_status is True or \
                 _utils.python_exit_status is None:
             return
@@ -569,11 +585,15 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 if self._persistent_workers or self._workers_status[worker_id]:
                     self._mark_worker_as_unavailable(worker_id, shutdown=True)
             for w in self._workers:
-                w.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)
+                w.join(timeout=join_timeout)
             for q in self._index_queues:
                 q.cancel_join_thread()
                 q.close()
+            self._drain_results()
         finally:
+            from ...multiprocessing import reductions
+            for channel_id in self._fd_channels:
+                reductions.close_fd_channel(channel_id)
             if self._worker_pids_set:
                 _utils.signal_handling._remove_worker_pids(id(self))
                 self._worker_pids_set = False
@@ -582,5 +602,24 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                     w.terminate()
                     w.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)
 
+    def _drain_results(self):
+        """Receive and drop batches nobody will ask for: a batch in a named shared-memory
+        segment (file_system strategy) is freed only once received."""
+        from ... import multiprocessing as cinder_mp
+        if cinder_mp.get_sharing_strategy() != "file_system" or \
+                hasattr(self, "_pin_memory_thread"):
+            return
+        while True:
+            try:
+                self._worker_result_queue.get(timeout=0.01)
+            except queue.Empty:
+                return
+            except Exception:      # noqa: BLE001 - a half-written message from a dead worker
+                return
+
     def __del__(self):
-        self._shutdown_workers()
+        # The garbage collector may run this in any thread, even in a queue's feeder thread,
+        # which must return before the workers can read their stop message: elsewhere than
+        # in the main thread, stop the workers without waiting for them.
+        main = threading.current_thread() is threading.main_thread()
+        self._shutdown_workers(_utils.MP_STATUS_CHECK_INTERVAL if main else 0)

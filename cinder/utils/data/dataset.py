@@ -201,9 +201,12 @@ def _fractions_to_lengths(n, fractions):
 
 def random_split(dataset, lengths, generator=default_generator):
     """Split ``dataset`` into non-overlapping Subsets of the given ``lengths`` (or fractions
-    summing to 1), using one ``randperm`` drawn from ``generator``.
+    summing to 1; the remainder of the rounding goes one by one to the first splits), using
+    one ``randperm`` drawn from ``generator`` (the same permutation PyTorch draws).
 
-    >>> random_split(range(10), [3, 7], generator=torch.Generator().manual_seed(42))
+    >>> [list(s) for s in random_split(range(6), [0.5, 0.5],
+    ...                                generator=torch.Generator().manual_seed(42))]
+    [[0, 3, 2], [4, 1, 5]]
     """
     from ... import randperm
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:

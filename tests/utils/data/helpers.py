@@ -40,32 +40,40 @@ class SeedReport:
                 "py": random.random()}
 
 
-class Range(object):
-    """An IterableDataset over ``range(start, end)``, split between workers by worker info
-    (the example in PyTorch's documentation)."""
+def iterable_range(lib, start, end, length=None):
+    """An IterableDataset of ``lib`` over ``range(start, end)``, split between workers by
+    worker info (the example in PyTorch's documentation); ``len`` is ``length`` if given."""
 
-    @staticmethod
-    def make(lib, start, end, length=None):
-        base = lib.utils.data.IterableDataset
+    class _Range(lib.utils.data.IterableDataset):
+        def __iter__(self):
+            info = lib.utils.data.get_worker_info()
+            lo, hi = start, end
+            if info is not None:
+                per = -(-(end - start) // info.num_workers)
+                lo = start + info.id * per
+                hi = min(lo + per, end)
+            return iter(range(lo, hi))
 
-        class _Range(base):
-            def __iter__(self):
-                info = lib.utils.data.get_worker_info()
-                lo, hi = start, end
-                if info is not None:
-                    per = -(-(end - start) // info.num_workers)
-                    lo = start + info.id * per
-                    hi = min(lo + per, end)
-                return iter(range(lo, hi))
+        def __len__(self):
+            return end - start if length is None else length
 
-            def __len__(self):
-                return end - start if length is None else length
+    return _Range()
 
-        return _Range()
+
+def _own_session():
+    """Give this test process (and the children it starts) a shared-memory session of its
+    own, so parallel test processes do not see each other's segments."""
+    from cinder import _shared_memory
+    os.environ[_shared_memory.SESSION_VARIABLE] = f"t{os.getpid()}"
+    return f"{LEAK_PREFIX}t{os.getpid()}_"
+
+
+_SESSION_PREFIX = _own_session()
 
 
 def shm_names():
-    return sorted(n for n in os.listdir("/dev/shm") if n.startswith(LEAK_PREFIX))
+    """The /dev/shm segments of this test process and its children."""
+    return sorted(n for n in os.listdir("/dev/shm") if n.startswith(_SESSION_PREFIX))
 
 
 def alive(pid):

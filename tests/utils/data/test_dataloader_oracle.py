@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import cinder
-from utils.data.helpers import Range, SeedReport, plain
+from utils.data.helpers import SeedReport, iterable_range, plain
 
 LIBS = (torch, cinder)
 
@@ -143,13 +143,13 @@ def test_random_split(lengths):
 
 @pytest.mark.parametrize("num_workers", [0, 2])
 def test_iterable_dataset_sharding(num_workers):
-    same(lambda L: list(L.utils.data.DataLoader(Range.make(L, 3, 12), batch_size=2,
+    same(lambda L: list(L.utils.data.DataLoader(iterable_range(L, 3, 12), batch_size=2,
                                                 num_workers=num_workers)))
 
 
 def test_iterable_dataset_len_warning():
     def run(L):
-        dl = L.utils.data.DataLoader(Range.make(L, 0, 6, length=4), batch_size=None)
+        dl = L.utils.data.DataLoader(iterable_range(L, 0, 6, length=4), batch_size=None)
         n = len(dl)
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
@@ -193,5 +193,14 @@ def test_stack_and_concat_datasets():
         return [len(cat), cat[5], cat[-1], cat.cumulative_sizes, stack[1],
                 stack.__getitems__([0, 2]), named[2], named.__getitems__([1]),
                 list(D.DataLoader(named, batch_size=2)), list(D.ChainDataset(
-                    [Range.make(L, 0, 2), Range.make(L, 5, 7)])), (a + b)[6]]
+                    [iterable_range(L, 0, 2), iterable_range(L, 5, 7)])), (a + b)[6]]
+    same(run)
+
+
+@pytest.mark.parametrize("kw", [dict(batch_size=None), dict(batch_size=3, drop_last=True),
+                                dict(batch_size=2, persistent_workers=True)])
+def test_iterable_dataset_with_workers(kw):
+    def run(L):
+        dl = L.utils.data.DataLoader(iterable_range(L, 0, 11), num_workers=2, **kw)
+        return [list(dl), list(dl)]
     same(run)

@@ -126,9 +126,29 @@ def _shared_out(batch):
     return make_tensor(arr, elem.dtype)
 
 
+def _uniform(batch):
+    """Whether the tensors can be stacked without checks or casts: one shape, one dtype, all
+    on the CPU, none taking part in autograd."""
+    elem = batch[0]
+    shape, dtype = elem._data.shape, elem._dtype
+    return all(t._data.shape == shape and t._dtype is dtype and t._device.type == "cpu"
+               and not t._requires_grad for t in batch)
+
+
 def collate_tensor_fn(batch, *, collate_fn_map=None):
     from .... import stack
-    return stack(batch, 0, out=_shared_out(batch))
+    if not _uniform(batch):
+        # Mixed shapes, dtypes or devices, or autograd: the stack op checks, casts, records
+        # and raises exactly as PyTorch's does.
+        return stack(batch, 0, out=_shared_out(batch))
+    # The common case: write the samples straight into the batch buffer (shared memory in a
+    # worker), one pass and none of the op's per-tensor checks.
+    arrays = [t._data for t in batch]
+    out = _shared_out(batch)
+    if out is None:
+        return make_tensor(np.stack(arrays, axis=0), batch[0]._dtype)
+    np.stack(arrays, axis=0, out=out._data)
+    return out
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):

@@ -9,9 +9,11 @@ legacy global generator with a SeedSequence-style hash of ``(base_seed, i)``, so
 """
 
 import os
+import pickle
 import queue
 import random
 from dataclasses import dataclass
+from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
 
@@ -113,11 +115,37 @@ def _seed_worker(base_seed, worker_id):
     return seed
 
 
+class _Sealed:
+    """A message pickled in advance by the worker; unpickling it unpickles the message."""
+
+    def __init__(self, payload):
+        self.payload = payload
+
+    def __reduce__(self):
+        return (pickle.loads, (self.payload,))
+
+
+def _seal(message, fd_channel, worker_id):
+    """``message`` pickled now with tensor descriptors sent through ``fd_channel`` (see
+    ``cinder.multiprocessing.reductions``), or as it is when there is no channel. A batch that
+    cannot be pickled becomes the error it raised, re-raised in the main process."""
+    if fd_channel is None:
+        return message
+    from ....multiprocessing.reductions import sending_through
+    try:
+        with sending_through(*fd_channel):
+            return _Sealed(bytes(ForkingPickler.dumps(message)))
+    except Exception:
+        error = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
+        return (message[0], error)
+
+
 def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, auto_collation,
                  collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers,
-                 persistent_workers, shared_seed):
+                 persistent_workers, shared_seed, fd_channel=None):
     """A worker's whole life: seed, run ``init_fn``, then serve index batches until told to
-    stop (``None``) or the main process is gone."""
+    stop (``None``) or the main process is gone. ``fd_channel`` (socket, id) is the fast path
+    for shared-memory descriptors of a forked worker."""
     from ..dataloader import _DatasetKind
     global _worker_info
     try:
@@ -164,7 +192,7 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
                     else:
                         data = ExceptionWrapper(
                             where=f"in DataLoader worker process {worker_id}")
-            data_queue.put((idx, data))
+            data_queue.put(_seal((idx, data), fd_channel, worker_id))
             del data, idx, index, r            # free the batch before waiting again
     except KeyboardInterrupt:
         pass
