@@ -21,6 +21,7 @@ from . import ops as _ops
 from . import autograd, return_types, cuda, nn, serialization  # noqa: F401
 from . import optim  # noqa: F401
 from . import multiprocessing, utils  # noqa: F401,E402
+from . import func  # noqa: F401  (torch.func.functional_call)
 from ._legacy import CPU_TYPES as _CPU_TYPES, set_default_tensor_type  # noqa: F401
 from ._storage import UntypedStorage, TypedStorage  # noqa: F401
 from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa

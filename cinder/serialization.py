@@ -39,7 +39,7 @@ from ._zip_file import ZipFormatError, ZipReader, ZipWriter
 def reduce_tensor(t):
     """``Tensor.__reduce_ex__``: values, dtype, device and requires_grad (a non-leaf comes back
     as a leaf that requires grad, its history dropped, as in PyTorch)."""
-    values = np.ascontiguousarray(backend.to_numpy(t._data))
+    values = np.asarray(backend.to_numpy(t._data), order="C")   # keeps 0-d tensors 0-d
     state = dict(t.__dict__)
     state.pop("_hook_acc", None)
     return (rebuild_tensor, (values, t._dtype.name, str(t._device), t._requires_grad,

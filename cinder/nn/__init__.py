@@ -8,3 +8,7 @@ from .modules import *  # noqa: F401,F403
 from . import modules  # noqa: F401
 from . import functional  # noqa: F401
 from . import init  # noqa: F401
+from . import utils  # noqa: F401
+from . import parallel  # noqa: F401
+from .parallel import DataParallel  # noqa: F401
+from . import grad  # noqa: F401

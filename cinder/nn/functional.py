@@ -12,7 +12,15 @@ from ..autograd import grad_mode
 from ..ops import FUNCTIONS as _OPS
 from ..ops.nn import activation as _act
 from ..ops.nn import dropout as _drop
+from ..ops.nn import linear as _lin
 from ..ops.nn import loss as _loss
+from ..ops.nn import conv as _conv
+from ..ops.nn import embedding as _embedding
+from ..ops.nn import norm as _norm
+from ..ops.nn import pad as _pad
+from ..ops.nn import pool as _pool
+from ..ops.nn import upsample as _upsample
+from ..ops.nn._utils import ntuple as _ntuple
 from . import _reduction as _Reduction
 from ..ops.nn import conv as _conv
 from ..ops.nn import embedding as _embedding
@@ -247,9 +255,16 @@ def hardswish(input, inplace=False):
 # --- linear ---
 
 def linear(input, weight, bias=None):
-    """``input @ weight.T + bias``; a 2-d input with a bias is one ``addmm`` (one GEMM)."""
+    """``input @ weight.T + bias``; a 2-d input with a bias is one GEMM (PyTorch's addmm)."""
     if input.dim() == 2 and bias is not None:
+        if _lin.can_use_linear_2d(input, weight, bias):
+            return _lin.linear_2d(input, weight, bias)
         return _op("addmm")(bias, input, weight.t())
+    if input.dim() > 2 and bias is not None and input.is_contiguous():
+        # leading dims folded into one GEMM, then viewed back (PyTorch's ViewBackward0)
+        flat = input.reshape(-1, input.shape[-1])
+        out = linear(flat, weight, bias)
+        return out.view(tuple(input.shape[:-1]) + (out.shape[-1],))
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
 
@@ -673,9 +688,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
                            f"{list(input.shape)}")
     n_classes = x.shape[1]
     # Targets count up to the first -1; later entries are ignored.
-    valid = _valid_prefix(t)
+    valid, is_target = _multilabel_masks(t, n_classes)
     tc = t.clamp_min(0)
-    is_target = _op("zeros_like")(x).bool().scatter(1, tc, valid)
     x_y = x.gather(1, tc)                                   # (N, J)
     margins = (1 - x_y.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)   # (N, J, C)
     mask = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
@@ -685,11 +699,15 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     return _apply_reduction(loss, enum)
 
 
-def _valid_prefix(t):
+def _multilabel_masks(t, n_classes):
+    """(which target slots count: those before the first -1, which classes are targets)."""
     import numpy as np
     from .._tensor import make_tensor
-    arr = np.cumprod(t._data >= 0, axis=1).astype(bool)
-    return make_tensor(arr, D.bool, t._device)
+    valid = np.cumprod(t._data >= 0, axis=1).astype(bool)
+    is_target = np.zeros((t._data.shape[0], n_classes), dtype=bool)
+    rows, cols = np.nonzero(valid)
+    is_target[rows, t._data[rows, cols]] = True
+    return make_tensor(valid, D.bool, t._device), make_tensor(is_target, D.bool, t._device)
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -827,8 +845,8 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim``."""
     x1, x2 = _broadcast_pair(x1, x2)
-    n1 = _op("vector_norm")(x1, 2, dim, True)
-    n2 = _op("vector_norm")(x2, 2, dim, True)
+    n1 = x1.norm(2, dim, True)
+    n2 = x2.norm(2, dim, True)
     n1 = _op("where")(n1 < eps, _op("full_like")(n1, eps), n1)
     n2 = _op("where")(n2 < eps, _op("full_like")(n2, eps), n2)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
@@ -941,11 +959,12 @@ avg_pool2d = _pool.avg_pool2d
 avg_pool3d = _pool.avg_pool3d
 
 
-def _max_pool_fn(with_indices, name):
+def _max_pool_fn(with_indices, values_only, name):
     def max_pool(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                  return_indices=False):
-        values, indices = with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
-        return (values, indices) if return_indices else values
+        if not return_indices:
+            return values_only(input, kernel_size, stride, padding, dilation, ceil_mode)
+        return with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
     max_pool.__name__ = max_pool.__qualname__ = name
     max_pool.__doc__ = (f"{name[-2]}-d max pooling; with ``return_indices`` also the flat "
@@ -953,9 +972,9 @@ def _max_pool_fn(with_indices, name):
     return max_pool
 
 
-max_pool1d = _max_pool_fn(max_pool1d_with_indices, "max_pool1d")
-max_pool2d = _max_pool_fn(max_pool2d_with_indices, "max_pool2d")
-max_pool3d = _max_pool_fn(max_pool3d_with_indices, "max_pool3d")
+max_pool1d = _max_pool_fn(max_pool1d_with_indices, _pool.max_pool1d, "max_pool1d")
+max_pool2d = _max_pool_fn(max_pool2d_with_indices, _pool.max_pool2d, "max_pool2d")
+max_pool3d = _max_pool_fn(max_pool3d_with_indices, _pool.max_pool3d, "max_pool3d")
 
 adaptive_avg_pool1d = _pool.adaptive_avg_pool1d
 adaptive_avg_pool2d = _pool.adaptive_avg_pool2d

@@ -70,6 +70,9 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         t._is_buffer = True
         return t
 
+    def __init__(self, *args, **kwargs):
+        pass
+
 
 _UNINIT_SHAPE = ("Can't access the shape of an uninitialized parameter or buffer. This error "
                  "usually happens in `load_state_dict` when trying to load an uninitialized "
@@ -122,6 +125,10 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
         t.requires_grad_(requires_grad)
         return t
 
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        # Everything happened in __new__; Parameter.__init__ does not take device/dtype.
+        pass
+
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
@@ -142,3 +149,6 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
         t.persistent = persistent
         t._is_buffer = True
         return t
+
+    def __init__(self, *args, **kwargs):
+        pass

@@ -297,19 +297,20 @@ def _add_like(name, sign, node):
     def inplace(self, other, *, alpha=1):
         if sign < 0:
             _check_bool_sub(self, other)
-        if alpha is _ONE and not needs_grad(self, other if isinstance(other, Tensor) else None):
+        if (alpha is _ONE or self._dtype.category == D.FLOATING) and \
+                not needs_grad(self, other if isinstance(other, Tensor) else None):
             check_inplace(self)
             a, b, dt, dev = binary_operands(self, other, name)
-            if dt is self._dtype and (dt is not D.bool or sign > 0):
+            if dt is self._dtype and (dt is not D.bool or sign > 0) and \
+                    broadcast_shape(a.shape, np.shape(b)) == a.shape:
+                if alpha is not _ONE:
+                    b = _scaled_other(b, alpha, dt)
                 xp = np if dev.type == "cpu" else xp_of(self)
-                try:
-                    res = xp.add(a, b) if sign > 0 else xp.subtract(a, b)
-                except ValueError as exc:
-                    reraise_broadcast(exc, a, b)
-                if res.shape == self._data.shape:
-                    self._data[...] = res
-                    self._bump_version()
-                    return self
+                # written straight into self's memory: one pass, no temporary (an optimizer's
+                # p.add_(g, alpha=-lr) on every parameter takes this path)
+                (xp.add if sign > 0 else xp.subtract)(a, b, out=self._data)
+                self._bump_version()
+                return self
         return slow(self, other, alpha=alpha)
 
     fn.__name__ = fn.__qualname__ = name

@@ -48,7 +48,7 @@ class Adafactor(Optimizer):
             group.setdefault("foreach", None)
 
     @staticmethod
-    def _new_state(p, state):
+    def _new_state(p, state, group):
         state["step"] = K.scalar_state()
         grad = p.grad
         xp = K.array_module(p)

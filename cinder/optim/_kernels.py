@@ -12,10 +12,11 @@ elementwise. On CUDA (CuPy) the kernel runs on whole arrays.
 import numpy as np
 
 from .. import backend
+from ..backend import blas
 from .._tensor import make_tensor
 from .optimizer import _get_scalar_dtype
 
-BLOCK = 1 << 14
+BLOCK = 1 << 16
 
 
 def zeros_state(param, fill=0):
@@ -48,9 +49,12 @@ def _flat_views(arrays):
     """1-d views of ``arrays`` sharing memory, or None when one of them cannot be viewed so."""
     flat = []
     for a in arrays:
-        if not a.flags.c_contiguous:
+        if a is None:
+            flat.append(None)
+        elif a.flags.c_contiguous:
+            flat.append(a.reshape(-1))
+        else:
             return None
-        flat.append(a.reshape(-1))
     return flat
 
 
@@ -59,28 +63,36 @@ def run_blocked(kernel, arrays, n_scratch, **options):
 
     ``arrays`` all have the same shape; the kernel updates some of them in place with ``out=``
     ufuncs and may use the ``n_scratch`` scratch arrays (same dtype as ``arrays[0]``) freely.
-    ``None`` entries in ``arrays`` are passed through unchanged (optional state).
+    ``None`` entries in ``arrays`` are passed through unchanged (optional state). Contiguous
+    CPU arrays are handed over as 1-d views (so BLAS vector routines apply). A kernel that
+    needs no scratch makes no temporaries, so it gains nothing from blocks and runs once.
     """
     first = arrays[0]
-    present = [a for a in arrays if a is not None]
-    size = first.size
-    if type(first) is not np.ndarray or size <= BLOCK:
-        xp = np if type(first) is np.ndarray else backend.array_module(
-            backend.device_of_array(first))
+    if type(first) is not np.ndarray:
+        xp = backend.array_module(backend.device_of_array(first))
         kernel(*arrays, *[xp.empty_like(first) for _ in range(n_scratch)], **options)
         return
-    flat = _flat_views(present)
+    flat = _flat_views(arrays)
     if flat is None:
         kernel(*arrays, *[np.empty_like(first) for _ in range(n_scratch)], **options)
         return
-    it = iter(flat)
-    flat_all = [None if a is None else next(it) for a in arrays]
+    size = first.size
+    if size <= BLOCK or n_scratch == 0:
+        kernel(*flat, *[np.empty(size, first.dtype) for _ in range(n_scratch)], **options)
+        return
     scratch = [np.empty(BLOCK, dtype=first.dtype) for _ in range(n_scratch)]
     for start in range(0, size, BLOCK):
         stop = min(start + BLOCK, size)
         n = stop - start
-        kernel(*[None if a is None else a[start:stop] for a in flat_all],
+        kernel(*[None if a is None else a[start:stop] for a in flat],
                *[s[:n] for s in scratch], **options)
+
+
+def axpy(alpha, x, y):
+    """``y += alpha * x``: one fused BLAS pass for contiguous CPU vectors, an ordinary
+    expression (with a temporary) otherwise."""
+    if not blas.axpy(alpha, x, y):
+        y += alpha * x
 
 
 def effective_grad(xp, grad, param, weight_decay, maximize, out):

@@ -1,7 +1,8 @@
 """``torch.optim.Adadelta`` and its update function ``adadelta``."""
 
 from . import _kernels as K
-from .optimizer import (Optimizer, _check, _check_lr, _closure_loss, _to_scalar,
+from ._differentiable import adadelta_tensor_step
+from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["Adadelta", "adadelta"]
@@ -21,6 +22,10 @@ class Adadelta(Optimizer):
         maximize (bool): ascend instead of descend (default False).
     """
 
+    _group_defaults = (
+        ("foreach", None), ("maximize", False), ("differentiable", False), ("capturable", False),
+    )
+
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
         _check_lr(lr)
@@ -31,15 +36,9 @@ class Adadelta(Optimizer):
                         capturable=capturable, foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("foreach", None), ("maximize", False),
-                               ("differentiable", False), ("capturable", False)):
-                group.setdefault(key, value)
 
     @staticmethod
-    def _new_state(p, state):
+    def _new_state(p, state, group):
         state["step"] = K.scalar_state()
         state["square_avg"] = K.zeros_state(p)
         state["acc_delta"] = K.zeros_state(p)
@@ -47,15 +46,14 @@ class Adadelta(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One Adadelta update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            params, grads, states = self._gather(group, self._new_state,
-                                                 "Adadelta does not support sparse gradients")
-            adadelta(params, grads, [s["square_avg"] for s in states],
-                     [s["acc_delta"] for s in states], [s["step"] for s in states],
-                     lr=group["lr"], rho=group["rho"], eps=group["eps"],
-                     weight_decay=group["weight_decay"], maximize=group["maximize"])
-        return loss
+        return self._step_groups(closure)
+
+    def _update_group(self, group, params, grads, states):
+        adadelta(params, grads, [s["square_avg"] for s in states],
+                 [s["acc_delta"] for s in states], [s["step"] for s in states],
+                 lr=group["lr"], rho=group["rho"], eps=group["eps"],
+                 weight_decay=group["weight_decay"], maximize=group["maximize"],
+                 differentiable=group["differentiable"])
 
 
 def _adadelta_kernel(param, grad, square_avg, acc_delta, g_buf, tmp, delta, *, xp, rho,
@@ -63,8 +61,7 @@ def _adadelta_kernel(param, grad, square_avg, acc_delta, g_buf, tmp, delta, *, x
     grad = K.effective_grad(xp, grad, param, weight_decay, maximize, g_buf)
     square_avg *= rho
     xp.multiply(grad, grad, out=delta)
-    delta *= 1 - rho
-    square_avg += delta
+    K.axpy(1 - rho, delta, square_avg)
     # delta = sqrt(acc_delta + eps) / sqrt(square_avg + eps) * grad
     xp.add(acc_delta, eps, out=delta)
     xp.sqrt(delta, out=delta)
@@ -74,10 +71,8 @@ def _adadelta_kernel(param, grad, square_avg, acc_delta, g_buf, tmp, delta, *, x
     delta *= grad
     acc_delta *= rho
     xp.multiply(delta, delta, out=tmp)
-    tmp *= 1 - rho
-    acc_delta += tmp
-    delta *= -lr
-    param += delta
+    K.axpy(1 - rho, tmp, acc_delta)
+    K.axpy(-lr, delta, param)
 
 
 def adadelta(params, grads, square_avgs, acc_deltas, state_steps, capturable=False,
@@ -86,6 +81,11 @@ def adadelta(params, grads, square_avgs, acc_deltas, state_steps, capturable=Fal
     """Functional form of :class:`Adadelta` over lists of tensors."""
     lr = float(_to_scalar(lr))
     for i, param in enumerate(params):
+        if differentiable:
+            adadelta_tensor_step(param, grads[i], square_avgs[i], acc_deltas[i], state_steps[i],
+                                 lr=lr, rho=rho, eps=eps, weight_decay=weight_decay,
+                                 maximize=maximize)
+            continue
         K.bump(state_steps[i])
         arrays = [K.real_view(t._data) for t in (param, grads[i], square_avgs[i],
                                                  acc_deltas[i])]

@@ -1,8 +1,9 @@
 """``torch.optim.Adagrad`` and its update function ``adagrad``."""
 
 from . import _kernels as K
+from ._differentiable import adagrad_tensor_step
 from .adam import check_fused
-from .optimizer import (Optimizer, _check, _check_lr, _closure_loss, _to_scalar,
+from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["Adagrad", "adagrad"]
@@ -23,6 +24,10 @@ class Adagrad(Optimizer):
         foreach, fused, differentiable: accepted for compatibility.
         maximize (bool): ascend instead of descend (default False).
     """
+
+    _group_defaults = (
+        ("foreach", None), ("maximize", False), ("differentiable", False), ("fused", None),
+    )
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
                  initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
@@ -47,12 +52,6 @@ class Adagrad(Optimizer):
                     init = complex(init, init)
                 state["sum"] = K.zeros_state(p, fill=init)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("foreach", None), ("maximize", False),
-                               ("differentiable", False), ("fused", None)):
-                group.setdefault(key, value)
 
     def share_memory(self):
         """Move the accumulated sums to shared memory (no-op for in-process NumPy arrays)."""
@@ -60,16 +59,21 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 self.state[p]["sum"].share_memory_()
 
+    _refuses_sparse = False          # PyTorch's Adagrad has a sparse path
+    @staticmethod
+    def _new_state(p, state, group):
+        """Nothing to do: Adagrad creates every state when it is built."""
+
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One Adagrad update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            params, grads, states = self._gather(group, lambda p, s: None)
-            adagrad(params, grads, [s["sum"] for s in states], [s["step"] for s in states],
-                    lr=group["lr"], weight_decay=group["weight_decay"],
-                    lr_decay=group["lr_decay"], eps=group["eps"], maximize=group["maximize"])
-        return loss
+        return self._step_groups(closure)
+
+    def _update_group(self, group, params, grads, states):
+        adagrad(params, grads, [s["sum"] for s in states], [s["step"] for s in states],
+                lr=group["lr"], weight_decay=group["weight_decay"],
+                lr_decay=group["lr_decay"], eps=group["eps"], maximize=group["maximize"],
+                differentiable=group["differentiable"])
 
 
 def _adagrad_kernel(param, grad, state_sum, tmp, g_buf, *, xp, weight_decay, maximize, eps,
@@ -80,8 +84,7 @@ def _adagrad_kernel(param, grad, state_sum, tmp, g_buf, *, xp, weight_decay, max
     xp.sqrt(state_sum, out=tmp)
     tmp += eps
     xp.divide(grad, tmp, out=tmp)
-    tmp *= -clr
-    param += tmp
+    K.axpy(-clr, tmp, param)
 
 
 def adagrad(params, grads, state_sums, state_steps, fused=None, grad_scale=None,
@@ -90,6 +93,11 @@ def adagrad(params, grads, state_sums, state_steps, fused=None, grad_scale=None,
     """Functional form of :class:`Adagrad` over lists of tensors."""
     lr = float(_to_scalar(lr))
     for i, param in enumerate(params):
+        if differentiable:
+            adagrad_tensor_step(param, grads[i], state_sums[i], state_steps[i], lr=lr,
+                                weight_decay=weight_decay, lr_decay=lr_decay, eps=eps,
+                                maximize=maximize)
+            continue
         step = K.bump(state_steps[i])
         arrays = [K.real_view(t._data) for t in (param, grads[i], state_sums[i])]
         K.run_blocked(_adagrad_kernel, arrays, 2, xp=K.array_module(param),

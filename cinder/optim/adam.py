@@ -68,6 +68,11 @@ class Adam(Optimizer):
         differentiable (bool): keep the update in the autograd graph (default False).
     """
 
+    _group_defaults = (
+        ("amsgrad", False), ("maximize", False), ("foreach", None), ("capturable", False),
+        ("differentiable", False), ("decoupled_weight_decay", False), ("fused", None),
+    )
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
@@ -83,10 +88,6 @@ class Adam(Optimizer):
     def __setstate__(self, state):
         super().__setstate__(state)
         for group in self.param_groups:
-            for key, value in (("amsgrad", False), ("maximize", False), ("foreach", None),
-                               ("capturable", False), ("differentiable", False),
-                               ("decoupled_weight_decay", False), ("fused", None)):
-                group.setdefault(key, value)
             for p in group["params"]:
                 p_state = self.state.get(p, [])
                 if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
@@ -144,8 +145,7 @@ def _adam_kernel(param, grad, exp_avg, exp_avg_sq, max_sq, tmp, g_buf, *, xp, be
     K.lerp_(xp, exp_avg, grad, 1 - beta1, tmp)
     exp_avg_sq *= beta2
     xp.multiply(grad, grad, out=tmp)
-    tmp *= 1 - beta2
-    exp_avg_sq += tmp
+    K.axpy(1 - beta2, tmp, exp_avg_sq)
     if max_sq is not None:
         xp.maximum(max_sq, exp_avg_sq, out=max_sq)
         exp_avg_sq = max_sq
@@ -153,8 +153,7 @@ def _adam_kernel(param, grad, exp_avg, exp_avg_sq, max_sq, tmp, g_buf, *, xp, be
     tmp /= bc2_sqrt
     tmp += eps
     xp.divide(exp_avg, tmp, out=tmp)
-    tmp *= -step_size
-    param += tmp
+    K.axpy(-step_size, tmp, param)
 
 
 def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, foreach=None,

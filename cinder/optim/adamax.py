@@ -1,7 +1,8 @@
 """``torch.optim.Adamax`` (Adam with the infinity norm) and its update function ``adamax``."""
 
 from . import _kernels as K
-from .optimizer import (Optimizer, _check, _check_lr, _closure_loss, _to_scalar,
+from ._differentiable import adamax_tensor_step
+from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["Adamax", "adamax"]
@@ -29,6 +30,10 @@ class Adamax(Optimizer):
         differentiable (bool): accepted; see the module notes on differentiable steps.
     """
 
+    _group_defaults = (
+        ("foreach", None), ("maximize", False), ("differentiable", False), ("capturable", False),
+    )
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):
         _check_lr(lr)
@@ -38,15 +43,9 @@ class Adamax(Optimizer):
                         capturable=capturable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("foreach", None), ("maximize", False),
-                               ("differentiable", False), ("capturable", False)):
-                group.setdefault(key, value)
 
     @staticmethod
-    def _new_state(p, state):
+    def _new_state(p, state, group):
         state["step"] = K.scalar_state()
         state["exp_avg"] = K.zeros_state(p)
         state["exp_inf"] = K.zeros_state(p)
@@ -54,16 +53,15 @@ class Adamax(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One Adamax update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            params, grads, states = self._gather(group, self._new_state,
-                                                 "Adamax does not support sparse gradients")
-            beta1, beta2 = group["betas"]
-            adamax(params, grads, [s["exp_avg"] for s in states],
-                   [s["exp_inf"] for s in states], [s["step"] for s in states],
-                   eps=group["eps"], beta1=beta1, beta2=beta2, lr=group["lr"],
-                   weight_decay=group["weight_decay"], maximize=group["maximize"])
-        return loss
+        return self._step_groups(closure)
+
+    def _update_group(self, group, params, grads, states):
+        beta1, beta2 = group["betas"]
+        adamax(params, grads, [s["exp_avg"] for s in states],
+               [s["exp_inf"] for s in states], [s["step"] for s in states],
+               eps=group["eps"], beta1=beta1, beta2=beta2, lr=group["lr"],
+               weight_decay=group["weight_decay"], maximize=group["maximize"],
+               differentiable=group["differentiable"])
 
 
 def _adamax_kernel(param, grad, exp_avg, exp_inf, tmp, g_buf, *, xp, beta1, beta2, eps,
@@ -75,8 +73,7 @@ def _adamax_kernel(param, grad, exp_avg, exp_inf, tmp, g_buf, *, xp, beta1, beta
     tmp += eps
     xp.maximum(exp_inf, tmp, out=exp_inf)
     xp.divide(exp_avg, exp_inf, out=tmp)
-    tmp *= -clr
-    param += tmp
+    K.axpy(-clr, tmp, param)
 
 
 def adamax(params, grads, exp_avgs, exp_infs, state_steps, foreach=None, maximize=False,
@@ -85,6 +82,11 @@ def adamax(params, grads, exp_avgs, exp_infs, state_steps, foreach=None, maximiz
     """Functional form of :class:`Adamax` over lists of tensors."""
     lr = float(_to_scalar(lr))
     for i, param in enumerate(params):
+        if differentiable:
+            adamax_tensor_step(param, grads[i], exp_avgs[i], exp_infs[i], state_steps[i], lr=lr,
+                               beta1=beta1, beta2=beta2, eps=eps, weight_decay=weight_decay,
+                               maximize=maximize)
+            continue
         step = K.bump(state_steps[i])
         arrays = [K.real_view(t._data) for t in (param, grads[i], exp_avgs[i], exp_infs[i])]
         K.run_blocked(_adamax_kernel, arrays, 2, xp=K.array_module(param), beta1=beta1,

@@ -1,7 +1,8 @@
 """``torch.optim.ASGD`` (averaged SGD) and its update function ``asgd``."""
 
 from . import _kernels as K
-from .optimizer import (Optimizer, _check, _check_lr, _closure_loss, _to_scalar,
+from ._differentiable import asgd_tensor_step
+from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["ASGD", "asgd"]
@@ -22,6 +23,10 @@ class ASGD(Optimizer):
         maximize (bool): ascend instead of descend (default False).
     """
 
+    _group_defaults = (
+        ("foreach", None), ("maximize", False), ("differentiable", False), ("capturable", False),
+    )
+
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
                  foreach=None, maximize=False, differentiable=False, capturable=False):
         _check_lr(lr)
@@ -31,38 +36,32 @@ class ASGD(Optimizer):
                         capturable=capturable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("foreach", None), ("maximize", False),
-                               ("differentiable", False), ("capturable", False)):
-                group.setdefault(key, value)
+
+    @staticmethod
+    def _new_state(p, state, group):
+        state["step"] = K.scalar_state()
+        state["eta"] = K.scalar_state(float(_to_scalar(group["lr"])))
+        state["mu"] = K.scalar_state(1.0)
+        state["ax"] = K.zeros_state(p)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One ASGD update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            def new_state(p, state):
-                state["step"] = K.scalar_state()
-                state["eta"] = K.scalar_state(float(_to_scalar(group["lr"])))
-                state["mu"] = K.scalar_state(1.0)
-                state["ax"] = K.zeros_state(p)
-            params, grads, states = self._gather(group, new_state,
-                                                 "ASGD does not support sparse gradients")
-            asgd(params, grads, [s["ax"] for s in states], [s["mu"] for s in states],
-                 [s["eta"] for s in states], [s["step"] for s in states],
-                 lambd=group["lambd"], lr=group["lr"], t0=group["t0"], alpha=group["alpha"],
-                 weight_decay=group["weight_decay"], maximize=group["maximize"])
-        return loss
+        return self._step_groups(closure)
+
+    def _update_group(self, group, params, grads, states):
+        asgd(params, grads, [s["ax"] for s in states], [s["mu"] for s in states],
+             [s["eta"] for s in states], [s["step"] for s in states],
+             lambd=group["lambd"], lr=group["lr"], t0=group["t0"], alpha=group["alpha"],
+             weight_decay=group["weight_decay"], maximize=group["maximize"],
+             differentiable=group["differentiable"])
 
 
 def _asgd_kernel(param, grad, ax, tmp, g_buf, *, xp, weight_decay, maximize, lambd, eta,
                  mu):
     grad = K.effective_grad(xp, grad, param, weight_decay, maximize, g_buf)
     param *= 1 - lambd * eta
-    xp.multiply(grad, -eta, out=tmp)
-    param += tmp
+    K.axpy(-eta, grad, param)
     if mu != 1:
         xp.subtract(param, ax, out=tmp)
         tmp *= mu
@@ -77,6 +76,11 @@ def asgd(params, grads, axs, mus, etas, state_steps, foreach=None, maximize=Fals
     """Functional form of :class:`ASGD` over lists of tensors."""
     lr = float(_to_scalar(lr))
     for i, param in enumerate(params):
+        if differentiable:
+            asgd_tensor_step(param, grads[i], axs[i], etas[i], mus[i], state_steps[i], lr=lr,
+                             lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
+                             maximize=maximize)
+            continue
         step = K.bump(state_steps[i])
         arrays = [K.real_view(t._data) for t in (param, grads[i], axs[i])]
         # ``mu`` multiplies as the float32 tensor PyTorch keeps it in; ``eta`` as a number.

@@ -1,8 +1,9 @@
 """``torch.optim.NAdam`` (Adam with Nesterov momentum) and its update function ``nadam``."""
 
 from . import _kernels as K
+from ._differentiable import nadam_tensor_step
 from .adamax import check_betas_eps_wd
-from .optimizer import (Optimizer, _check, _check_lr, _closure_loss, _to_scalar,
+from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["NAdam", "nadam"]
@@ -23,6 +24,11 @@ class NAdam(Optimizer):
         maximize (bool): ascend instead of descend (default False).
     """
 
+    _group_defaults = (
+        ("maximize", False), ("foreach", None), ("capturable", False), ("differentiable", False),
+        ("decoupled_weight_decay", False),
+    )
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):
@@ -35,15 +41,9 @@ class NAdam(Optimizer):
                         foreach=foreach, capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("maximize", False), ("foreach", None), ("capturable", False),
-                               ("differentiable", False), ("decoupled_weight_decay", False)):
-                group.setdefault(key, value)
 
     @staticmethod
-    def _new_state(p, state):
+    def _new_state(p, state, group):
         state["step"] = K.scalar_state()
         state["mu_product"] = K.scalar_state(1.0)
         state["exp_avg"] = K.zeros_state(p)
@@ -52,18 +52,17 @@ class NAdam(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One NAdam update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            params, grads, states = self._gather(group, self._new_state,
-                                                 "NAdam does not support sparse gradients")
-            beta1, beta2 = group["betas"]
-            nadam(params, grads, [s["exp_avg"] for s in states],
-                  [s["exp_avg_sq"] for s in states], [s["mu_product"] for s in states],
-                  [s["step"] for s in states], beta1=beta1, beta2=beta2, lr=group["lr"],
-                  weight_decay=group["weight_decay"], momentum_decay=group["momentum_decay"],
-                  eps=group["eps"], maximize=group["maximize"],
-                  decoupled_weight_decay=group["decoupled_weight_decay"])
-        return loss
+        return self._step_groups(closure)
+
+    def _update_group(self, group, params, grads, states):
+        beta1, beta2 = group["betas"]
+        nadam(params, grads, [s["exp_avg"] for s in states],
+              [s["exp_avg_sq"] for s in states], [s["mu_product"] for s in states],
+              [s["step"] for s in states], beta1=beta1, beta2=beta2, lr=group["lr"],
+              weight_decay=group["weight_decay"], momentum_decay=group["momentum_decay"],
+              eps=group["eps"], maximize=group["maximize"],
+              decoupled_weight_decay=group["decoupled_weight_decay"],
+              differentiable=group["differentiable"])
 
 
 def _nadam_kernel(param, grad, exp_avg, exp_avg_sq, tmp, g_buf, *, xp, beta1, beta2, eps,
@@ -72,18 +71,15 @@ def _nadam_kernel(param, grad, exp_avg, exp_avg_sq, tmp, g_buf, *, xp, beta1, be
     K.lerp_(xp, exp_avg, grad, 1 - beta1, tmp)
     exp_avg_sq *= beta2
     xp.multiply(grad, grad, out=tmp)
-    tmp *= 1 - beta2
-    exp_avg_sq += tmp
+    K.axpy(1 - beta2, tmp, exp_avg_sq)
     xp.divide(exp_avg_sq, bias_correction2, out=tmp)
     xp.sqrt(tmp, out=tmp)
     tmp += eps                       # tmp is now the denominator
     # param += grad_coef * grad / denom, then param += avg_coef * exp_avg / denom
     xp.divide(grad, tmp, out=g_buf)
-    g_buf *= grad_coef
-    param += g_buf
+    K.axpy(grad_coef, g_buf, param)
     xp.divide(exp_avg, tmp, out=tmp)
-    tmp *= avg_coef
-    param += tmp
+    K.axpy(avg_coef, tmp, param)
 
 
 def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps,
@@ -93,6 +89,12 @@ def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps,
     """Functional form of :class:`NAdam` over lists of tensors."""
     lr = float(_to_scalar(lr))
     for i, param in enumerate(params):
+        if differentiable:
+            nadam_tensor_step(param, grads[i], exp_avgs[i], exp_avg_sqs[i], mu_products[i],
+                              state_steps[i], lr=lr, beta1=beta1, beta2=beta2, eps=eps,
+                              weight_decay=weight_decay, momentum_decay=momentum_decay,
+                              maximize=maximize, decoupled=decoupled_weight_decay)
+            continue
         step = K.bump(state_steps[i])
         if weight_decay != 0 and decoupled_weight_decay:
             param._data *= 1 - lr * weight_decay

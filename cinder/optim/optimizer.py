@@ -69,9 +69,13 @@ def _use_grad_for_differentiable(step):
 
 
 def _hooked_step(step):
-    """Wrap a subclass's ``step`` so the global and per-instance step hooks run around it."""
+    """Wrap a subclass's ``step`` so the global and per-instance step hooks run around it.
+
+    Hooks see ``args`` with the optimizer itself first, as PyTorch passes them.
+    """
     @functools.wraps(step)
-    def run(self, *args, **kwargs):
+    def run(*args, **kwargs):
+        self = args[0]
         for pre_hook in chain(_global_optimizer_pre_hooks.values(),
                               self._optimizer_step_pre_hooks.values()):
             result = pre_hook(self, args, kwargs)
@@ -81,7 +85,7 @@ def _hooked_step(step):
                 else:
                     raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
                                        f"new_kwargs), but got {result}.")
-        out = step(self, *args, **kwargs)
+        out = step(*args, **kwargs)
         for post_hook in chain(self._optimizer_step_post_hooks.values(),
                                _global_optimizer_post_hooks.values()):
             post_hook(self, args, kwargs)
@@ -180,12 +184,18 @@ class Optimizer:
         return {"defaults": self.defaults, "state": self.state,
                 "param_groups": self.param_groups}
 
+    # Options a subclass added over time: groups pickled or saved without them get these.
+    _group_defaults = ()
+
     def __setstate__(self, state):
         self.__dict__.update(state)
         for name in _HOOK_DICTS:
             if name not in self.__dict__:
                 setattr(self, name, OrderedDict())
         self.defaults.setdefault("differentiable", False)
+        for group in self.param_groups:
+            for key, value in self._group_defaults:
+                group.setdefault(key, value)
 
     def __repr__(self):
         text = self.__class__.__name__ + " ("
@@ -375,9 +385,23 @@ class Optimizer:
         self._check_disjoint(param_group)
         self.param_groups.append(param_group)
 
+    def _step_groups(self, closure):
+        """The body most ``step`` methods share: run the closure, then hand each group's
+        parameters that have gradients (and their state) to ``self._update_group``."""
+        loss = _closure_loss(closure)
+        sparse_message = f"{type(self).__name__} does not support sparse gradients" \
+            if self._refuses_sparse else None
+        for group in self.param_groups:
+            params, grads, states = self._gather(group, self._new_state, sparse_message)
+            self._update_group(group, params, grads, states)
+        return loss
+
+    _refuses_sparse = True
+
     def _gather(self, group, init_state, sparse_message=None):
         """The group's parameters that have a gradient, their gradients and their state dicts;
-        ``init_state(p, state)`` fills the state of a parameter seen for the first time."""
+        ``init_state(p, state, group)`` fills the state of a parameter seen for the first
+        time."""
         params, grads, states = [], [], []
         for p in group["params"]:
             if p.grad is None:
@@ -386,7 +410,7 @@ class Optimizer:
                 raise RuntimeError(sparse_message)
             state = self.state[p]
             if len(state) == 0:
-                init_state(p, state)
+                init_state(p, state, group)
             params.append(p)
             grads.append(p.grad)
             states.append(state)

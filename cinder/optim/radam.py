@@ -1,8 +1,9 @@
 """``torch.optim.RAdam`` (rectified Adam) and its update function ``radam``."""
 
 from . import _kernels as K
+from ._differentiable import radam_tensor_step
 from .adamax import check_betas_eps_wd
-from .optimizer import (Optimizer, _check_lr, _closure_loss, _to_scalar,
+from .optimizer import (Optimizer, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["RAdam", "radam"]
@@ -23,6 +24,11 @@ class RAdam(Optimizer):
         maximize (bool): ascend instead of descend (default False).
     """
 
+    _group_defaults = (
+        ("foreach", None), ("maximize", False), ("differentiable", False),
+        ("decoupled_weight_decay", False), ("capturable", False),
+    )
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
                  capturable=False, differentiable=False):
@@ -34,16 +40,9 @@ class RAdam(Optimizer):
                         differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("foreach", None), ("maximize", False),
-                               ("differentiable", False), ("decoupled_weight_decay", False),
-                               ("capturable", False)):
-                group.setdefault(key, value)
 
     @staticmethod
-    def _new_state(p, state):
+    def _new_state(p, state, group):
         state["step"] = K.scalar_state()
         state["exp_avg"] = K.zeros_state(p)
         state["exp_avg_sq"] = K.zeros_state(p)
@@ -51,18 +50,17 @@ class RAdam(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One RAdam update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            params, grads, states = self._gather(group, self._new_state,
-                                                 "RAdam does not support sparse gradients")
-            beta1, beta2 = group["betas"]
-            radam(params, grads, [s["exp_avg"] for s in states],
-                  [s["exp_avg_sq"] for s in states], [s["step"] for s in states],
-                  beta1=beta1, beta2=beta2, lr=group["lr"],
-                  weight_decay=group["weight_decay"], eps=group["eps"],
-                  maximize=group["maximize"],
-                  decoupled_weight_decay=group["decoupled_weight_decay"])
-        return loss
+        return self._step_groups(closure)
+
+    def _update_group(self, group, params, grads, states):
+        beta1, beta2 = group["betas"]
+        radam(params, grads, [s["exp_avg"] for s in states],
+              [s["exp_avg_sq"] for s in states], [s["step"] for s in states],
+              beta1=beta1, beta2=beta2, lr=group["lr"],
+              weight_decay=group["weight_decay"], eps=group["eps"],
+              maximize=group["maximize"],
+              decoupled_weight_decay=group["decoupled_weight_decay"],
+              differentiable=group["differentiable"])
 
 
 def _radam_kernel(param, grad, exp_avg, exp_avg_sq, tmp, g_buf, *, xp, beta1, beta2, eps,
@@ -71,8 +69,7 @@ def _radam_kernel(param, grad, exp_avg, exp_avg_sq, tmp, g_buf, *, xp, beta1, be
     K.lerp_(xp, exp_avg, grad, 1 - beta1, tmp)
     exp_avg_sq *= beta2
     xp.multiply(grad, grad, out=tmp)
-    tmp *= 1 - beta2
-    exp_avg_sq += tmp
+    K.axpy(1 - beta2, tmp, exp_avg_sq)
     # PyTorch: param -= (exp_avg / bc1) * lr [* (bc2_sqrt / (sqrt(exp_avg_sq) + eps)) * rect]
     xp.divide(exp_avg, bias_correction1, out=g_buf)
     g_buf *= lr
@@ -91,6 +88,12 @@ def radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, decoupled_weight_de
     """Functional form of :class:`RAdam` over lists of tensors."""
     lr = float(_to_scalar(lr))
     for i, param in enumerate(params):
+        if differentiable:
+            radam_tensor_step(param, grads[i], exp_avgs[i], exp_avg_sqs[i], state_steps[i],
+                              lr=lr, beta1=beta1, beta2=beta2, eps=eps,
+                              weight_decay=weight_decay, maximize=maximize,
+                              decoupled=decoupled_weight_decay)
+            continue
         step = K.bump(state_steps[i])
         if weight_decay != 0 and decoupled_weight_decay:
             param._data *= 1 - lr * weight_decay

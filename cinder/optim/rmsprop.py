@@ -1,7 +1,8 @@
 """``torch.optim.RMSprop`` and its update function ``rmsprop``."""
 
 from . import _kernels as K
-from .optimizer import (Optimizer, _check, _check_lr, _closure_loss, _to_scalar,
+from ._differentiable import rmsprop_tensor_step
+from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["RMSprop", "rmsprop"]
@@ -23,6 +24,11 @@ class RMSprop(Optimizer):
         maximize (bool): ascend instead of descend (default False).
     """
 
+    _group_defaults = (
+        ("momentum", 0), ("centered", False), ("foreach", None), ("maximize", False),
+        ("differentiable", False), ("capturable", False),
+    )
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):
@@ -36,35 +42,29 @@ class RMSprop(Optimizer):
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("momentum", 0), ("centered", False), ("foreach", None),
-                               ("maximize", False), ("differentiable", False),
-                               ("capturable", False)):
-                group.setdefault(key, value)
+
+    @staticmethod
+    def _new_state(p, state, group):
+        state["step"] = K.scalar_state()
+        state["square_avg"] = K.zeros_state(p)
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = K.zeros_state(p)
+        if group["centered"]:
+            state["grad_avg"] = K.zeros_state(p)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One RMSprop update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            def new_state(p, state):
-                state["step"] = K.scalar_state()
-                state["square_avg"] = K.zeros_state(p)
-                if group["momentum"] > 0:
-                    state["momentum_buffer"] = K.zeros_state(p)
-                if group["centered"]:
-                    state["grad_avg"] = K.zeros_state(p)
-            params, grads, states = self._gather(group, new_state,
-                                                 "RMSprop does not support sparse gradients")
-            rmsprop(params, grads, [s["square_avg"] for s in states],
-                    [s.get("grad_avg") for s in states],
-                    [s.get("momentum_buffer") for s in states], [s["step"] for s in states],
-                    lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
-                    weight_decay=group["weight_decay"], momentum=group["momentum"],
-                    centered=group["centered"], maximize=group["maximize"])
-        return loss
+        return self._step_groups(closure)
+
+    def _update_group(self, group, params, grads, states):
+        rmsprop(params, grads, [s["square_avg"] for s in states],
+                [s.get("grad_avg") for s in states],
+                [s.get("momentum_buffer") for s in states], [s["step"] for s in states],
+                lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
+                weight_decay=group["weight_decay"], momentum=group["momentum"],
+                centered=group["centered"], maximize=group["maximize"],
+                differentiable=group["differentiable"])
 
 
 def _rmsprop_kernel(param, grad, square_avg, grad_avg, buf, tmp, g_buf, *, xp, alpha, eps,
@@ -72,8 +72,7 @@ def _rmsprop_kernel(param, grad, square_avg, grad_avg, buf, tmp, g_buf, *, xp, a
     grad = K.effective_grad(xp, grad, param, weight_decay, maximize, g_buf)
     square_avg *= alpha
     xp.multiply(grad, grad, out=tmp)
-    tmp *= 1 - alpha
-    square_avg += tmp
+    K.axpy(1 - alpha, tmp, square_avg)
     if grad_avg is not None:
         K.lerp_(xp, grad_avg, grad, 1 - alpha, tmp)
         xp.multiply(grad_avg, grad_avg, out=tmp)
@@ -86,10 +85,9 @@ def _rmsprop_kernel(param, grad, square_avg, grad_avg, buf, tmp, g_buf, *, xp, a
     if buf is not None:
         buf *= momentum
         buf += tmp
-        xp.multiply(buf, -lr, out=tmp)
+        K.axpy(-lr, buf, param)
     else:
-        tmp *= -lr
-    param += tmp
+        K.axpy(-lr, tmp, param)
 
 
 def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps,
@@ -98,9 +96,14 @@ def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_s
     """Functional form of :class:`RMSprop` over lists of tensors."""
     lr = float(_to_scalar(lr))
     for i, param in enumerate(params):
-        K.bump(state_steps[i])
         grad_avg = grad_avgs[i] if centered else None
         buf = momentum_buffer_list[i] if momentum > 0 else None
+        if differentiable:
+            rmsprop_tensor_step(param, grads[i], square_avgs[i], grad_avg, buf, state_steps[i],
+                                lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
+                                momentum=momentum, maximize=maximize)
+            continue
+        K.bump(state_steps[i])
         arrays = [K.real_view(None if t is None else t._data)
                   for t in (param, grads[i], square_avgs[i], grad_avg, buf)]
         K.run_blocked(_rmsprop_kernel, arrays, 2, xp=K.array_module(param), alpha=alpha,

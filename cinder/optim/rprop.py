@@ -1,7 +1,8 @@
 """``torch.optim.Rprop`` (resilient backpropagation) and its update function ``rprop``."""
 
 from . import _kernels as K
-from .optimizer import (Optimizer, _check, _check_lr, _closure_loss, _to_scalar,
+from ._differentiable import rprop_tensor_step
+from .optimizer import (Optimizer, _check, _check_lr, _to_scalar,
                         _use_grad_for_differentiable)
 
 __all__ = ["Rprop", "rprop"]
@@ -21,6 +22,10 @@ class Rprop(Optimizer):
         maximize (bool): ascend instead of descend (default False).
     """
 
+    _group_defaults = (
+        ("foreach", None), ("maximize", False), ("differentiable", False), ("capturable", False),
+    )
+
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         _check_lr(lr)
@@ -30,34 +35,27 @@ class Rprop(Optimizer):
                         capturable=capturable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("foreach", None), ("maximize", False),
-                               ("differentiable", False), ("capturable", False)):
-                group.setdefault(key, value)
+
+    @staticmethod
+    def _new_state(p, state, group):
+        state["step"] = K.scalar_state()
+        state["prev"] = K.zeros_state(p)
+        lr = float(_to_scalar(group["lr"]))
+        state["step_size"] = K.zeros_state(p, fill=complex(lr, lr) if p.is_complex() else lr)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One Rprop update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            def new_state(p, state):
-                state["step"] = K.scalar_state()
-                state["prev"] = K.zeros_state(p)
-                lr = _to_scalar(group["lr"])
-                lr = float(lr)
-                state["step_size"] = K.zeros_state(p, fill=complex(lr, lr)
-                                                   if p.is_complex() else lr)
-            params, grads, states = self._gather(group, new_state,
-                                                 "Rprop does not support sparse gradients")
-            etaminus, etaplus = group["etas"]
-            step_size_min, step_size_max = group["step_sizes"]
-            rprop(params, grads, [s["prev"] for s in states],
-                  [s["step_size"] for s in states], [s["step"] for s in states],
-                  step_size_min=step_size_min, step_size_max=step_size_max,
-                  etaminus=etaminus, etaplus=etaplus, maximize=group["maximize"])
-        return loss
+        return self._step_groups(closure)
+
+    def _update_group(self, group, params, grads, states):
+        etaminus, etaplus = group["etas"]
+        step_size_min, step_size_max = group["step_sizes"]
+        rprop(params, grads, [s["prev"] for s in states],
+              [s["step_size"] for s in states], [s["step"] for s in states],
+              step_size_min=step_size_min, step_size_max=step_size_max,
+              etaminus=etaminus, etaplus=etaplus, maximize=group["maximize"],
+              differentiable=group["differentiable"])
 
 
 def _rprop_kernel(param, grad, prev, step_size, tmp, *, xp, etaminus, etaplus, lo, hi,
@@ -85,6 +83,11 @@ def rprop(params, grads, prevs, step_sizes, state_steps, foreach=None, capturabl
           step_size_max, etaminus, etaplus):
     """Functional form of :class:`Rprop` over lists of tensors."""
     for i, param in enumerate(params):
+        if differentiable:
+            rprop_tensor_step(param, grads[i], prevs[i], step_sizes[i], state_steps[i],
+                              etaminus=etaminus, etaplus=etaplus, lo=step_size_min,
+                              hi=step_size_max, maximize=maximize)
+            continue
         K.bump(state_steps[i])
         arrays = [K.real_view(t._data) for t in (param, grads[i], prevs[i], step_sizes[i])]
         K.run_blocked(_rprop_kernel, arrays, 1, xp=K.array_module(param), etaminus=etaminus,

@@ -26,6 +26,11 @@ class SGD(Optimizer):
         differentiable (bool): keep the update in the autograd graph (default False).
     """
 
+    _group_defaults = (
+        ("nesterov", False), ("maximize", False), ("foreach", None), ("differentiable", False),
+        ("fused", False),
+    )
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None):
@@ -50,12 +55,6 @@ class SGD(Optimizer):
             if foreach:
                 raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("nesterov", False), ("maximize", False), ("foreach", None),
-                               ("differentiable", False), ("fused", False)):
-                group.setdefault(key, value)
 
     def _init_group(self, group, params, grads, momentum_buffer_list):
         for p in group["params"]:
@@ -85,8 +84,8 @@ class SGD(Optimizer):
         return loss
 
 
-def _sgd_kernel(param, grad, buf, g_buf, tmp, *, xp, weight_decay, momentum, lr, dampening,
-                nesterov, maximize, first):
+def _sgd_kernel(param, grad, buf, g_buf=None, tmp=None, *, xp, weight_decay, momentum, lr,
+                dampening, nesterov, maximize, first):
     """One block of the SGD update, in place; ``first`` means ``buf`` was just created."""
     grad = K.effective_grad(xp, grad, param, weight_decay, maximize, g_buf)
     if buf is not None:
@@ -97,16 +96,14 @@ def _sgd_kernel(param, grad, buf, g_buf, tmp, *, xp, weight_decay, momentum, lr,
             if dampening == 0:
                 buf += grad
             else:
-                xp.multiply(grad, 1 - dampening, out=tmp)
-                buf += tmp
+                K.axpy(1 - dampening, grad, buf)
         if nesterov:
             xp.multiply(buf, momentum, out=tmp)
             tmp += grad
             grad = tmp
         else:
             grad = buf
-    xp.multiply(grad, -lr, out=tmp)
-    param += tmp
+    K.axpy(-lr, grad, param)
 
 
 def sgd(params, d_p_list, momentum_buffer_list, has_sparse_grad=False, foreach=None,
@@ -135,7 +132,10 @@ def sgd(params, d_p_list, momentum_buffer_list, has_sparse_grad=False, foreach=N
                 first = True
         arrays = [K.real_view(a) for a in (param._data, grad._data,
                                            None if buf is None else buf._data)]
-        K.run_blocked(_sgd_kernel, arrays, 2, xp=K.array_module(param),
+        # Plain momentum SGD needs no scratch, so it streams whole arrays (no blocking).
+        needs_scratch = weight_decay != 0 or maximize or nesterov
+        K.run_blocked(_sgd_kernel, arrays, 2 if needs_scratch else 0,
+                      xp=K.array_module(param),
                       weight_decay=weight_decay, momentum=momentum, lr=lr,
                       dampening=dampening, nesterov=nesterov, maximize=maximize, first=first)
         param._bump_version()

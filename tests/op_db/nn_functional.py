@@ -283,4 +283,26 @@ DROPOUT = [
         skips={"gradcheck": "random"}),
 ]
 
-ENTRIES = ACTIVATIONS + LOSSES + DROPOUT
+# ----------------------------------------------------------------------------------------------
+# Linear (the fused 2-d kernel; other ranks go through matmul)
+# ----------------------------------------------------------------------------------------------
+
+def _linear_samples(dtype, make):
+    return [Sample(make((4, 3)), make((5, 3)), make((5,))),
+            Sample(make((4, 3), layout="transposed"), make((5, 3)), make((5,))),
+            Sample(make((0, 3)), make((2, 3)), make((2,))),
+            Sample(make((2, 4, 3)), make((5, 3)), make((5,))),
+            Sample(make((4, 3)), make((5, 3)))]
+
+
+def _linear_errors(make):
+    return [ErrorSample(Sample(make((4, 3)), make((5, 2)), make((5,))),
+                        match="cannot be multiplied")]
+
+
+LINEAR = [
+    OpEntry("linear_2d", call=_F("linear"), samples=_linear_samples, dtypes=FLOATS,
+            method=False, grad=True, errors=_linear_errors, family=FAMILY),
+]
+
+ENTRIES = ACTIVATIONS + LOSSES + DROPOUT + LINEAR

@@ -156,26 +156,27 @@ class Hardswish(Module):
         return F.hardswish(input, self.inplace)
 
 
-class ELU(Module):
-    """``x`` for x > 0, ``alpha * (exp(x) - 1)`` otherwise."""
+class _AlphaActivation(Module):
+    """An activation with settings ``alpha`` and ``inplace``."""
 
     def __init__(self, alpha=1.0, inplace=False):
         super().__init__()
         self.alpha = alpha
         self.inplace = inplace
 
-    def forward(self, input):
-        return F.elu(input, self.alpha, self.inplace)
-
     def extra_repr(self):
         return f"alpha={self.alpha}{_inplace_suffix(self.inplace)}"
 
 
-class CELU(Module):
-    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+class ELU(_AlphaActivation):
+    """``x`` for x > 0, ``alpha * (exp(x) - 1)`` otherwise."""
 
-    __init__ = ELU.__init__
-    extra_repr = ELU.extra_repr
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+
+class CELU(_AlphaActivation):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
 
     def forward(self, input):
         return F.celu(input, self.alpha, self.inplace)

@@ -628,7 +628,7 @@ class Module:
     def register_load_state_dict_post_hook(self, hook):
         """``hook(module, incompatible_keys)`` runs after ``load_state_dict``; it may edit the
         key lists in place and must return None."""
-        return _add_hook(self._load_state_dict_post_hooks, _WrappedHook(hook, self))
+        return _add_hook(self._load_state_dict_post_hooks, hook)
 
     # ------------------------------------------------------------------------------------------
     # Calling

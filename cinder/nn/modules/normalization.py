@@ -38,14 +38,31 @@ class LocalResponseNorm(Module):
 
 
 class CrossMapLRN2d(LocalResponseNorm):
-    """The legacy Lua-torch cross-channel LRN of 4-D inputs (same arithmetic as
-    LocalResponseNorm with the window centred on the channel)."""
+    """The legacy Lua-torch cross-channel LRN of 4-D inputs:
+    ``x * (k + alpha / size * S) ** -beta`` with S a sum of squares over nearby channels.
+
+    PyTorch's running-sum loop never subtracts channel 0 once the window has passed it, so
+    from channel ``pre_pad`` on, S also holds channel 0's square; that is reproduced here.
+    """
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__(size, alpha, beta, k)
 
     def forward(self, input):
         if input.dim() != 4:
             raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D "
                              "instead.")
-        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+        pre_pad = int((self.size - 1) / 2 + 1)
+        half = pre_pad - 1
+        squares = input * input
+        padded = F.pad(squares.unsqueeze(1), (0, 0, 0, 0, half, half))
+        sums = F.avg_pool3d(padded, (2 * half + 1, 1, 1), stride=1).squeeze(1) * (2 * half + 1)
+        channels = input.size(1)
+        if channels > pre_pad:
+            stale = squares[:, :1].expand(-1, channels - pre_pad, -1, -1)
+            sums = sums + F.pad(stale, (0, 0, 0, 0, pre_pad, 0))
+        scale = sums * (self.alpha / self.size) + self.k
+        return input * scale.pow(-self.beta)
 
 
 class _AffineNorm(Module):
@@ -125,7 +142,8 @@ class GroupNorm(_AffineNorm):
                  device=None, dtype=None):
         super().__init__()
         if num_channels % num_groups != 0:
-            raise ValueError("num_channels must be divisible by num_groups")
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
         self.num_groups = num_groups
         self.num_channels = num_channels
         self.eps = eps

@@ -1,5 +1,12 @@
-"""Kernels behind ``torch.nn.functional`` (fused forward + explicit backward), one family per
-file."""
+"""Kernels behind ``torch.nn.functional``: one file per family (activation, loss, dropout, ...)."""
 
-from . import activation, dropout, loss  # noqa: F401
-from . import conv, embedding, norm, pad, pool, upsample  # noqa: F401
+from . import activation  # noqa: F401
+from . import loss  # noqa: F401
+from . import dropout  # noqa: F401
+from . import linear  # noqa: F401
+from . import conv  # noqa: F401
+from . import embedding  # noqa: F401
+from . import norm  # noqa: F401
+from . import pad  # noqa: F401
+from . import pool  # noqa: F401
+from . import upsample  # noqa: F401

@@ -120,9 +120,33 @@ class ConvGeometry:
 def conv_forward(xp, x, w, geo):
     """Plain convolution of x (N, C, *in) with w (O, C/g, *k): (N, O, *out)."""
     n = x.shape[0]
-    cols = _cols_of_input(xp, x, geo)
-    y = xp.matmul(weight_matrix(w, geo.groups, False), cols)
+    length = int(np.prod(geo.out_size, dtype=np.int64))
+    wm = weight_matrix(w, geo.groups, False)
+    if length >= _PER_SAMPLE_MIN:
+        # Large outputs: one GEMM per sample writes (O, L) blocks straight into the NCHW
+        # result, and the im2col copy reads the input in its own order.
+        cols = _cols_per_sample(xp, x, geo)
+        return xp.matmul(wm, cols).reshape((n, -1) + tuple(geo.out_size))
+    # Small outputs (deep layers): one GEMM over the whole batch keeps BLAS efficient.
+    y = xp.matmul(wm, _cols_of_input(xp, x, geo))
     return from_gemm(xp, y, n, geo.out_size)
+
+
+# Output positions per sample from which per-sample GEMMs beat one batch-wide GEMM plus the
+# transposing copy of its result.
+_PER_SAMPLE_MIN = 256
+
+
+def _cols_per_sample(xp, x, geo):
+    """The im2col matrix in (N, groups, C/g * K, L) layout."""
+    n = x.shape[0]
+    if all(k == 1 for k in geo.ksize) and all(s == 1 for s in geo.stride) and \
+            not any(geo.lo) and not any(geo.hi):
+        return x.reshape(n, geo.groups, -1, int(np.prod(geo.out_size)))
+    view = windows(xp, pad_zeros(xp, x, geo.lo, geo.hi), geo.ksize, geo.stride, geo.dilation,
+                   geo.out_size)
+    return xp.ascontiguousarray(view).reshape(n, geo.groups, -1,
+                                              int(np.prod(geo.out_size, dtype=np.int64)))
 
 
 def _cols_of_input(xp, x, geo):
@@ -134,8 +158,20 @@ def conv_input_grad(xp, gy, w, geo):
     """Gradient of a plain convolution with respect to its input."""
     n = gy.shape[0]
     wm = weight_matrix(w, geo.groups, False)
-    gcols = xp.matmul(wm.transpose(0, 2, 1), as_gemm(xp, gy, geo.groups))
     cin = w.shape[1] * geo.groups
+    length = int(np.prod(geo.out_size, dtype=np.int64))
+    if length >= _PER_SAMPLE_MIN:
+        # Per-sample GEMMs give the window gradients already in (N, C, *k, *out) order, so
+        # col2im adds contiguous blocks.
+        g = gy.reshape(n, geo.groups, -1, length)
+        gcols = xp.matmul(wm.transpose(0, 2, 1), g)
+        view = gcols.reshape((n, cin) + tuple(geo.ksize) + tuple(geo.out_size))
+        padded = tuple(s + a + b for s, a, b in zip(geo.in_size, geo.lo, geo.hi))
+        target = xp.zeros((n, cin) + padded, dtype=gcols.dtype)
+        add_windows(target, view, geo.ksize, geo.stride, geo.dilation, geo.out_size)
+        return target[(slice(None), slice(None)) + tuple(
+            slice(a, a + s) for a, s in zip(geo.lo, geo.in_size))]
+    gcols = xp.matmul(wm.transpose(0, 2, 1), as_gemm(xp, gy, geo.groups))
     return col2im(xp, gcols, cin, geo.ksize, n, geo.out_size, geo.stride, geo.dilation, geo.lo,
                   geo.in_size)
 

@@ -1,8 +1,8 @@
 """Pooling: max (with saved argmax indices), average, adaptive max/average, max-unpooling.
 
-Fixed-size windows come from one strided view of the padded input (``windows``); the backward
-pass sends gradients back with strided adds (average) or one ``bincount`` scatter (max), never
-``np.add.at``. Adaptive pooling has windows of varying size: average pooling is a small
+Fixed-size windows are read as one strided slice of the padded input per kernel offset; the
+backward pass sends gradients back with strided adds (average) or one ``bincount`` scatter
+(max), never ``np.add.at``. Adaptive pooling has windows of varying size: average pooling is a small
 averaging matrix per dim, max pooling gathers each window padded to the longest one by
 repeating its last element (which never changes a maximum).
 """
@@ -12,7 +12,7 @@ import numpy as np
 from ... import _dtype as D
 from .._prep import xp_of
 from .._registry import needs_grad, node_class, record, register
-from ._utils import add_windows, like, ntuple, scatter_sum, windows
+from ._utils import add_windows, like, ntuple, scatter_sum
 
 # ----------------------------------------------------------------------------------------------
 # Shared geometry
@@ -80,18 +80,44 @@ def _pad_const(xp, arr, lo, hi, value):
     return out
 
 
+def _window_max(xp, padded, ksize, stride, dilation, out, check_nan, want_choice=True):
+    """(max, index of the winning kernel offset or None) of every window, one strided slice
+    per kernel offset. Like PyTorch, a later element wins only if strictly greater (ties keep
+    the first) or NaN (a NaN anywhere in the window is the result)."""
+    best = choice = None
+    for j, offset in enumerate(np.ndindex(*ksize)):
+        part = padded[(Ellipsis,) + tuple(slice(o * d, o * d + (n - 1) * s + 1, s)
+                                          for o, d, n, s in zip(offset, dilation, out, stride))]
+        if best is None:
+            best = part.copy()
+            if want_choice:
+                choice = xp.zeros(part.shape, dtype=np.int16 if len(ksize) < 4 else np.int64)
+            continue
+        if not want_choice:
+            xp.maximum(best, part, out=best)        # propagates NaN, as PyTorch does
+            continue
+        better = part > best
+        if check_nan:
+            better |= part != part
+        xp.copyto(best, part, where=better)
+        xp.copyto(choice, j, where=better)
+    return best, choice
+
+
 def _flat_positions(xp, choice, ksize, stride, pad, dilation, in_size, out):
-    """Flat (per channel) input index of each chosen window element."""
+    """Flat (per channel) input index of each chosen window element: the window's start
+    plus the chosen kernel offset, both as flat offsets into the input plane."""
     nd = len(ksize)
-    offsets = np.unravel_index(choice, ksize) if nd > 1 else (choice,)
-    flat = 0
+    plane = [int(np.prod(in_size[i + 1:], dtype=np.int64)) for i in range(nd)]
+    offsets = np.zeros(int(np.prod(ksize)), dtype=np.int64)
+    for j, offset in enumerate(np.ndindex(*ksize)):
+        offsets[j] = sum(o * d * p for o, d, p in zip(offset, dilation, plane))
+    start = 0
     for i in range(nd):
         shape = [1] * (2 + nd)
         shape[2 + i] = out[i]
-        start = (xp.arange(out[i]) * stride[i] - pad[i]).reshape(shape)
-        pos = start + offsets[i] * dilation[i]
-        flat = flat * in_size[i] + pos
-    return flat
+        start = start + ((xp.arange(out[i]) * stride[i] - pad[i]) * plane[i]).reshape(shape)
+    return xp.asarray(offsets)[choice] + start
 
 
 def _scatter_back(xp, grad, indices, in_shape, overlapping, dtype):
@@ -125,7 +151,8 @@ MaxPool3dNode = node_class("MaxPool3DWithIndicesBackward0", {"self": _max_grad},
                            saves_also=("indices", "self_shape", "overlapping"))
 
 
-def _max_pool(input, nd, kernel_size, stride, padding, dilation, ceil_mode, name):
+def _max_pool(input, nd, kernel_size, stride, padding, dilation, ceil_mode, name,
+              indices=True):
     x, unbatched = _batched(input, nd, name)
     k = ntuple(kernel_size, nd, "kernel_size")
     s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else \
@@ -141,14 +168,15 @@ def _max_pool(input, nd, kernel_size, stride, padding, dilation, ceil_mode, name
     hi = tuple(max(0, (o - 1) * ss + dd * (kk - 1) + 1 - n - pp)
                for o, ss, dd, kk, n, pp in zip(out, s, d, k, in_size, p))
     padded = _pad_const(xp, x._data, p, hi, _lowest(x._dtype))
-    view = windows(xp, padded, k, s, d, out, kernel_first=False)
-    flat = view.reshape(view.shape[:2 + nd] + (-1,))
-    choice = xp.argmax(flat, axis=-1)
-    values = xp.take_along_axis(flat, choice[..., None], axis=-1)[..., 0]
-    indices = _flat_positions(xp, choice, k, s, p, d, in_size, out).astype(np.int64)
+    check_nan = x._dtype.category == D.FLOATING and bool(xp.isnan(x._data).any())
+    recording = needs_grad(x)
+    values, choice = _window_max(xp, padded, k, s, d, out, check_nan, indices or recording)
     result = like(xp.ascontiguousarray(values), x)
+    if choice is None:           # values only: nothing records, nobody asked for indices
+        return (result.squeeze(0) if unbatched else result), None
+    indices = _flat_positions(xp, choice, k, s, p, d, in_size, out)
     idx = like(xp.ascontiguousarray(indices), x, D.int64)
-    if needs_grad(x):
+    if recording:
         overlapping = any(ss < dd * (kk - 1) + 1 for ss, dd, kk in zip(s, d, k))
         node = MaxPool2dNode if nd == 2 else MaxPool3dNode
         record(node, (x,), (result,), indices=indices, self_shape=x._data.shape,
@@ -194,12 +222,14 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """2-d max pooling of a (N, C, H, W) or (C, H, W) input."""
-    return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+    return _max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d",
+                     indices=False)[0]
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """3-d max pooling of a (N, C, D, H, W) or (C, D, H, W) input."""
-    return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+    return _max_pool(input, 3, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d",
+                     indices=False)[0]
 
 
 for _fn in (max_pool1d, max_pool2d, max_pool3d, max_pool1d_with_indices):

@@ -1,0 +1,113 @@
+"""Ready-made parametrizations: ``weight_norm`` and ``spectral_norm``
+(``register_parametrization`` based; state_dict keys ``parametrizations.weight.original0/1``
+and ``parametrizations.weight.original`` + ``_u``/``_v`` as in PyTorch)."""
+
+from ...autograd.grad_mode import no_grad
+from .. import functional as F
+from ..modules.module import Module
+from . import parametrize
+
+__all__ = ["spectral_norm", "weight_norm"]
+
+
+def _norm_except_dim(v, dim):
+    """The 2-norm of ``v`` over every dim except ``dim`` (kept as size-1 dims); over all dims
+    when ``dim == -1``."""
+    if dim == -1:
+        return (v * v).sum().sqrt()
+    dims = tuple(d for d in range(v.dim()) if d != dim % v.dim())
+    return (v * v).sum(dims, keepdim=True).sqrt()
+
+
+def _weight_norm(v, g, dim):
+    return v * (g / _norm_except_dim(v, dim))
+
+
+class _WeightNorm(Module):
+    def __init__(self, dim=0):
+        super().__init__()
+        self.dim = -1 if dim is None else dim
+
+    def forward(self, weight_g, weight_v):
+        return _weight_norm(weight_v, weight_g, self.dim)
+
+    def right_inverse(self, weight):
+        return _norm_except_dim(weight, self.dim), weight
+
+
+def weight_norm(module, name="weight", dim=0):
+    """Reparametrize ``module.<name>`` as ``g * v / ||v||`` (norm over all dims but ``dim``)."""
+    parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+
+    def _load_pre_hook(state_dict, prefix, local_metadata, strict, missing_keys,
+                       unexpected_keys, error_msgs):
+        # checkpoints saved with the legacy weight_norm use weight_g / weight_v
+        g_key, v_key = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if g_key in state_dict and v_key in state_dict:
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g_key)
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(v_key)
+
+    module._register_load_state_dict_pre_hook(_load_pre_hook)
+    return module
+
+
+class _SpectralNorm(Module):
+    def __init__(self, weight, n_power_iterations=1, dim=0, eps=1e-12):
+        super().__init__()
+        ndim = weight.dim()
+        if dim >= ndim or dim < -ndim:
+            raise IndexError(f"Dimension out of range (expected to be in range of [-{ndim}, "
+                             f"{ndim - 1}] but got {dim})")
+        if n_power_iterations <= 0:
+            raise ValueError("Expected n_power_iterations to be positive, but got "
+                             f"n_power_iterations={n_power_iterations}")
+        self.dim = dim if dim >= 0 else dim + ndim
+        self.eps = eps
+        if ndim > 1:
+            self.n_power_iterations = n_power_iterations
+            mat = self._reshape_weight_to_matrix(weight)
+            h, w = mat.size()
+            u = mat.new_empty(h).normal_(0, 1)
+            v = mat.new_empty(w).normal_(0, 1)
+            self.register_buffer("_u", F.normalize(u, dim=0, eps=self.eps))
+            self.register_buffer("_v", F.normalize(v, dim=0, eps=self.eps))
+            self._power_method(mat, 15)
+
+    def _reshape_weight_to_matrix(self, weight):
+        if self.dim != 0:
+            weight = weight.permute(self.dim, *(d for d in range(weight.dim()) if d != self.dim))
+        return weight.flatten(1)
+
+    def _power_method(self, mat, n_iterations):
+        # u and v are updated in place (their identity is kept, as buffers)
+        with no_grad():
+            for _ in range(n_iterations):
+                self._u.copy_(F.normalize(mat.mv(self._v), dim=0, eps=self.eps))
+                self._v.copy_(F.normalize(mat.t().mv(self._u), dim=0, eps=self.eps))
+
+    def forward(self, weight):
+        if weight.dim() == 1:
+            return F.normalize(weight, dim=0, eps=self.eps)
+        mat = self._reshape_weight_to_matrix(weight)
+        if self.training:
+            self._power_method(mat.detach(), self.n_power_iterations)
+        u = self._u.clone()
+        v = self._v.clone()
+        sigma = (u * mat.mv(v)).sum()
+        return weight / sigma
+
+    def right_inverse(self, value):
+        return value
+
+
+def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
+    """Divide ``module.<name>`` by its largest singular value, estimated by power iteration
+    (one step per training-mode access)."""
+    weight = getattr(module, name, None)
+    if weight is None or not hasattr(weight, "dim"):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if dim is None:
+        dim = 1 if type(module).__name__.startswith("ConvTranspose") else 0
+    parametrize.register_parametrization(
+        module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
+    return module
