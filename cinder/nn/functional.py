@@ -517,6 +517,42 @@ def _cross_entropy_smoothed(input, target, weight, enum, ignore_index, label_smo
     return (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes)
 
 
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0, options=None):
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target)`` with the logits
+    shaped (N, C, *out_features) for a weight of shape (C, *out_features, in_features).
+    ``options`` (chunking) are accepted; cinder always computes the reference path."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.dim()}")
+    batches, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions "
+                           f"(in_features), got {input.shape[-1]} and "
+                           f"{linear_weight.shape[-1]}, respectively")
+    classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not batches:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape "
+                           f"{tuple(linear_weight.shape)} requires batched input, (N, "
+                           f"{in_features}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    logits_shape = (*batches, classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    width = math.prod(out_features, start=classes)
+    w = linear_weight.reshape((width, in_features))
+    b = None if linear_bias is None else linear_bias.reshape(width)
+    logits = linear(input, w, b).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=-100 if ignore_index is None else ignore_index,
+                         label_smoothing=label_smoothing)
+
+
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean (or sum, or none) of ``|input - target|``."""
     _warn_size(input, target)
@@ -767,11 +803,16 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
     unbatched = input.dim() <= 1
+    if input.dim() > 2 or input.numel() == 0:
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {list(input.shape)}")
     x = input.reshape(1, -1) if unbatched else input
+    if target.dim() > 1 or target.numel() != x.shape[0]:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal "
+                           f"to the number of input samples (batch size). Expected target "
+                           f"size [{x.shape[0]}], but got {list(target.shape)}. Input has "
+                           f"shape {list(input.shape)}.")
     t = target.reshape(-1)
-    if x.dim() != 2 or t.shape[0] != x.shape[0]:
-        raise RuntimeError(f"inconsistent target size, expected {x.shape[0]} but got "
-                           f"{list(target.shape)}")
     n_classes = x.shape[1]
     tc = t.unsqueeze(1)
     x_y = x.gather(1, tc)

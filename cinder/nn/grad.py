@@ -17,22 +17,24 @@ def _conv(n):
     return getattr(F, f"conv{n}d")
 
 
-def _input_grad(n, input_size, weight, grad_output, stride, padding, dilation, groups):
+def _vjp(n, wrt_input, shape, other, grad_output, stride, padding, dilation, groups):
+    """The gradient of conv{n}d with respect to its input (``wrt_input``) or weight, of
+    ``shape``, with ``other`` the weight or input held fixed."""
     from ..ops import FUNCTIONS
     with enable_grad():
-        x = FUNCTIONS["zeros"](tuple(input_size), dtype=grad_output.dtype,
-                               device=grad_output.device, requires_grad=True)
-        out = _conv(n)(x, weight.detach(), None, stride, padding, dilation, groups)
-        return _autograd_grad(out, x, grad_output)[0]
+        leaf = FUNCTIONS["zeros"](tuple(shape), dtype=grad_output.dtype,
+                                  device=grad_output.device, requires_grad=True)
+        x, w = (leaf, other.detach()) if wrt_input else (other.detach(), leaf)
+        out = _conv(n)(x, w, None, stride, padding, dilation, groups)
+        return _autograd_grad(out, leaf, grad_output)[0]
 
 
-def _weight_grad(n, input, weight_size, grad_output, stride, padding, dilation, groups):
-    from ..ops import FUNCTIONS
-    with enable_grad():
-        w = FUNCTIONS["zeros"](tuple(weight_size), dtype=grad_output.dtype,
-                               device=grad_output.device, requires_grad=True)
-        out = _conv(n)(input.detach(), w, None, stride, padding, dilation, groups)
-        return _autograd_grad(out, w, grad_output)[0]
+def _input_grad(n, input_size, weight, grad_output, *conv_args):
+    return _vjp(n, True, input_size, weight, grad_output, *conv_args)
+
+
+def _weight_grad(n, input, weight_size, grad_output, *conv_args):
+    return _vjp(n, False, weight_size, input, grad_output, *conv_args)
 
 
 def conv1d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):

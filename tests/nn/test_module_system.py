@@ -340,6 +340,47 @@ def backward_hooks(lib, rec):
 
 
 @scenario
+def backward_hooks_several_inputs(lib, rec):
+    nn = lib.nn
+
+    class Two(nn.Module):
+        def forward(self, a, k, b):
+            return a * b * k, a + b
+
+    def listed(gs):
+        return [None if g is None else g.tolist() for g in gs]
+    m = Two()
+    log = []
+    m.register_full_backward_pre_hook(lambda mod, go: log.append(("pre", listed(go))))
+
+    def hook(mod, gi, go):
+        log.append(("hook", listed(gi), listed(go)))
+        return (gi[0] * 2, None, gi[2])
+    m.register_full_backward_hook(hook)
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    b = lib.tensor([3.0, 4.0], requires_grad=True)
+    x, y = m(a, 3.0, b)
+    (x.sum() + (y * 2).sum()).backward()
+    rec.append((log, a.grad.tolist(), b.grad.tolist()))
+    log.clear()
+    x, y = m(a, 2.0, b)
+    x.sum().backward()          # one output unused: its grad_output is None
+    rec.append((log, a.grad.tolist(), b.grad.tolist()))
+
+
+@scenario
+def legacy_hook_on_linear(lib, rec):
+    m = lib.nn.Linear(2, 2)
+    shapes = []
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        m.register_backward_hook(lambda mod, gi, go: shapes.append(
+            [None if g is None else tuple(g.shape) for g in gi]))
+        m(lib.ones(3, 2, requires_grad=True)).sum().backward()
+    rec.append((shapes, [str(x.message) for x in w]))
+
+
+@scenario
 def legacy_backward_hook(lib, rec):
     nn = lib.nn
     lib.manual_seed(0)
@@ -513,6 +554,7 @@ def dir_and_pickle(lib, rec):
     m = Net.make(lib)
     names = dir(m)
     rec.append([n for n in ("a", "b", "head", "shared", "forward", "training") if n in names])
+    rec.append(sorted(n for n in dir(lib.nn.Module) if not n.startswith("_")))
     seq = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.ReLU())
     clone = pickle.loads(pickle.dumps(seq))
     rec.append((repr(clone), list(clone.state_dict())))

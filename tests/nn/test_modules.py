@@ -4,7 +4,8 @@ For each row: build the module in both libraries after the same ``manual_seed`` 
 every initial parameter and buffer bit for bit, the state_dict keys and the repr; load
 PyTorch's state_dict into cinder; then, in train and eval mode and for each dtype, compare the
 outputs and the gradients of every input and parameter; bad inputs raise PyTorch's exception
-type.
+type
+and message.
 """
 
 import warnings
@@ -152,3 +153,4 @@ def test_bad_input(row, bad):
         c_mod(*c_args)
     assert type(c_exc.value).__name__ == type(t_exc.value).__name__, \
         f"cinder: {c_exc.value!r}; torch: {t_exc.value!r}"
+    assert str(c_exc.value) == str(t_exc.value)

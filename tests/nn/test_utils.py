@@ -17,15 +17,35 @@ def scenario(fn):
     return fn
 
 
-def obs(v):
-    """A comparable summary of ``v``: arrays rounded to 5 decimals."""
+def obs(v, decimals=5):
+    """A comparable summary of ``v``: arrays rounded to ``decimals`` (on a grid offset by a
+    third of a step, so float32 noise rarely straddles a rounding boundary)."""
     if hasattr(v, "detach") and hasattr(v, "shape"):
-        return ("tensor", tuple(v.shape), np.round(v.detach().numpy().astype(float), 5).tolist())
+        arr = v.detach().numpy().astype(float)
+        step = 10.0 ** -decimals
+        return ("tensor", tuple(v.shape), (np.floor(arr / step + 1 / 3) * step).round(
+            decimals + 2).tolist())
     if isinstance(v, (list, tuple)):
-        return [obs(x) for x in v]
+        return [obs(x, decimals) for x in v]
     if isinstance(v, dict):
-        return {k: obs(x) for k, x in v.items()}
+        return {k: obs(x, decimals) for k, x in v.items()}
     return v
+
+
+class Approx:
+    """An observed array compared to within ``atol`` (for results whose last float32 digits
+    depend on the algorithm, e.g. a matrix exponential)."""
+
+    def __init__(self, v, atol):
+        self.arr = np.asarray(v.detach().numpy(), dtype=float)
+        self.atol = atol
+
+    def __eq__(self, other):
+        return isinstance(other, Approx) and self.arr.shape == other.arr.shape and \
+            np.allclose(self.arr, other.arr, rtol=0, atol=max(self.atol, other.atol))
+
+    def __repr__(self):
+        return f"Approx({self.arr.tolist()})"
 
 
 def err(fn, *args, **kwargs):
@@ -138,6 +158,26 @@ def spectral_norm_parametrization(lib, rec):
     rec.append(obs(out))
     m.eval()
     rec.append(obs(m.weight))
+
+
+@scenario
+def orthogonal_parametrization(lib, rec):
+    P = lib.nn.utils.parametrizations
+    cases = [((4, 4), None, True), ((5, 3), None, True), ((3, 5), None, True),
+             ((4, 4), "cayley", True), ((5, 3), "householder", False)]
+    for shape, omap, triv in cases:
+        lib.manual_seed(0)
+        m = P.orthogonal(lib.nn.Linear(shape[1], shape[0]), orthogonal_map=omap,
+                         use_trivialization=triv)
+        rec.append((Approx(m.weight, 1e-5), sorted(m.state_dict())))
+        orig = m.parametrizations.weight.original
+        with lib.no_grad():
+            orig.add_(lib.from_numpy(np.linspace(-0.2, 0.2, orig.numel(), dtype=np.float32)
+                                     .reshape(tuple(orig.shape))))
+        m(lib.ones(2, shape[1])).sum().backward()
+        rec.append((Approx(m.weight, 1e-4), Approx(orig.grad, 1e-3)))
+    rec.append(err(P.orthogonal, lib.nn.Linear(3, 3), orthogonal_map="qr"))
+    rec.append(err(P.orthogonal, lib.nn.PReLU()))
 
 
 @scenario

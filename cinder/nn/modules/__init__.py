@@ -75,6 +75,9 @@ from .loss import SmoothL1Loss
 from .loss import SoftMarginLoss
 from .loss import TripletMarginLoss
 from .loss import TripletMarginWithDistanceLoss
+from .adaptive import AdaptiveLogSoftmaxWithLoss
+from .linear_cross_entropy import LinearCrossEntropyLoss
+from .linear_cross_entropy_options import LinearCrossEntropyOptions
 
 # --- layers (h/nnlayers) ---
 from .batchnorm import *  # noqa: F401,F403

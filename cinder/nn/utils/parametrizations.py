@@ -7,7 +7,7 @@ from .. import functional as F
 from ..modules.module import Module
 from . import parametrize
 
-__all__ = ["spectral_norm", "weight_norm"]
+__all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 
 def _norm_except_dim(v, dim):
@@ -110,4 +110,195 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
         dim = 1 if type(module).__name__.startswith("ConvTranspose") else 0
     parametrize.register_parametrization(
         module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
+    return module
+
+
+# ----------------------------------------------------------------------------------------------
+# orthogonal
+# ----------------------------------------------------------------------------------------------
+
+def _eye(n, like):
+    from ...ops import FUNCTIONS
+    return FUNCTIONS["eye"](n, dtype=like.dtype, device=like.device)
+
+
+def _matrix_exp(a):
+    """exp(A) by scaling and squaring with a Taylor series, in differentiable cinder ops."""
+    import math
+    norm = float(a.detach().abs().sum(0).max()) if a.numel() else 0.0
+    squarings = max(0, int(math.ceil(math.log2(norm))) + 1) if norm > 0.5 else 0
+    a = a / (2 ** squarings)
+    term = _eye(a.shape[-1], a)
+    result = term
+    for i in range(1, 19):
+        term = term.mm(a) / i
+        result = result + term
+    for _ in range(squarings):
+        result = result.mm(result)
+    return result
+
+
+def _tril(x, k=0):
+    """The lower triangle of a matrix (``k``: diagonal offset), as a differentiable mask."""
+    import numpy as np
+    from ...ops.creation import tensor
+    return x * tensor(np.tri(x.shape[-2], x.shape[-1], k), dtype=x.dtype)
+
+
+def _householder_product(a, tau):
+    """The first k columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, where v_i is column i of
+    ``a`` below the diagonal with a 1 on it (LAPACK's compact form)."""
+    import numpy as np
+    from ...ops.creation import tensor
+    n, k = a.shape
+    q = _eye(n, a)
+    rows = np.arange(n)
+    for i in range(k):
+        below = tensor((rows > i).astype(np.float64), dtype=a.dtype)
+        unit = tensor((rows == i).astype(np.float64), dtype=a.dtype)
+        v = a[:, i] * below + unit
+        q = q - (q.mv(v) * tau[i]).unsqueeze(1) * v.unsqueeze(0)
+    return q[:, :k]
+
+
+def _solve(m, b):
+    """``m^{-1} b`` with its gradient (used by the Cayley map)."""
+    from ...autograd import Function
+
+    class Solve(Function):
+        @staticmethod
+        def forward(ctx, m, b):
+            import numpy as np
+            from ...ops.creation import tensor
+            x = tensor(np.linalg.solve(m.detach().numpy(), b.detach().numpy()), dtype=m.dtype)
+            ctx.save_for_backward(m, x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            m, x = ctx.saved_tensors
+            gb = _solve(m.t(), g)
+            return -gb.mm(x.t()), gb
+
+    return Solve.apply(m, b)
+
+
+def _make_orthogonal(a):
+    """Q of ``a = QR`` with diag(R) made non-negative (no gradient)."""
+    import numpy as np
+    from ...ops.creation import tensor
+    q, r = np.linalg.qr(a.detach().numpy())
+    return tensor(q * np.sign(np.diagonal(r))[None, :], dtype=a.dtype)
+
+
+def _is_orthogonal(q):
+    import numpy as np
+    n, k = q.shape
+    arr = q.detach().numpy()
+    eps = 10.0 * n * np.finfo(arr.dtype).eps
+    return np.allclose(arr.T @ arr, np.eye(k), atol=eps, rtol=1e-5)
+
+
+class _Orthogonal(Module):
+    def __init__(self, weight, orthogonal_map, *, use_trivialization=True):
+        super().__init__()
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, x):
+        n, k = x.size(-2), x.size(-1)
+        transposed = n < k
+        if transposed:
+            x = x.t()
+            n, k = k, n
+        if self.orthogonal_map in ("matrix_exp", "cayley"):
+            x = _tril(x)
+            if n != k:
+                from ...ops import FUNCTIONS
+                x = FUNCTIONS["cat"]([x, x.new_zeros(n, n - k)], -1)
+            a = x - x.t()
+            if self.orthogonal_map == "matrix_exp":
+                q = _matrix_exp(a)
+            else:
+                eye = _eye(n, a)
+                q = _solve(eye - a * 0.5, eye + a * 0.5)
+            if n != k:
+                q = q[:, :k]
+        else:
+            a = _tril(x, -1)
+            tau = 2.0 / (1.0 + (a * a).sum(-2))
+            q = _householder_product(a, tau)
+            q = q * x.diagonal().int().unsqueeze(-2)
+        if hasattr(self, "base"):
+            q = self.base.mm(q)
+        return q.t() if transposed else q
+
+    def right_inverse(self, q):
+        if q.shape != self.shape:
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                             f"Got a tensor of shape {q.shape}.")
+        with no_grad():
+            return self._right_inverse(q)
+
+    def _right_inverse(self, q):
+        q_init = q
+        n, k = q.size(-2), q.size(-1)
+        transpose = n < k
+        if transpose:
+            q = q.t()
+            n, k = k, n
+        if not hasattr(self, "base"):
+            if self.orthogonal_map in ("matrix_exp", "cayley"):
+                raise NotImplementedError("It is not possible to assign to the matrix "
+                                          "exponential or the Cayley parametrizations when "
+                                          "use_trivialization=False.")
+            a = _geqrf_signed(q)
+            return a.t() if transpose else a
+        if n == k:
+            q = q.clone() if _is_orthogonal(q) else _make_orthogonal(q)
+        else:
+            from ...ops import FUNCTIONS
+            filler = FUNCTIONS["randn"](n, n - k, dtype=q.dtype)
+            q = _make_orthogonal(FUNCTIONS["cat"]([q, filler], -1))
+        self.base = q
+        neg_id = q_init.new_zeros(q_init.shape)
+        neg_id.diagonal().fill_(-1.0)
+        return neg_id
+
+
+def _geqrf_signed(q):
+    """LAPACK's compact QR of ``q`` with the diagonal replaced by the signs the Householder
+    parametrization reads (PyTorch's right_inverse without trivialization)."""
+    import numpy as np
+    from ...ops.creation import tensor
+    h, tau = np.linalg.qr(q.detach().numpy().astype(np.float64), mode="raw")
+    a = h.T.copy()
+    d = np.sign(np.diagonal(a)).copy()
+    d[tau == 0.0] *= -1
+    np.fill_diagonal(a, d)
+    return tensor(a, dtype=q.dtype)
+
+
+def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
+    """Constrain the matrix ``module.<name>`` to be orthogonal (orthonormal columns, or rows
+    when wide) through ``matrix_exp`` (square default), ``cayley`` or ``householder``."""
+    from ..._tensor import Tensor
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.dim() < 2:
+        raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of "
+                         f"{weight.dim()} dimensions.")
+    if weight.dim() > 2:
+        raise NotImplementedError("cinder's orthogonal parametrization handles single "
+                                  "matrices; batches of matrices are not implemented")
+    if orthogonal_map is None:
+        orthogonal_map = "matrix_exp" if weight.size(-2) == weight.size(-1) else "householder"
+    if orthogonal_map not in ("matrix_exp", "cayley", "householder"):
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", '
+                         f'"householder". Got: {orthogonal_map}')
+    orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
     return module

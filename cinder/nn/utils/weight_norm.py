@@ -60,11 +60,16 @@ def weight_norm(module, name="weight", dim=0):
     return module
 
 
-def remove_weight_norm(module, name="weight"):
-    """Undo :func:`weight_norm`: ``<name>`` becomes a plain parameter again."""
+def remove_hook_reparametrization(module, name, hook_cls, what):
+    """Find the ``hook_cls`` pre-hook for ``name``, let it restore the parameter, drop it."""
     for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
+        if isinstance(hook, hook_cls) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[k]
             return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    raise ValueError(f"{what} of '{name}' not found in {module}")
+
+
+def remove_weight_norm(module, name="weight"):
+    """Undo :func:`weight_norm`: ``<name>`` becomes a plain parameter again."""
+    return remove_hook_reparametrization(module, name, WeightNorm, "weight_norm")

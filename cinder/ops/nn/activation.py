@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ... import _dtype as D
+from ... import backend
 from ..._tensor import Tensor
 from .._prep import not_implemented, wrap, xp_of
 from ..pointwise import where
@@ -93,7 +94,6 @@ def _gelu_tanh_grad(grad, s):
 def _gelu_kernel(xp, a, approximate):
     if approximate == "tanh":
         return 0.5 * a * (1 + xp.tanh(_K_TANH * (a + 0.044715 * a * a * a)))
-    from ... import backend
     return 0.5 * a * (1 + backend.special_module(xp).erf(a * _SQRT1_2))
 
 
@@ -398,7 +398,7 @@ RreluNode = node_class("RreluWithNoiseBackward0", {"self": lambda grad, s: grad 
 def _rrelu_noise(input, lower, upper, training, generator):
     """One slope per element: 1 where x > 0; for x <= 0 a draw from U(lower, upper) in
     element order (PyTorch draws one double per non-positive element), or their mean in eval."""
-    a = input._data
+    a = backend.to_numpy(input._data)       # slopes are drawn on the host, in element order
     neg = a <= 0
     noise = np.ones(a.shape, dtype=np.float64)
     if training:
@@ -408,7 +408,8 @@ def _rrelu_noise(input, lower, upper, training, generator):
         noise[neg] = eng.uniform(k, np.float64, lower, upper) if k else 0
     else:
         noise[neg] = (lower + upper) / 2
-    return noise.astype(a.dtype if input._dtype not in _HALF else np.float32)
+    noise = noise.astype(a.dtype if input._dtype not in _HALF else np.float32)
+    return backend.to_device(noise, input._device)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):

@@ -12,10 +12,12 @@ from ... import _dtype as D
 from .._prep import wrap
 from .._registry import needs_grad, node_class, record, register
 
+# Inputs in addmm's order (bias, input, weight), so legacy module backward hooks see the
+# gradients in the order PyTorch hands them over.
 LinearNode = node_class("AddmmBackward0", {
+    "bias": lambda grad, s: grad.sum(0),
     "input": lambda grad, s: grad.mm(s.weight),
-    "weight": lambda grad, s: grad.t().mm(s.input),
-    "bias": lambda grad, s: grad.sum(0)})
+    "weight": lambda grad, s: grad.t().mm(s.input)})
 
 
 def linear_2d(input, weight, bias):
@@ -26,7 +28,7 @@ def linear_2d(input, weight, bias):
     out += bias._data
     result = wrap(out, input._dtype, input._device)
     if needs_grad(input, weight, bias):
-        record(LinearNode, (input, weight, bias), (result,), input=input, weight=weight)
+        record(LinearNode, (bias, input, weight), (result,), input=input, weight=weight)
     return result
 
 

@@ -8,6 +8,7 @@ log_softmax + nll_loss, as in PyTorch (both fused kernels); CTC has its own forw
 import numpy as np
 
 from ... import _dtype as D
+from ... import backend
 from ..._tensor import Tensor
 from .._prep import wrap
 from .._registry import needs_grad, node_class, record, register
@@ -16,12 +17,17 @@ from ..pointwise import where
 NONE, MEAN, SUM = 0, 1, 2
 
 
+def _as_array(x):
+    """A 0-d array for a reduction's result (NumPy returns scalars; CuPy 0-d arrays)."""
+    return np.asarray(x) if isinstance(x, np.generic) else x
+
+
 def _reduce_arr(loss, reduction):
     if reduction == NONE:
         return loss
     if reduction == SUM:
-        return np.asarray(loss.sum(dtype=loss.dtype))
-    return np.asarray(loss.mean(dtype=loss.dtype))
+        return _as_array(loss.sum(dtype=loss.dtype))
+    return _as_array(loss.mean(dtype=loss.dtype))
 
 
 def _loss_grad(grad, s):
@@ -69,7 +75,7 @@ def _nll_pick(input, target, weight, ignore_index, classes):
     valid = t != ignore_index
     bad = valid & ((t < 0) | (t >= classes))
     if bad.any():
-        raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
+        raise IndexError(f"Target {int(t[bad].ravel()[0])} is out of bounds.")
     tc = np.where(valid, t, 0)
     picked = np.take_along_axis(a, tc[:, None], 1)[:, 0]
     if weight is None:
@@ -106,14 +112,14 @@ def nll_loss_nd(input, target, weight=None, reduction=MEAN, ignore_index=-100):
     picked, w, tc = _nll_pick(input, target, weight, ignore_index, classes)
     losses = -(picked * w)
     dt, dev = input._dtype, input._device
-    total = np.asarray(w.sum(dtype=w.dtype))
+    total = _as_array(w.sum(dtype=w.dtype))
     if reduction == NONE:
         res = losses.reshape(target._data.shape)
     elif reduction == SUM:
-        res = np.asarray(losses.sum(dtype=losses.dtype))
+        res = _as_array(losses.sum(dtype=losses.dtype))
     else:
         with np.errstate(invalid="ignore", divide="ignore"):
-            res = np.asarray(losses.sum(dtype=losses.dtype) / total)
+            res = _as_array(losses.sum(dtype=losses.dtype) / total)
     result = wrap(res.astype(dt.numpy_dtype, copy=False), dt, dev)
     if needs_grad(input):
         shape2 = (1,) + input._data.shape if input.dim() == 1 else input._data.shape
@@ -165,7 +171,7 @@ def pointwise_loss(name, node, kernel, kernel_name, dtype_check=None):
         arrays = {n: v._data if isinstance(v, Tensor) else v for n, v in named.items()}
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             res = _reduce_arr(kernel(a, b, *params, **arrays), reduction)
-        result = wrap(np.asarray(res).astype(dt.numpy_dtype, copy=False), dt, input._device)
+        result = wrap(_as_array(res).astype(dt.numpy_dtype, copy=False), dt, input._device)
         if needs_grad(input, target):
             extra = dict(zip(node._param_names, params), **named)
             record(node, (input, target), (result,), self=input, target=target,
@@ -368,7 +374,7 @@ def _shift(a, k, fill=_NEG_INF):
 
 def _ctc_targets(targets, target_lengths, batch):
     """Targets as a padded (N, S) int array, from either the padded or the concatenated form."""
-    t = targets._data.astype(np.int64, copy=False)
+    t = backend.to_numpy(targets._data).astype(np.int64, copy=False)
     lens = np.asarray(target_lengths, dtype=np.int64)
     if t.ndim == 2 or (t.ndim == 1 and batch == 1 and lens.ndim == 0):
         return t.reshape(batch, -1), lens.reshape(batch)
@@ -456,10 +462,10 @@ def _ctc_grad(lp, nll, state, in_lens, tg_lens, grad_per_sample, zero_infinity):
 
 
 def _ctc_backward(grad, s):
-    per = grad._data.astype(np.float64).reshape(-1)
+    per = backend.to_numpy(grad._data).astype(np.float64).reshape(-1)
     out = _ctc_grad(s.lp, s.nll, s.state, s.in_lens, s.tg_lens, per, False)
     out = out.reshape(s.shape).astype(s.dtype.numpy_dtype)
-    return wrap(out, s.dtype, s.device)
+    return wrap(backend.to_device(out, s.device), s.dtype, s.device)
 
 
 CtcNode = node_class("CtcLossBackward0", {"log_probs": _ctc_backward, "targets": None},
@@ -469,7 +475,7 @@ CtcNode = node_class("CtcLossBackward0", {"log_probs": _ctc_backward, "targets":
 
 def _lengths(x):
     if isinstance(x, Tensor):
-        return np.asarray(x._data, dtype=np.int64)
+        return backend.to_numpy(x._data).astype(np.int64)
     return np.asarray(x, dtype=np.int64)
 
 
@@ -477,7 +483,8 @@ def _ctc_per_sample(log_probs, targets, input_lengths, target_lengths, blank):
     """The CTC negative log-likelihood of each sample (the op with its own node)."""
     _check_float(log_probs, "ctc_loss_cpu")
     unbatched = log_probs.dim() == 2
-    lp = log_probs._data.astype(np.float64)
+    # The recursion runs on the host (a loop over time steps of small vectorised updates)
+    lp = backend.to_numpy(log_probs._data).astype(np.float64)
     if unbatched:
         lp = lp[:, None, :]
     in_lens = _lengths(input_lengths).reshape(-1)
@@ -490,8 +497,8 @@ def _ctc_per_sample(log_probs, targets, input_lengths, target_lengths, blank):
         raise RuntimeError("blank must be in label range")
     nll, state = _ctc_forward(lp, tgt, in_lens, tg_lens, blank)
     dt, dev = log_probs._dtype, log_probs._device
-    res = nll.reshape(()) if unbatched else nll
-    result = wrap(np.asarray(res).astype(dt.numpy_dtype), dt, dev)
+    res = np.asarray(nll.reshape(()) if unbatched else nll).astype(dt.numpy_dtype)
+    result = wrap(backend.to_device(res, dev), dt, dev)
     if needs_grad(log_probs):
         record(CtcNode, (log_probs, None), (result,), nll=nll, tg_lens=tg_lens, lp=lp,
                state=state, in_lens=in_lens, shape=log_probs._data.shape, dtype=dt, device=dev)

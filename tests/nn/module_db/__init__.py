@@ -9,7 +9,8 @@ list it in ``FILES`` to cover another family. ``tests/nn/test_modules.py`` runs 
 
 import numpy as np
 
-from . import activation, container, distance, dropout, flatten, linear, loss  # noqa: F401
+from . import (activation, adaptive, container, distance, dropout, flatten,  # noqa: F401
+               linear, loss)
 
 
 class Arg:
@@ -71,5 +72,5 @@ def ints(shape, high, low=0):
 
 
 ROWS = []
-for _m in (linear, activation, dropout, loss, flatten, distance, container):
+for _m in (linear, activation, adaptive, dropout, loss, flatten, distance, container):
     ROWS += _m.rows(ModuleInfo, Arg, floats, ints)
