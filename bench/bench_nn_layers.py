@@ -8,7 +8,8 @@
 - ResNet-18 forward (torchvision's structure, batch 8x3x64x64, eval mode, no grad);
 - peak memory (ru_maxrss) of one ResNet-18 training step, each library in a fresh process.
 
-Prints steps/s and the cinder/PyTorch ratio (higher is better for cinder).
+Prints steps/s (medians over alternating rounds) and the median per-round cinder/PyTorch
+ratio (higher is better for cinder).
 """
 
 import argparse
@@ -105,7 +106,7 @@ def sgd_step(lib, model, x, y, lr=0.01):
     return loss
 
 
-def rate(fn, seconds=3.0, warmup=2):
+def rate(fn, seconds, warmup=1):
     """Calls per second of ``fn`` over about ``seconds``."""
     for _ in range(warmup):
         fn()
@@ -114,6 +115,16 @@ def rate(fn, seconds=3.0, warmup=2):
         fn()
         n += 1
     return n / (time.perf_counter() - start)
+
+
+def paired_rates(torch_fn, cinder_fn, seconds, rounds=7):
+    """(torch steps/s, cinder steps/s, median of per-round ratios): the two libraries run in
+    alternating short rounds, so a change in machine load hits both alike."""
+    pairs = [(rate(torch_fn, seconds / rounds), rate(cinder_fn, seconds / rounds))
+             for _ in range(rounds)]
+    t = float(np.median([p[0] for p in pairs]))
+    c = float(np.median([p[1] for p in pairs]))
+    return t, c, float(np.median([p[1] / p[0] for p in pairs]))
 
 
 def bench_lenet(torch, cinder, seconds):
@@ -127,8 +138,8 @@ def bench_lenet(torch, cinder, seconds):
     xt, yt, xc, yc = torch.tensor(x), torch.tensor(y), cinder.tensor(x), cinder.tensor(y)
     lt, lc = sgd_step(torch, tm, xt, yt), sgd_step(cinder, cm, xc, yc)
     assert abs(lt.item() - lc.item()) < 1e-4, (lt.item(), lc.item())
-    return (rate(lambda: sgd_step(torch, tm, xt, yt), seconds),
-            rate(lambda: sgd_step(cinder, cm, xc, yc), seconds))
+    return paired_rates(lambda: sgd_step(torch, tm, xt, yt),
+                        lambda: sgd_step(cinder, cm, xc, yc), seconds)
 
 
 def bench_resnet_forward(torch, cinder, seconds):
@@ -142,7 +153,7 @@ def bench_resnet_forward(torch, cinder, seconds):
     with torch.no_grad(), cinder.no_grad():
         diff = np.abs(tm(xt).numpy() - cm(xc).numpy()).max()
         assert diff < 1e-3, diff
-        return (rate(lambda: tm(xt), seconds), rate(lambda: cm(xc), seconds))
+        return paired_rates(lambda: tm(xt), lambda: cm(xc), seconds)
 
 
 def memory_child(lib_name):
@@ -169,7 +180,7 @@ def peak_memory(lib_name):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--memory-child")
-    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--seconds", type=float, default=10.0)
     args = parser.parse_args()
     if args.memory_child:
         memory_child(args.memory_child)
@@ -185,8 +196,8 @@ def main():
             ("ResNet-18 forward (b8, 3x64x64)",
              bench_resnet_forward(torch, cinder, args.seconds))]
     print(f"{'benchmark':42s} {'torch/s':>9s} {'cinder/s':>9s} {'ratio':>7s}")
-    for name, (t, c) in rows:
-        print(f"{name:42s} {t:9.2f} {c:9.2f} {c / t:7.2f}x")
+    for name, (t, c, ratio) in rows:
+        print(f"{name:42s} {t:9.2f} {c:9.2f} {ratio:7.2f}x")
     print(f"{'ResNet-18 train step peak RSS (MiB)':42s} {mt:9.0f} {mc:9.0f} {mc / mt:7.2f}x")
 
 

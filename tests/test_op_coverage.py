@@ -36,7 +36,8 @@ _NN_LAYERS = ("convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "
               "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool",
               "native_batch_norm", "batch_norm", "native_layer_norm", "layer_norm", "rms_norm",
               "native_group_norm", "group_norm", "constant_pad_nd", "index_pad", "embedding",
-              "embedding_renorm_", "resample", "pixel_shuffle", "pixel_unshuffle")
+              "embedding_renorm_", "resample", "pixel_shuffle", "pixel_unshuffle",
+              "fractional_max_pool")
 
 # op name -> the test file that covers it (views and indexing have their own engineers' tests;
 # random sampling is compared bit for bit in test_random_ops.py)

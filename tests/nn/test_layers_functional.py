@@ -10,7 +10,8 @@ adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool
 adaptive_max_pool2d, adaptive_max_pool3d, max_unpool (F.max_unpool*), native_batch_norm,
 batch_norm, native_layer_norm, layer_norm, rms_norm, native_group_norm, group_norm,
 constant_pad_nd, index_pad (F.pad reflect/replicate/circular), embedding, embedding_renorm_
-(F.embedding max_norm), resample (F.interpolate), pixel_shuffle, pixel_unshuffle.
+(F.embedding max_norm), resample (F.interpolate), pixel_shuffle, pixel_unshuffle,
+fractional_max_pool (F.fractional_max_pool2d/3d).
 """
 
 import warnings
@@ -501,3 +502,131 @@ GRADCHECKS = {
 def test_gradcheck(name):
     fn, inputs = GRADCHECKS[name]()
     assert cinder.autograd.gradcheck(fn, inputs)
+
+
+# ----------------------------------------------------------------------------------------------
+# affine_grid / grid_sample (composite: gradients to input and grid through autograd)
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("nd", [2, 3])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_grid_sample(nd, align_corners, mode, padding_mode):
+    rng = np.random.default_rng(8)
+    size = [2, 3, 4, 5] if nd == 2 else [2, 3, 3, 4, 5]
+    x = rng.standard_normal(size)
+    g = rng.standard_normal([2] + [4, 3, 2][:nd] + [nd]) * 1.3
+    res = []
+    for lib in (torch, cinder):
+        X, G = lib.tensor(x, requires_grad=True), lib.tensor(g, requires_grad=True)
+        y = lib.nn.functional.grid_sample(X, G, mode=mode, padding_mode=padding_mode,
+                                          align_corners=align_corners)
+        (y * lib.tensor(np.arange(y.numel()).reshape(y.shape) * 0.1)).sum().backward()
+        res.append((y.detach().numpy(), X.grad.numpy(), G.grad.numpy()))
+    for a, c in zip(*res):
+        np.testing.assert_allclose(c, a, 1e-9, 1e-9)
+
+
+@pytest.mark.parametrize("nd", [2, 3])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid(nd, align_corners):
+    rng = np.random.default_rng(9)
+    theta = rng.standard_normal((2, nd, nd + 1))
+    size = [2, 3, 4, 5] if nd == 2 else [2, 3, 3, 4, 5]
+    res = []
+    for lib in (torch, cinder):
+        t = lib.tensor(theta, requires_grad=True)
+        grid = lib.nn.functional.affine_grid(t, size, align_corners=align_corners)
+        (grid * lib.tensor(np.arange(grid.numel()).reshape(grid.shape) * 0.1)).sum().backward()
+        res.append((grid.detach().numpy(), t.grad.numpy()))
+    for a, c in zip(*res):
+        np.testing.assert_allclose(c, a, 1e-12, 1e-12)
+
+
+def test_grid_errors():
+    same_error("grid_sample", [(1, 1, 3, 3), (1, 2, 2, 2)], Arg(1), mode="foo")
+    same_error("grid_sample", [(1, 1, 3, 3), (1, 2, 2, 2)], Arg(1), padding_mode="foo")
+    same_error("affine_grid", [(2, 2, 2)], [2, 1, 3, 3])
+    same_error("affine_grid", [(2, 2, 3)], [2, 1, 3])
+
+
+@pytest.mark.parametrize("nd,shape,k,kw", [
+    (2, (2, 3, 9, 11), 3, dict(output_size=(4, 5))),
+    (2, (3, 10, 10), 2, dict(output_ratio=(0.5, 0.7))),
+    (3, (1, 2, 7, 8, 9), 2, dict(output_size=(3, 4, 5))),
+    (3, (2, 7, 8, 9), (2, 1, 3), dict(output_ratio=0.6)),
+])
+def test_fractional_max_pool(nd, shape, k, kw):
+    """Same windows as PyTorch after the same seed (its torch.rand samples), same indices."""
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal(shape).astype(np.float32)
+    res = []
+    for lib in (torch, cinder):
+        lib.manual_seed(5)
+        X = lib.tensor(x, requires_grad=True)
+        fn = getattr(lib.nn.functional, f"fractional_max_pool{nd}d")
+        v, i = fn(X, k, return_indices=True, **kw)
+        (v * v).sum().backward()
+        res.append((v.detach().numpy(), i.numpy(), X.grad.numpy()))
+    for a, c in zip(*res):
+        np.testing.assert_array_equal(c, a)
+
+
+def test_fractional_max_pool_errors():
+    same_error("fractional_max_pool2d", [(1, 2, 4, 4)], 2)                  # no size or ratio
+    same_error("fractional_max_pool2d", [(1, 2, 4, 4)], 2, output_ratio=0.5)  # PyTorch: len()
+    same_error("fractional_max_pool2d", [(1, 2, 4, 4)], 3, output_size=3)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("kw", [dict(scale_factor=0.5), dict(size=(3, 7)),
+                                dict(scale_factor=(0.3, 1.7)),
+                                dict(size=(5, 4), align_corners=True), dict(scale_factor=2)])
+def test_interpolate_antialias(mode, kw):
+    out = run_both("interpolate", [(2, 3, 9, 8)], dtype="float32", mode=mode, antialias=True,
+                   **kw)
+    assert type(out.grad_fn).__name__ == f"Upsample{mode.capitalize()}2DAaBackward0"
+
+
+def test_interpolate_antialias_errors():
+    same_error("interpolate", [(1, 2, 3, 4)], scale_factor=2, mode="nearest", antialias=True)
+    same_error("interpolate", [(1, 2, 3)], scale_factor=2, mode="linear", antialias=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# Double backward of convolutions (create_graph=True computes the gradients by conv ops)
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name,xs,ws,kw", [
+    ("conv2d", (2, 4, 7, 6), (6, 2, 3, 2), dict(stride=(2, 1), padding=(1, 0), dilation=(1, 2),
+                                                groups=2)),
+    ("conv2d", (2, 3, 6, 6), (4, 3, 3, 3), dict(padding="same")),
+    ("conv2d", (1, 2, 8, 8), (3, 2, 3, 3), dict(stride=2)),        # rows no window reaches
+    ("conv1d", (2, 3, 9), (4, 3, 3), dict(stride=2)),
+    ("conv_transpose2d", (2, 4, 3, 4), (4, 3, 3, 2), dict(stride=2, padding=1,
+                                                          output_padding=1)),
+    ("conv_transpose1d", (2, 4, 5), (4, 2, 3), dict(stride=3, groups=2, dilation=2)),
+    ("conv3d", (1, 2, 4, 4, 4), (2, 2, 2, 2, 2), dict(stride=2)),
+])
+def test_conv_double_backward(name, xs, ws, kw):
+    rng = np.random.default_rng(11)
+    x, w = rng.standard_normal(xs), rng.standard_normal(ws)
+    res = []
+    for lib in (torch, cinder):
+        X, W = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+        y = getattr(lib.nn.functional, name)(X, W, **kw)
+        gx, gw = lib.autograd.grad((y * y).sum(), (X, W), create_graph=True)
+        (gx.pow(2).sum() + gw.pow(2).sum() * 0.5).backward()
+        res.append((gx.detach().numpy(), gw.detach().numpy(), X.grad.numpy(), W.grad.numpy()))
+    for a, c in zip(*res):
+        np.testing.assert_allclose(c, a, 1e-9, 1e-9)
+
+
+def test_conv_gradgradcheck():
+    x, w = _r(1, 2, 5, 4), _r(4, 1, 3, 2)
+
+    def fn(a, b):
+        return CF.conv2d(a, b, stride=(2, 1), padding=1, groups=2)
+
+    assert cinder.autograd.gradgradcheck(fn, (x, w))

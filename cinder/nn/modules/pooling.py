@@ -7,7 +7,8 @@ from .utils import _pair, _single, _triple
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
            "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AdaptiveAvgPool1d",
-           "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"]
+           "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "FractionalMaxPool2d",
+           "FractionalMaxPool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -261,3 +262,52 @@ class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     """Adaptive 3-d average pooling."""
 
     _pool = staticmethod(F.adaptive_avg_pool3d)
+
+
+class _FractionalMaxPoolNd(Module):
+    """Max pooling over windows at pseudo-random positions sized so that the output has
+    ``output_size`` or ``output_ratio`` times the input size (Graham, 2014)."""
+
+    __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
+    _nd = 2
+    _pool = None
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        nd = self._nd
+        tup = _pair if nd == 2 else _triple
+        name = type(self).__name__
+        if nd == 3 and ((isinstance(kernel_size, int) and kernel_size <= 0) or (
+                isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size))):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = tup(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = tup(output_size) if output_size is not None else None
+        self.output_ratio = tup(output_ratio) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling "
+                             "ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        return type(self)._pool(input, self.kernel_size, self.output_size, self.output_ratio,
+                                self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """2-d fractional max pooling."""
+
+    _nd = 2
+    _pool = staticmethod(F.fractional_max_pool2d)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """3-d fractional max pooling."""
+
+    _nd = 3
+    _pool = staticmethod(F.fractional_max_pool3d)

@@ -22,6 +22,18 @@ def _wrap_padding_idx(padding_idx, num_embeddings, word="Padding_idx"):
     return padding_idx
 
 
+def _norm_options(module):
+    """The repr template of the non-default max_norm / norm_type / scale_grad_by_freq."""
+    s = ""
+    if module.max_norm is not None:
+        s += ", max_norm={max_norm}"
+    if module.norm_type != 2:
+        s += ", norm_type={norm_type}"
+    if module.scale_grad_by_freq is not False:
+        s += ", scale_grad_by_freq={scale_grad_by_freq}"
+    return s
+
+
 class Embedding(Module):
     """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``, initialised
     from N(0, 1) (the ``padding_idx`` row zero). ``sparse=True`` is accepted for
@@ -71,12 +83,7 @@ class Embedding(Module):
         s = "{num_embeddings}, {embedding_dim}"
         if self.padding_idx is not None:
             s += ", padding_idx={padding_idx}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
+        s += _norm_options(self)
         if self.sparse is not False:
             s += ", sparse=True"
         return s.format(**self.__dict__)
@@ -136,14 +143,7 @@ class EmbeddingBag(Module):
                                per_sample_weights, self.include_last_offset, self.padding_idx)
 
     def extra_repr(self):
-        s = "{num_embeddings}, {embedding_dim}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
-        s += ", mode={mode}"
+        s = "{num_embeddings}, {embedding_dim}" + _norm_options(self) + ", mode={mode}"
         if self.padding_idx is not None:
             s += ", padding_idx={padding_idx}"
         return s.format(**{k: repr(v) for k, v in self.__dict__.items()})

@@ -13,6 +13,7 @@ array functions with their roles swapped.
 import numpy as np
 
 from ... import _dtype as D
+from ...autograd import grad_mode
 from ..._tensor import Tensor
 from .._prep import xp_of
 from .._registry import needs_grad, node_class, record, register
@@ -118,7 +119,9 @@ class ConvGeometry:
 
 
 def conv_forward(xp, x, w, geo):
-    """Plain convolution of x (N, C, *in) with w (O, C/g, *k): (N, O, *out)."""
+    """Plain convolution of x (N, C, *in) with w (O, C/g, *k): ((N, O, *out), cols), where
+    cols is the per-sample im2col matrix when that path ran (reusable by the weight
+    gradient), else None."""
     n = x.shape[0]
     length = int(np.prod(geo.out_size, dtype=np.int64))
     wm = weight_matrix(w, geo.groups, False)
@@ -126,15 +129,17 @@ def conv_forward(xp, x, w, geo):
         # Large outputs: one GEMM per sample writes (O, L) blocks straight into the NCHW
         # result, and the im2col copy reads the input in its own order.
         cols = _cols_per_sample(xp, x, geo)
-        return xp.matmul(wm, cols).reshape((n, -1) + tuple(geo.out_size))
+        return xp.matmul(wm, cols).reshape((n, -1) + tuple(geo.out_size)), cols
     # Small outputs (deep layers): one GEMM over the whole batch keeps BLAS efficient.
     y = xp.matmul(wm, _cols_of_input(xp, x, geo))
-    return from_gemm(xp, y, n, geo.out_size)
+    return from_gemm(xp, y, n, geo.out_size), None
 
 
 # Output positions per sample from which per-sample GEMMs beat one batch-wide GEMM plus the
-# transposing copy of its result.
+# transposing copy of its result (forward), and from which the per-sample input gradient
+# (contiguous col2im adds) beats the batch-wide one; measured on LeNet/ResNet-18 layers.
 _PER_SAMPLE_MIN = 256
+_PER_SAMPLE_GRAD_MIN = 256
 
 
 def _cols_per_sample(xp, x, geo):
@@ -160,7 +165,7 @@ def conv_input_grad(xp, gy, w, geo):
     wm = weight_matrix(w, geo.groups, False)
     cin = w.shape[1] * geo.groups
     length = int(np.prod(geo.out_size, dtype=np.int64))
-    if length >= _PER_SAMPLE_MIN:
+    if length >= _PER_SAMPLE_GRAD_MIN:
         # Per-sample GEMMs give the window gradients already in (N, C, *k, *out) order, so
         # col2im adds contiguous blocks.
         g = gy.reshape(n, geo.groups, -1, length)
@@ -230,6 +235,8 @@ def _compute(t, arr):
 
 
 def _input_grad(grad, s):
+    if grad_mode.STATE.grad_enabled:          # create_graph=True: stay differentiable
+        return _input_grad_as_conv(grad, s.weight, s.geo)
     xp = xp_of(grad)
     gy, w = _compute(grad, grad._data), _compute(grad, s.weight._data)
     fn = convT_input_grad if s.geo.transposed else conv_input_grad
@@ -237,20 +244,79 @@ def _input_grad(grad, s):
 
 
 def _weight_grad(grad, s):
+    if grad_mode.STATE.grad_enabled:          # create_graph=True: stay differentiable
+        geo = s.geo
+        if geo.transposed:       # the roles of input and output gradient swap
+            return _weight_grad_as_conv(grad, s.input, geo.ksize, geo.stride, geo.dilation,
+                                        geo.lo, _hi_for(geo), geo.groups, geo.in_size)
+        return _weight_grad_as_conv(s.input, grad, geo.ksize, geo.stride, geo.dilation,
+                                    geo.lo, geo.hi, geo.groups, geo.out_size)
     xp = xp_of(grad)
-    gy, x = _compute(grad, grad._data), _compute(grad, s.input._data)
+    gy = _compute(grad, grad._data)
+    if s.cols is not None:
+        # The forward's per-sample im2col matrix: sum over samples of gy_n @ cols_n^T.
+        g = gy.reshape(gy.shape[0], s.geo.groups, -1, s.cols.shape[-1])
+        gw = xp.matmul(g, s.cols.transpose(0, 1, 3, 2)).sum(axis=0)
+        return like(gw.reshape(s.weight_shape), grad, s.input_dtype)
+    x = _compute(grad, s.input._data)
     fn = convT_weight_grad if s.geo.transposed else conv_weight_grad
     return like(fn(xp, gy, x, s.geo, s.weight_shape), grad, s.input_dtype)
 
 
 def _bias_grad(grad, s):
     axes = (0,) + tuple(range(2, grad._data.ndim))
+    if grad_mode.STATE.grad_enabled:
+        return grad.sum(axes)
     return like(_compute(grad, grad._data).sum(axis=axes), grad)
+
+
+# Double backward: with create_graph=True the gradients are computed by convolution ops
+# themselves (recorded like any op), so they can be differentiated again.
+
+def _input_grad_as_conv(grad, weight, geo):
+    """Input gradient as a recorded op: a transposed convolution of ``grad`` for a plain
+    convolution, a plain convolution of ``grad`` for a transposed one."""
+    if geo.transposed:
+        return _convolution(grad, weight, None, geo.stride, geo.lo, _hi_for(geo), geo.dilation,
+                            False, 0, geo.groups)
+    reach = tuple((o - 1) * s - a - b + d * (k - 1) + 1 for o, s, a, b, d, k in
+                  zip(geo.out_size, geo.stride, geo.lo, geo.hi, geo.dilation, geo.ksize))
+    extra = tuple(n - r for n, r in zip(geo.in_size, reach))      # rows no window reached
+    out = _convolution(grad, weight, None, geo.stride, geo.lo, geo.hi, geo.dilation, True,
+                       tuple(min(e, s - 1) if e > 0 else 0 for e, s in zip(extra, geo.stride)),
+                       geo.groups)
+    if tuple(out.shape[2:]) != tuple(geo.in_size):
+        pad = []
+        for n, m in zip(reversed(geo.in_size), reversed(out.shape[2:])):
+            pad += [0, n - m]
+        from .pad import constant_pad_nd
+        out = constant_pad_nd(out, pad)
+    return out
+
+
+def _weight_grad_as_conv(x, gy, ksize, stride, dilation, lo, hi, groups, out_size):
+    """Weight gradient as a recorded op: the correlation of the input with the output
+    gradient, i.e. a convolution with batch and channels swapped, stride and dilation
+    exchanged, cropped to the kernel size."""
+    n, c = x.shape[:2]
+    o = gy.shape[1]
+    nd = len(ksize)
+    sp = tuple(range(3, 3 + nd))
+    # (N, C, *) -> (C/g, g*N, *): samples become channels, grouped like the weight.
+    xs = x.reshape((n, groups, c // groups) + tuple(x.shape[2:])).permute(
+        (2, 1, 0) + sp).reshape((c // groups, groups * n) + tuple(x.shape[2:]))
+    gs = gy.reshape((n, groups, o // groups) + tuple(gy.shape[2:])).permute(
+        (1, 2, 0) + sp).reshape((o, n) + tuple(gy.shape[2:]))
+    corr = _convolution(xs, gs, None, dilation, lo, hi, stride, False, 0, groups)
+    corr = corr[(slice(None), slice(None)) + tuple(slice(0, k) for k in ksize)]
+    w = corr.reshape((c // groups, groups, o // groups) + tuple(ksize)).permute(
+        (1, 2, 0) + sp)
+    return w.reshape((o, c // groups) + tuple(ksize))
 
 
 ConvolutionNode = node_class("ConvolutionBackward0", {
     "input": _input_grad, "weight": _weight_grad, "bias": _bias_grad},
-    saves_also=("input", "weight", "geo", "weight_shape", "input_dtype"))
+    saves_also=("input", "weight", "geo", "weight_shape", "input_dtype", "cols"))
 
 
 def _conv_checks(input, weight, bias, transposed, groups):
@@ -341,13 +407,17 @@ def _convolution(input, weight, bias, stride, lo, hi, dilation, transposed, outp
     geo = _geometry(input, weight, stride, lo, hi, dilation, transposed, output_padding, groups)
     xp = xp_of(input)
     x, w = _compute(input, input._data), _compute(input, weight._data)
-    y = (convT_forward if transposed else conv_forward)(xp, x, w, geo)
+    if transposed:
+        y, cols = convT_forward(xp, x, w, geo), None
+    else:
+        y, cols = conv_forward(xp, x, w, geo)
     if bias is not None:
         y += _compute(input, bias._data).reshape((-1,) + (1,) * (y.ndim - 2))
     result = like(y, input)
     if needs_grad(input, weight, bias):
+        keep = cols if weight._requires_grad else None
         record(ConvolutionNode, (input, weight, bias), (result,), input=input, weight=weight,
-               geo=geo, weight_shape=weight._data.shape, input_dtype=input._dtype)
+               geo=geo, weight_shape=weight._data.shape, input_dtype=input._dtype, cols=keep)
     return result
 
 

@@ -1,7 +1,7 @@
 """Pooling: max (with saved argmax indices), average, adaptive max/average, max-unpooling.
 
-Fixed-size windows are read as one strided slice of the padded input per kernel offset; the
-backward pass sends gradients back with strided adds (average) or one ``bincount`` scatter
+Fixed-size windows come from one strided view of the padded input (``windows``); the backward
+pass sends gradients back with strided adds (average) or one ``bincount`` scatter
 (max), never ``np.add.at``. Adaptive pooling has windows of varying size: average pooling is a small
 averaging matrix per dim, max pooling gathers each window padded to the longest one by
 repeating its last element (which never changes a maximum).
@@ -12,7 +12,7 @@ import numpy as np
 from ... import _dtype as D
 from .._prep import xp_of
 from .._registry import needs_grad, node_class, record, register
-from ._utils import add_windows, like, ntuple, scatter_sum
+from ._utils import add_windows, like, ntuple, scatter_sum, windows
 
 # ----------------------------------------------------------------------------------------------
 # Shared geometry
@@ -81,27 +81,41 @@ def _pad_const(xp, arr, lo, hi, value):
 
 
 def _window_max(xp, padded, ksize, stride, dilation, out, check_nan, want_choice=True):
-    """(max, index of the winning kernel offset or None) of every window, one strided slice
-    per kernel offset. Like PyTorch, a later element wins only if strictly greater (ties keep
-    the first) or NaN (a NaN anywhere in the window is the result)."""
+    """(max, index of the winning kernel offset or None) of every window.
+
+    The windows are copied once into a (K, N, C, *out) array, so the maximum and argmax run
+    over contiguous blocks. Ties keep the first offset, as in PyTorch. With a NaN in the
+    input, PyTorch's rule "a later element wins if greater or NaN" makes the *last* NaN the
+    winner, which the per-offset scan reproduces.
+    """
+    if check_nan:
+        return _window_max_scan(xp, padded, ksize, stride, dilation, out, want_choice)
+    nd = len(ksize)
+    view = windows(xp, padded, ksize, stride, dilation, out)          # (N, C, *k, *out)
+    order = tuple(range(2, 2 + nd)) + (0, 1) + tuple(range(2 + nd, 2 + 2 * nd))
+    stacked = xp.ascontiguousarray(view.transpose(order)).reshape((-1,) + view.shape[:2] +
+                                                                   tuple(out))
+    if not want_choice:
+        return stacked.max(axis=0), None
+    # max() rather than a gather at the argmax: the same values (no NaN on this path), and
+    # NumPy's take_along_axis costs far more than a reduction.
+    return stacked.max(axis=0), stacked.argmax(axis=0)
+
+
+def _window_max_scan(xp, padded, ksize, stride, dilation, out, want_choice):
+    """``_window_max`` by one strided slice per kernel offset (used when NaNs are present)."""
     best = choice = None
     for j, offset in enumerate(np.ndindex(*ksize)):
         part = padded[(Ellipsis,) + tuple(slice(o * d, o * d + (n - 1) * s + 1, s)
                                           for o, d, n, s in zip(offset, dilation, out, stride))]
         if best is None:
             best = part.copy()
-            if want_choice:
-                choice = xp.zeros(part.shape, dtype=np.int16 if len(ksize) < 4 else np.int64)
+            choice = xp.zeros(part.shape, dtype=np.int64)
             continue
-        if not want_choice:
-            xp.maximum(best, part, out=best)        # propagates NaN, as PyTorch does
-            continue
-        better = part > best
-        if check_nan:
-            better |= part != part
+        better = (part > best) | (part != part)
         xp.copyto(best, part, where=better)
         xp.copyto(choice, j, where=better)
-    return best, choice
+    return best, (choice if want_choice else None)
 
 
 def _flat_positions(xp, choice, ksize, stride, pad, dilation, in_size, out):
@@ -508,8 +522,7 @@ def _adaptive_max(input, nd, output_size, name):
     in_size = tuple(input.shape[-nd:])
     flat, tables = _gather_windows(xp, input._data, in_size, out)
     choice = xp.argmax(flat, axis=-1) if flat.shape[-1] else xp.zeros(flat.shape[:-1], np.int64)
-    values = xp.take_along_axis(flat, choice[..., None], axis=-1)[..., 0] if flat.shape[-1] \
-        else flat[..., :0].sum(-1)
+    values = flat.max(axis=-1) if flat.shape[-1] else flat[..., :0].sum(-1)
     ks = tuple(t.shape[1] for t in tables)
     offsets = np.unravel_index(choice, ks) if nd > 1 else (choice,)
     indices = 0
@@ -592,3 +605,89 @@ def max_unpool(input, indices, output_size, nd):
 
 
 register("max_unpool", max_unpool, method=False, function_too=False, family="nn.pool")
+
+# ----------------------------------------------------------------------------------------------
+# Fractional max pooling (pseudo-random window starts, one sequence per sample and channel)
+# ----------------------------------------------------------------------------------------------
+
+
+def _fractional_starts(samples, in_size, out_size, k, dtype):
+    """Window starts (…, out_size) from the per-plane random samples (…,): PyTorch's
+    generate_intervals, computed in the input's floating dtype as its kernel does."""
+    alpha = dtype.type((in_size - k) / (out_size - 1)) if out_size > 1 else dtype.type(0)
+    i = np.arange(out_size - 1, dtype=dtype)
+    s = samples.astype(dtype)[..., None]
+    seq = ((i + s) * alpha).astype(np.int64) - (s * alpha).astype(np.int64)
+    last = np.full(samples.shape + (1,), in_size - k, dtype=np.int64)
+    return np.concatenate([seq, last], axis=-1)
+
+
+def _fractional_grad(grad, s):
+    xp = xp_of(grad)
+    gx = _scatter_back(xp, grad._data, s.indices, s.self_shape, True, grad._dtype.numpy_dtype)
+    return like(gx, grad)
+
+
+_FractionalNodes = {nd: node_class(f"FractionalMaxPool{nd}DBackward0", {"self": _fractional_grad},
+                                   saves_also=("indices", "self_shape")) for nd in (2, 3)}
+
+
+def fractional_max_pool(input, kernel_size, output_size, random_samples):
+    """Fractional max pooling of the last 2 or 3 dims (by ``len(kernel_size)``) of a batched
+    or unbatched input; ``random_samples`` (N, C, nd) in [0, 1) fix the window starts.
+    Returns (values, flat per-plane indices)."""
+    nd = len(kernel_size)
+    name = f"fractional_max_pool{nd}d"
+    unbatched = input._data.ndim == nd + 1
+    x = input.unsqueeze(0) if unbatched else input
+    if x._data.ndim != nd + 2:
+        raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: "
+                           f"{list(input.shape)}")
+    in_size = tuple(x.shape[2:])
+    for n, o, k, dim in zip(in_size, output_size, kernel_size, ("height", "width")
+                            if nd == 2 else ("time", "height", "width")):
+        if o + k - 1 > n:
+            raise RuntimeError(f"{name}(): pool {dim} {k} too large relative to input {dim} "
+                               f"{n} and output {dim} {o}")
+    xp = xp_of(x)
+    samples = np.asarray(random_samples._data.get() if xp is not np else random_samples._data)
+    dtype = np.dtype(np.float32) if x._dtype in (D.float16, D.bfloat16) else \
+        x._dtype.numpy_dtype
+    # PyTorch's sample order per plane is (w, h) in 2-d and (t, h, w) in 3-d.
+    which = (1, 0) if nd == 2 else (0, 1, 2)
+    n, c = x.shape[:2]
+    index = [np.arange(n).reshape((n, 1) + (1,) * (2 * nd)),
+             np.arange(c).reshape((1, c) + (1,) * (2 * nd))]
+    planes = []
+    for i in range(nd):
+        starts = _fractional_starts(samples[..., which[i]], in_size[i], output_size[i],
+                                    kernel_size[i], dtype)
+        pos = starts[..., None] + np.arange(kernel_size[i])          # (N, C, out, k)
+        planes.append(pos)
+        shape = [n, c] + [1] * (2 * nd)
+        shape[2 + 2 * i], shape[3 + 2 * i] = output_size[i], kernel_size[i]
+        index.append(pos.reshape(shape))
+    gathered = x._data[tuple(xp.asarray(a) for a in index)]       # (N, C, o0, k0, o1, k1...)
+    order = (0, 1) + tuple(2 + 2 * i for i in range(nd)) + tuple(3 + 2 * i for i in range(nd))
+    flat = gathered.transpose(order).reshape((n, c) + tuple(output_size) + (-1,))
+    choice = flat.argmax(axis=-1)
+    values = flat.max(axis=-1)
+    offsets = np.unravel_index(np.asarray(choice), tuple(kernel_size))
+    flat_index = 0
+    for i in range(nd):
+        shape = [n, c] + [1] * nd
+        shape[2 + i] = output_size[i]
+        start = (planes[i][..., 0]).reshape(shape)
+        flat_index = flat_index * in_size[i] + start + offsets[i]
+    result = like(xp.ascontiguousarray(values), x)
+    idx = like(xp.asarray(flat_index, dtype=np.int64), x, D.int64)
+    if needs_grad(x):
+        record(_FractionalNodes[nd], (x,), (result,), indices=idx._data,
+               self_shape=x._data.shape)
+    if unbatched:
+        return result.squeeze(0), idx.squeeze(0)
+    return result, idx
+
+
+register("fractional_max_pool", fractional_max_pool, method=False, function_too=False,
+         family="nn.pool")

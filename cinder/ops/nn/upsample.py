@@ -39,6 +39,8 @@ def _source(n_in, n_out, align_corners, scale, dtype, clamp_negative):
 
 def taps(mode, n_in, n_out, align_corners, scale, dtype):
     """(indices (out, T), weights (out, T)) of one dim."""
+    if mode.endswith("-aa"):
+        return aa_taps(mode, n_in, n_out, align_corners, scale, dtype)
     if mode in ("nearest", "nearest-exact"):
         sc = np.float32(_scale(n_in, n_out, False, scale, False))
         dst = np.arange(n_out, dtype=np.float32)
@@ -69,6 +71,38 @@ def taps(mode, n_in, n_out, align_corners, scale, dtype):
     return np.clip(idx, 0, n_in - 1), weights
 
 
+def _aa_filter(kind, x):
+    """Antialiasing kernels: triangle (bilinear) and Keys' cubic with a = -0.5 (bicubic)."""
+    x = np.abs(x)
+    if kind == "linear-aa":
+        return np.where(x < 1, 1 - x, 0)
+    a = -0.5
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = (((x - 5) * x + 8) * x - 4) * a
+    return np.where(x < 1, near, np.where(x < 2, far, 0))
+
+
+def aa_taps(kind, n_in, n_out, align_corners, scale, dtype):
+    """Antialiased taps: when shrinking, the filter widens by the scale so every input pixel
+    under an output pixel contributes; weights are normalised to sum to one."""
+    sc = dtype(_scale(n_in, n_out, align_corners, scale, True))
+    support = dtype((2 if kind == "linear-aa" else 4) * 0.5)
+    support = support * sc if sc >= 1 else support
+    invscale = dtype(1 / sc) if sc >= 1 else dtype(1)
+    center = sc * (np.arange(n_out, dtype=dtype) + dtype(0.5))
+    xmin = np.maximum((center - support + dtype(0.5)).astype(np.int64), 0)
+    xsize = np.minimum((center + support + dtype(0.5)).astype(np.int64), n_in) - xmin
+    width = int(xsize.max()) if n_out else 0
+    j = np.arange(width)
+    weights = _aa_filter(kind, ((j + xmin[:, None]).astype(dtype) - center[:, None] +
+                                dtype(0.5)) * invscale).astype(dtype)
+    weights = np.where(j < xsize[:, None], weights, 0).astype(dtype)
+    total = weights.sum(axis=1, keepdims=True)
+    weights = np.where(total != 0, weights / np.where(total != 0, total, 1), weights)
+    idx = np.minimum(xmin[:, None] + j, n_in - 1)
+    return idx, weights.astype(dtype)
+
+
 def _dense(idx, weights, n_in):
     """The (out, in) matrix of a tap table (repeated taps of a row add up)."""
     mat = np.zeros((idx.shape[0], n_in), dtype=weights.dtype)
@@ -83,7 +117,8 @@ def _dense(idx, weights, n_in):
 # ----------------------------------------------------------------------------------------------
 
 _NODE_NAMES = {"nearest": "UpsampleNearest", "nearest-exact": "UpsampleNearestExact",
-               "linear": None, "cubic": "UpsampleBicubic"}
+               "linear": None, "cubic": "UpsampleBicubic", "linear-aa": None,
+               "cubic-aa": "UpsampleBicubic"}
 _LINEAR_NAMES = {1: "UpsampleLinear", 2: "UpsampleBilinear", 3: "UpsampleTrilinear"}
 
 
@@ -100,9 +135,10 @@ def _resample_grad(grad, s):
 
 
 def _node_name(mode, nd):
-    if mode == "linear":
-        return f"{_LINEAR_NAMES[nd]}{nd}DBackward0"
-    return f"{_NODE_NAMES[mode]}{nd}DBackward0"
+    aa = "Aa" if mode.endswith("-aa") else ""
+    if mode.startswith("linear"):
+        return f"{_LINEAR_NAMES[nd]}{nd}D{aa}Backward0"
+    return f"{_NODE_NAMES[mode]}{nd}D{aa}Backward0"
 
 
 _ResampleNodes = {(m, nd): node_class(_node_name(m, nd), {"self": _resample_grad},
@@ -112,7 +148,8 @@ _ResampleNodes = {(m, nd): node_class(_node_name(m, nd), {"self": _resample_grad
 
 def resample(input, output_size, mode, align_corners=False, scales=None):
     """Resample the trailing ``len(output_size)`` dims of ``input`` to ``output_size``.
-    ``mode`` is 'nearest', 'nearest-exact', 'linear' (also bi-/tri-linear) or 'cubic';
+    ``mode`` is 'nearest', 'nearest-exact', 'linear' (also bi-/tri-linear) or 'cubic', or
+    'linear-aa' / 'cubic-aa' (antialiased);
     ``scales`` (one per dim or None) are the user's scale factors, which PyTorch uses in
     place of in/out when given."""
     xp = xp_of(input)

@@ -11,6 +11,7 @@ import numpy as np
 
 from . import (activation, adaptive, container, distance, dropout, flatten,  # noqa: F401
                linear, loss)
+from . import layers  # noqa: F401  (conv, pooling, norms, padding, upsampling, embedding...)
 
 
 class Arg:
@@ -74,3 +75,4 @@ def ints(shape, high, low=0):
 ROWS = []
 for _m in (linear, activation, adaptive, dropout, loss, flatten, distance, container):
     ROWS += _m.rows(ModuleInfo, Arg, floats, ints)
+ROWS += layers.rows(ModuleInfo, Arg, floats, ints)
