@@ -113,3 +113,17 @@ def test_weights_load_from_the_torch_hub_cache(tv, tmp_path, monkeypatch):
     with torch.no_grad():
         b = reference(torch.from_numpy(x)).numpy()
     np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
+
+
+def test_densenet_old_checkpoint_keys_are_renamed(tv):
+    from cinder.vision.models.densenet import _fix_keys
+    old = {"features.denseblock1.denselayer1.norm.1.weight": 1,
+           "features.denseblock2.denselayer10.conv.2.weight": 2, "classifier.bias": 3}
+    assert list(_fix_keys(dict(old))) == ["classifier.bias",
+                                         "features.denseblock1.denselayer1.norm1.weight",
+                                         "features.denseblock2.denselayer10.conv2.weight"]
+    for name in ("densenet121", "densenet161", "densenet169", "densenet201", "squeezenet1_0",
+                 "mobilenet_v3_large"):
+        assert name in CM.list_models()
+        assert [w.url for w in CM.get_model_weights(name)] == \
+            [w.url for w in tv.models.get_model_weights(name)]

@@ -181,17 +181,19 @@ def ovewrite_named_param(kwargs, param, new_value):
         kwargs[param] = new_value
 
 
-def build_model(make, enum, weights, progress, kwargs, when_weighted=None):
+def build_model(make, enum, weights, progress, kwargs, when_weighted=None, fix_keys=None):
     """What every builder does: accept ``pretrained=``, fix ``num_classes`` to the weights',
     build with ``make(**kwargs)`` and load the cached checkpoint. ``when_weighted`` holds
-    keyword values to use only when loading weights (VGG skips its own init then)."""
+    keyword values to use only when loading weights (VGG skips its own init then);
+    ``fix_keys`` renames old checkpoint keys (DenseNet's)."""
     weights = handle_legacy(enum, weights, kwargs)
     if weights is not None:
         kwargs.update(when_weighted or {})
         ovewrite_named_param(kwargs, "num_classes", weights.meta["num_classes"])
     model = make(**kwargs)
     if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
+        state_dict = weights.get_state_dict(progress=progress, check_hash=True)
+        model.load_state_dict(fix_keys(state_dict) if fix_keys else state_dict)
     return model
 
 
