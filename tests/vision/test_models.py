@@ -9,7 +9,8 @@ from cinder.vision import models as CM
 
 # Built on both libraries after the same seed. VGG and AlexNet are left out here: building
 # their 60-130M parameters through cinder's bit-exact RNG takes from ten seconds to a minute.
-NAMES = ["resnet18", "squeezenet1_1", "mobilenet_v2", "mobilenet_v3_small"]
+NAMES = ["resnet18", "squeezenet1_1", "mobilenet_v2", "mobilenet_v3_small",
+         "shufflenet_v2_x0_5"]
 
 
 def _pair(tv, name, **kwargs):
