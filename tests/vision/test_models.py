@@ -124,6 +124,7 @@ def test_densenet_old_checkpoint_keys_are_renamed(tv):
                                          "features.denseblock1.denselayer1.norm1.weight",
                                          "features.denseblock2.denselayer10.conv2.weight"]
     for name in ("densenet121", "densenet161", "densenet169", "densenet201", "squeezenet1_0",
+                 "mnasnet0_5", "mnasnet1_3", "shufflenet_v2_x2_0",
                  "mobilenet_v3_large"):
         assert name in CM.list_models()
         assert [w.url for w in CM.get_model_weights(name)] == \
