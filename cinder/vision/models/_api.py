@@ -197,6 +197,16 @@ def build_model(make, enum, weights, progress, kwargs, when_weighted=None, fix_k
     return model
 
 
+def make_builder(name, enum, make, doc, **options):
+    """A registered public builder ``name(*, weights=None, progress=True, **kwargs)`` that
+    runs :func:`build_model` with ``make`` (``options``: its when_weighted/fix_keys)."""
+    def build(*, weights=None, progress=True, **kwargs):
+        return build_model(make, enum, weights, progress, kwargs, **options)
+    build.__name__ = build.__qualname__ = name
+    build.__doc__ = f"{doc}; ``weights`` takes {enum.__name__} values."
+    return builder(name, enum)(build)
+
+
 def init_conv_bn_linear(model):
     """MobileNet-style init: He-normal (fan out) convs, unit norms, N(0, 0.01) linears."""
     from ... import nn

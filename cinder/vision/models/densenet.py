@@ -8,7 +8,7 @@ from functools import partial
 from ... import nn
 from ...nn import functional as F
 from ...ops import FUNCTIONS as _F
-from ._api import WeightsEnum, build_model, builder, weights
+from ._api import WeightsEnum, make_builder, weights
 
 __all__ = ["DenseNet", "densenet121", "densenet161", "densenet169", "densenet201"]
 
@@ -149,12 +149,10 @@ class DenseNet201_Weights(WeightsEnum):
 
 
 def _dense_builder(name, enum, growth_rate, block_config, num_init_features):
-    def build(*, weights=None, progress=True, **kwargs):
-        make = partial(DenseNet, growth_rate, block_config, num_init_features)
-        return build_model(make, enum, weights, progress, kwargs, fix_keys=_fix_keys)
-    build.__name__ = build.__qualname__ = name
-    build.__doc__ = f"{name}; ``weights`` takes {enum.__name__} values."
-    return builder(name, enum)(build)
+    return make_builder(name, enum,
+                        partial(DenseNet, growth_rate, block_config, num_init_features),
+                        f"DenseNet with growth {growth_rate} and blocks {block_config}",
+                        fix_keys=_fix_keys)
 
 
 densenet121 = _dense_builder("densenet121", DenseNet121_Weights, 32, (6, 12, 24, 16), 64)

@@ -4,7 +4,7 @@ import warnings
 from functools import partial
 
 from ... import nn
-from ._api import WeightsEnum, build_model, builder, weights
+from ._api import WeightsEnum, make_builder, weights
 
 __all__ = ["MNASNet", "mnasnet0_5", "mnasnet0_75", "mnasnet1_0", "mnasnet1_3"]
 
@@ -152,11 +152,8 @@ class MNASNet1_3_Weights(WeightsEnum):
 
 
 def _mnas_builder(name, enum, alpha):
-    def build(*, weights=None, progress=True, **kwargs):
-        return build_model(partial(MNASNet, alpha), enum, weights, progress, kwargs)
-    build.__name__ = build.__qualname__ = name
-    build.__doc__ = f"MNASNet with depth multiplier {alpha}; ``weights`` takes {enum.__name__}."
-    return builder(name, enum)(build)
+    return make_builder(name, enum, partial(MNASNet, alpha),
+                        f"MNASNet with depth multiplier {alpha}")
 
 
 mnasnet0_5 = _mnas_builder("mnasnet0_5", MNASNet0_5_Weights, 0.5)

@@ -4,7 +4,7 @@ from functools import partial
 
 from ... import nn
 from ...ops import FUNCTIONS as _F
-from ._api import WeightsEnum, build_model, builder, weights
+from ._api import WeightsEnum, make_builder, weights
 
 __all__ = ["ShuffleNetV2", "shufflenet_v2_x0_5", "shufflenet_v2_x1_0", "shufflenet_v2_x1_5",
            "shufflenet_v2_x2_0"]
@@ -122,12 +122,8 @@ class ShuffleNet_V2_X2_0_Weights(WeightsEnum):
 
 
 def _shuffle_builder(name, enum, channels):
-    def build(*, weights=None, progress=True, **kwargs):
-        make = partial(ShuffleNetV2, [4, 8, 4], channels)
-        return build_model(make, enum, weights, progress, kwargs)
-    build.__name__ = build.__qualname__ = name
-    build.__doc__ = f"{name}; ``weights`` takes {enum.__name__} values."
-    return builder(name, enum)(build)
+    return make_builder(name, enum, partial(ShuffleNetV2, [4, 8, 4], channels),
+                        f"ShuffleNetV2 with stage widths {channels}")
 
 
 shufflenet_v2_x0_5 = _shuffle_builder("shufflenet_v2_x0_5", ShuffleNet_V2_X0_5_Weights,

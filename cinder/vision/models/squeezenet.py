@@ -5,7 +5,7 @@ from ... import nn
 from ...ops import FUNCTIONS as _F
 from functools import partial
 
-from ._api import WeightsEnum, build_model, builder, weights
+from ._api import WeightsEnum, make_builder, weights
 
 __all__ = ["SqueezeNet", "squeezenet1_0", "squeezenet1_1"]
 
@@ -89,11 +89,7 @@ class SqueezeNet1_1_Weights(WeightsEnum):
 
 
 def _squeeze_builder(name, version, enum):
-    def build(*, weights=None, progress=True, **kwargs):
-        return build_model(partial(SqueezeNet, version), enum, weights, progress, kwargs)
-    build.__name__ = build.__qualname__ = name
-    build.__doc__ = f"SqueezeNet {version}; ``weights`` takes {enum.__name__} values."
-    return builder(name, enum)(build)
+    return make_builder(name, enum, partial(SqueezeNet, version), f"SqueezeNet {version}")
 
 
 squeezenet1_0 = _squeeze_builder("squeezenet1_0", "1_0", SqueezeNet1_0_Weights)
