@@ -124,8 +124,24 @@ def test_densenet_old_checkpoint_keys_are_renamed(tv):
                                          "features.denseblock1.denselayer1.norm1.weight",
                                          "features.denseblock2.denselayer10.conv2.weight"]
     for name in ("densenet121", "densenet161", "densenet169", "densenet201", "squeezenet1_0",
-                 "mnasnet0_5", "mnasnet1_3", "shufflenet_v2_x2_0",
+                 "mnasnet0_5", "mnasnet1_3", "shufflenet_v2_x2_0", "googlenet",
                  "mobilenet_v3_large"):
         assert name in CM.list_models()
         assert [w.url for w in CM.get_model_weights(name)] == \
             [w.url for w in tv.models.get_model_weights(name)]
+
+
+def test_googlenet_outputs_and_aux_heads(tv):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        cinder.manual_seed(0)
+        ours = CM.googlenet(init_weights=True)
+        torch.manual_seed(0)
+        theirs = tv.models.googlenet(init_weights=True)
+    assert repr(ours) == repr(theirs) and list(ours.state_dict()) == list(theirs.state_dict())
+    x = np.random.default_rng(5).standard_normal((2, 3, 64, 64)).astype(np.float32)
+    a, b = ours(cinder.from_numpy(x)), theirs(torch.from_numpy(x))     # training: 3 outputs
+    assert type(a).__name__ == "GoogLeNetOutputs" and a._fields == b._fields
+    for p, q in zip(a, b):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-3, atol=1e-4)

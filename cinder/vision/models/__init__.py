@@ -23,3 +23,4 @@ from .densenet import (DenseNet121_Weights, DenseNet161_Weights,  # noqa: F401,E
                        DenseNet169_Weights, DenseNet201_Weights)
 from .shufflenetv2 import *  # noqa: F401,F403,E402
 from .mnasnet import *  # noqa: F401,F403,E402
+from .googlenet import *  # noqa: F401,F403,E402
