@@ -22,13 +22,6 @@ from ..ops.nn import pool as _pool
 from ..ops.nn import upsample as _upsample
 from ..ops.nn._utils import ntuple as _ntuple
 from . import _reduction as _Reduction
-from ..ops.nn import conv as _conv
-from ..ops.nn import embedding as _embedding
-from ..ops.nn import norm as _norm
-from ..ops.nn import upsample as _upsample
-from ..ops.nn import pad as _pad
-from ..ops.nn import pool as _pool
-from ..ops.nn._utils import ntuple as _ntuple
 
 
 def _op(name):
