@@ -29,6 +29,10 @@ _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 _RNG = "its random numbers follow a pending cell's (that cell's layer init advances the stream)"
 PENDING = {
     "from torchvision.transforms import ToTensor": "torchvision (h/vision); the oracle has none",
+    "input = to_tensor(lena)": "uses to_tensor and the lena picture of the torchvision cell above "
+                               "(with cinder.vision merged only the picture, absent from the "
+                               "seeds, is missing; on PyTorch the import already failed)",
+    "out = pool(input)": "uses the pooling layer of the cell above",
     "bn = nn.BatchNorm1d(4)": "prints a batch-norm output's mean at the 1e-7 level: PyTorch's "
                               "CPU kernel rounds its last bit differently in a few elements",
     "lstm = nn.LSTM(4, 3, 1)": "needs nn.LSTM (rnn.py, later helper)",
@@ -37,7 +41,6 @@ PENDING = {
                                       "(RuntimeError); cinder's Tensor.data setter accepts it",
     "output = embedding(input)": "uses the embedding of the cell above",
     "score = t.randn(3, 2)": _RNG,
-    "t.save(net.state_dict(), 'net.pth')": "needs torch.save/torch.load (h/serial)",
     "t.save(net, 'net_all.pth')": "needs torch.save/torch.load (h/serial)",
     "from torchvision import models": "torchvision (h/vision); the oracle has none",
 }

@@ -1,11 +1,11 @@
 """``torch.utils``: helpers around the core (``utils.hooks``; ``utils.data``: datasets and the
-DataLoader; ``utils.tensorboard``: the SummaryWriter)."""
+DataLoader; ``utils.safetensors``; ``utils.tensorboard``: the SummaryWriter)."""
 
 import importlib
 
 # Submodules load on first use: ``utils.hooks`` is imported while the core itself is still
 # loading (autograd's graph needs it), before ``utils.data`` could be.
-_LAZY = ("data", "tensorboard")
+_LAZY = ("data", "safetensors", "tensorboard")
 
 
 def __getattr__(name):

@@ -185,3 +185,41 @@ def test_draw_functions_match(tv):
         with pytest.raises(ValueError, match="Pass individual images, not batches"):
             mod.draw_bounding_boxes(lib.zeros(1, 3, 4, 4, dtype=lib.uint8),
                                     lib.zeros(0, 4))
+
+
+def _write_idx(folder, prefix_images, prefix_labels, n, seed, label_dtype=np.uint8):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "make_mnist_subset", os.path.join(SHIPPED, "..", "..", "tools", "make_mnist_subset.py"))
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    rng = np.random.default_rng(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / prefix_images).write_bytes(tool.idx_bytes(
+        rng.integers(0, 256, (n, 28, 28), dtype=np.uint8)))
+    (folder / prefix_labels).write_bytes(tool.idx_bytes(rng.integers(0, 10, n).astype(np.uint8)))
+
+
+@pytest.mark.parametrize("name", ["FashionMNIST", "KMNIST"])
+def test_mnist_family_reads_like_torchvision(tv, tmp_path, name):
+    for split, n in (("train", 12), ("t10k", 5)):
+        _write_idx(tmp_path / name / "raw", f"{split}-images-idx3-ubyte",
+                   f"{split}-labels-idx1-ubyte", n, 7)
+    ours = getattr(CD, name)(str(tmp_path), train=False)
+    theirs = getattr(tv.datasets, name)(str(tmp_path), train=False)
+    assert len(ours) == len(theirs) == 5 and ours.classes == theirs.classes
+    assert repr(ours) == repr(theirs)
+    np.testing.assert_array_equal(np.asarray(ours[3][0]), np.asarray(theirs[3][0]))
+    assert ours[3][1] == theirs[3][1]
+
+
+def test_emnist_split_files(tv, tmp_path):
+    _write_idx(tmp_path / "EMNIST" / "raw", "emnist-letters-test-images-idx3-ubyte",
+               "emnist-letters-test-labels-idx1-ubyte", 6, 8)
+    ours = CD.EMNIST(str(tmp_path), split="letters", train=False)
+    theirs = tv.datasets.EMNIST(str(tmp_path), split="letters", train=False)
+    assert ours.classes == theirs.classes and len(ours) == len(theirs) == 6
+    np.testing.assert_array_equal(ours.data.numpy(), theirs.data.numpy())
+    for mod in (CD, tv.datasets):
+        with pytest.raises(ValueError, match="Unknown value 'nope' for argument split"):
+            mod.EMNIST(str(tmp_path), split="nope")

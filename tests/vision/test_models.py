@@ -9,7 +9,8 @@ from cinder.vision import models as CM
 
 # Built on both libraries after the same seed. VGG and AlexNet are left out here: building
 # their 60-130M parameters through cinder's bit-exact RNG takes from ten seconds to a minute.
-NAMES = ["resnet18", "squeezenet1_1", "mobilenet_v2", "mobilenet_v3_small"]
+NAMES = ["resnet18", "squeezenet1_1", "mobilenet_v2", "mobilenet_v3_small",
+         "shufflenet_v2_x0_5"]
 
 
 def _pair(tv, name, **kwargs):
@@ -113,3 +114,34 @@ def test_weights_load_from_the_torch_hub_cache(tv, tmp_path, monkeypatch):
     with torch.no_grad():
         b = reference(torch.from_numpy(x)).numpy()
     np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
+
+
+def test_densenet_old_checkpoint_keys_are_renamed(tv):
+    from cinder.vision.models.densenet import _fix_keys
+    old = {"features.denseblock1.denselayer1.norm.1.weight": 1,
+           "features.denseblock2.denselayer10.conv.2.weight": 2, "classifier.bias": 3}
+    assert list(_fix_keys(dict(old))) == ["classifier.bias",
+                                         "features.denseblock1.denselayer1.norm1.weight",
+                                         "features.denseblock2.denselayer10.conv2.weight"]
+    for name in ("densenet121", "densenet161", "densenet169", "densenet201", "squeezenet1_0",
+                 "mnasnet0_5", "mnasnet1_3", "shufflenet_v2_x2_0", "googlenet",
+                 "mobilenet_v3_large"):
+        assert name in CM.list_models()
+        assert [w.url for w in CM.get_model_weights(name)] == \
+            [w.url for w in tv.models.get_model_weights(name)]
+
+
+def test_googlenet_outputs_and_aux_heads(tv):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        cinder.manual_seed(0)
+        ours = CM.googlenet(init_weights=True)
+        torch.manual_seed(0)
+        theirs = tv.models.googlenet(init_weights=True)
+    assert repr(ours) == repr(theirs) and list(ours.state_dict()) == list(theirs.state_dict())
+    x = np.random.default_rng(5).standard_normal((2, 3, 64, 64)).astype(np.float32)
+    a, b = ours(cinder.from_numpy(x)), theirs(torch.from_numpy(x))     # training: 3 outputs
+    assert type(a).__name__ == "GoogLeNetOutputs" and a._fields == b._fields
+    for p, q in zip(a, b):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-3, atol=1e-4)

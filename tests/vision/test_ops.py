@@ -195,3 +195,30 @@ def test_misc_layers_match(tv):
                                rtol=1e-5, atol=1e-6)
     assert repr(CO.MLP(4, [8, 3])) == repr(tv.ops.MLP(4, [8, 3]))
     assert repr(CO.StochasticDepth(0.2, "row")) == repr(tv.ops.StochasticDepth(0.2, "row"))
+
+
+def test_multiscale_roi_align_levels_and_pooling(tv):
+    from collections import OrderedDict
+    feats = {name: RNG.standard_normal((2, 3, s, s)).astype(np.float32)
+             for name, s in (("p2", 32), ("p3", 16), ("p4", 8))}
+    boxes = [np.array([[0, 0, 20, 30], [10, 10, 120, 110]], np.float32),
+             np.array([[5, 5, 60, 50], [0, 0, 127, 127], [3, 4, 9, 8]], np.float32)]
+    ours = CO.MultiScaleRoIAlign(["p2", "p4"], 2, 2)
+    theirs = tv.ops.MultiScaleRoIAlign(["p2", "p4"], 2, 2)
+    assert repr(ours) == repr(theirs)
+    out = ours(OrderedDict((k, cinder.from_numpy(v)) for k, v in feats.items()),
+               [cinder.from_numpy(b) for b in boxes], [(128, 128), (120, 128)])
+    # the same scales and level assignment as torchvision's (pure PyTorch) helpers
+    scales, mapper = tv.ops.poolers._setup_scales(
+        [torch.from_numpy(feats["p2"]), torch.from_numpy(feats["p4"])], [(128, 128), (120, 128)],
+        224, 4)
+    assert ours.scales == scales
+    levels = mapper([torch.from_numpy(b) for b in boxes]).numpy()
+    np.testing.assert_array_equal(ours.map_levels([cinder.from_numpy(b) for b in boxes]), levels)
+    rois = np.concatenate([np.concatenate([np.full((len(b), 1), i, np.float32), b], 1)
+                           for i, b in enumerate(boxes)])
+    for k, level in enumerate(levels):
+        name, scale = ("p2", "p4")[level], scales[level]
+        expected = CO.roi_align(cinder.from_numpy(feats[name]), cinder.from_numpy(rois[k:k + 1]),
+                                2, scale, 2)
+        np.testing.assert_allclose(out.numpy()[k], expected.numpy()[0], rtol=1e-6, atol=1e-6)

@@ -32,7 +32,9 @@ CASES = [
     ("RandomPerspective(p=1.0)", 1e-3),
     ("Compose([RandomCrop(18, padding=2), RandomHorizontalFlip(), ColorJitter(0.3, 0.3)])", 2e-5),
 ]
-PIL_ONLY_EXACT = ["RandomAffine(15, translate=(0.1, 0.1), scale=(0.9, 1.1), shear=5)",
+PIL_ONLY_EXACT = ["RandAugment()", "RandAugment(num_ops=3, magnitude=15)",
+                  "TrivialAugmentWide()", "TrivialAugmentWide(num_magnitude_bins=11)",
+                  "RandomAffine(15, translate=(0.1, 0.1), scale=(0.9, 1.1), shear=5)",
                   "RandomRotation(25)", "RandomPosterize(3, p=0.9)", "RandomEqualize(0.9)",
                   "FiveCrop(9)", "TenCrop(9)"]
 
@@ -141,6 +143,15 @@ def test_normalize_is_differentiable():
     x = cinder.rand(1, 2, 2, requires_grad=True)
     CT.Normalize((0.5,), (0.5,))(x).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.full((1, 2, 2), 2.0))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_autoaugment_family_on_uint8_tensors(tv, seed):
+    x = RGB.transpose(2, 0, 1).copy()
+    for text in ("RandAugment()", "TrivialAugmentWide()"):
+        ours = _run(cinder, CT, text, cinder.from_numpy(x.copy()), seed)
+        theirs = _run(torch, tv.transforms, text, torch.from_numpy(x.copy()), seed)
+        _compare(ours, theirs, 1e-4)
 
 
 def test_v2_names(tv):

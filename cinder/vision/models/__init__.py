@@ -18,3 +18,9 @@ from .mobilenetv2 import *  # noqa: F401,F403,E402
 from .squeezenet import *  # noqa: F401,F403,E402
 from .squeezenet import SqueezeNet1_0_Weights, SqueezeNet1_1_Weights  # noqa: F401,E402
 from .mobilenetv3 import *  # noqa: F401,F403,E402
+from .densenet import *  # noqa: F401,F403,E402
+from .densenet import (DenseNet121_Weights, DenseNet161_Weights,  # noqa: F401,E402
+                       DenseNet169_Weights, DenseNet201_Weights)
+from .shufflenetv2 import *  # noqa: F401,F403,E402
+from .mnasnet import *  # noqa: F401,F403,E402
+from .googlenet import *  # noqa: F401,F403,E402

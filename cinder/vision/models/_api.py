@@ -181,6 +181,48 @@ def ovewrite_named_param(kwargs, param, new_value):
         kwargs[param] = new_value
 
 
+def build_model(make, enum, weights, progress, kwargs, when_weighted=None, fix_keys=None):
+    """What every builder does: accept ``pretrained=``, fix ``num_classes`` to the weights',
+    build with ``make(**kwargs)`` and load the cached checkpoint. ``when_weighted`` holds
+    keyword values to use only when loading weights (VGG skips its own init then);
+    ``fix_keys`` renames old checkpoint keys (DenseNet's)."""
+    weights = handle_legacy(enum, weights, kwargs)
+    if weights is not None:
+        kwargs.update(when_weighted or {})
+        ovewrite_named_param(kwargs, "num_classes", weights.meta["num_classes"])
+    model = make(**kwargs)
+    if weights is not None:
+        state_dict = weights.get_state_dict(progress=progress, check_hash=True)
+        model.load_state_dict(fix_keys(state_dict) if fix_keys else state_dict)
+    return model
+
+
+def make_builder(name, enum, make, doc, **options):
+    """A registered public builder ``name(*, weights=None, progress=True, **kwargs)`` that
+    runs :func:`build_model` with ``make`` (``options``: its when_weighted/fix_keys)."""
+    def build(*, weights=None, progress=True, **kwargs):
+        return build_model(make, enum, weights, progress, kwargs, **options)
+    build.__name__ = build.__qualname__ = name
+    build.__doc__ = f"{doc}; ``weights`` takes {enum.__name__} values."
+    return builder(name, enum)(build)
+
+
+def init_conv_bn_linear(model):
+    """MobileNet-style init: He-normal (fan out) convs, unit norms, N(0, 0.01) linears."""
+    from ... import nn
+    for m in model.modules():
+        if isinstance(m, nn.Conv2d):
+            nn.init.kaiming_normal_(m.weight, mode="fan_out")
+            if m.bias is not None:
+                nn.init.zeros_(m.bias)
+        elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
+            nn.init.ones_(m.weight)
+            nn.init.zeros_(m.bias)
+        elif isinstance(m, nn.Linear):
+            nn.init.normal_(m.weight, 0, 0.01)
+            nn.init.zeros_(m.bias)
+
+
 def make_divisible(v, divisor, min_value=None):
     """Round channels to a multiple of ``divisor`` without going more than 10% down."""
     min_value = divisor if min_value is None else min_value

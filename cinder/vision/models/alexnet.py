@@ -2,7 +2,7 @@
 
 from ... import nn
 from ...ops import FUNCTIONS as _F
-from ._api import WeightsEnum, builder, handle_legacy, ovewrite_named_param, weights
+from ._api import WeightsEnum, build_model, builder, weights
 
 __all__ = ["AlexNet", "alexnet", "AlexNet_Weights"]
 
@@ -38,10 +38,4 @@ class AlexNet_Weights(WeightsEnum):
 @builder("alexnet", AlexNet_Weights)
 def alexnet(*, weights=None, progress=True, **kwargs):
     """AlexNet; ``weights`` takes AlexNet_Weights values."""
-    weights = handle_legacy(AlexNet_Weights, weights, kwargs)
-    if weights is not None:
-        ovewrite_named_param(kwargs, "num_classes", weights.meta["num_classes"])
-    model = AlexNet(**kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
+    return build_model(AlexNet, AlexNet_Weights, weights, progress, kwargs)

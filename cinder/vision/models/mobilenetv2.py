@@ -3,7 +3,7 @@
 from ... import nn
 from ...ops import FUNCTIONS as _F
 from ..ops.misc import Conv2dNormActivation
-from ._api import (WeightsEnum, builder, handle_legacy, make_divisible, ovewrite_named_param,
+from ._api import (WeightsEnum, build_model, builder, init_conv_bn_linear, make_divisible,
                    weights)
 
 __all__ = ["MobileNetV2", "MobileNet_V2_Weights", "mobilenet_v2"]
@@ -65,17 +65,7 @@ class MobileNetV2(nn.Module):
         self.features = nn.Sequential(*features)
         self.classifier = nn.Sequential(nn.Dropout(p=dropout),
                                         nn.Linear(self.last_channel, num_classes))
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0, 0.01)
-                nn.init.zeros_(m.bias)
+        init_conv_bn_linear(self)
 
     def _forward_impl(self, x):
         x = nn.functional.adaptive_avg_pool2d(self.features(x), (1, 1))
@@ -96,10 +86,4 @@ class MobileNet_V2_Weights(WeightsEnum):
 @builder("mobilenet_v2", MobileNet_V2_Weights)
 def mobilenet_v2(*, weights=None, progress=True, **kwargs):
     """MobileNetV2; ``weights`` takes MobileNet_V2_Weights values."""
-    weights = handle_legacy(MobileNet_V2_Weights, weights, kwargs)
-    if weights is not None:
-        ovewrite_named_param(kwargs, "num_classes", weights.meta["num_classes"])
-    model = MobileNetV2(**kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
+    return build_model(MobileNetV2, MobileNet_V2_Weights, weights, progress, kwargs)

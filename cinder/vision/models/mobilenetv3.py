@@ -6,7 +6,7 @@ from functools import partial
 from ... import nn
 from ...ops import FUNCTIONS as _F
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation
-from ._api import (WeightsEnum, builder, handle_legacy, make_divisible, ovewrite_named_param,
+from ._api import (WeightsEnum, build_model, builder, init_conv_bn_linear, make_divisible,
                    weights)
 
 __all__ = ["MobileNetV3", "MobileNet_V3_Large_Weights", "MobileNet_V3_Small_Weights",
@@ -90,17 +90,7 @@ class MobileNetV3(nn.Module):
         self.classifier = nn.Sequential(
             nn.Linear(last_out, last_channel), nn.Hardswish(inplace=True),
             nn.Dropout(p=dropout, inplace=True), nn.Linear(last_channel, num_classes))
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0, 0.01)
-                nn.init.zeros_(m.bias)
+        init_conv_bn_linear(self)
 
     def _forward_impl(self, x):
         return self.classifier(_F["flatten"](self.avgpool(self.features(x)), 1))
@@ -162,16 +152,11 @@ class MobileNet_V3_Small_Weights(WeightsEnum):
 
 def _v3_builder(name, enum):
     def build(*, weights=None, progress=True, **kwargs):
-        weights = handle_legacy(enum, weights, kwargs)
         setting, last_channel = _mobilenet_v3_conf(name, **kwargs)
         for key in ("width_mult", "reduced_tail", "dilated"):
             kwargs.pop(key, None)
-        if weights is not None:
-            ovewrite_named_param(kwargs, "num_classes", weights.meta["num_classes"])
-        model = MobileNetV3(setting, last_channel, **kwargs)
-        if weights is not None:
-            model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-        return model
+        return build_model(partial(MobileNetV3, setting, last_channel), enum, weights, progress,
+                           kwargs)
     build.__name__ = build.__qualname__ = name
     build.__doc__ = f"{name}; ``weights`` takes {enum.__name__} values."
     return builder(name, enum)(build)

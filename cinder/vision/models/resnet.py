@@ -3,7 +3,9 @@
 
 from ... import nn
 from ...ops import FUNCTIONS as _F
-from ._api import WeightsEnum, builder, handle_legacy, ovewrite_named_param, weights
+from functools import partial
+
+from ._api import WeightsEnum, build_model, builder, ovewrite_named_param, weights
 
 __all__ = ["ResNet", "resnet18", "resnet34", "resnet50", "resnet101", "resnet152",
            "resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d", "wide_resnet50_2",
@@ -150,15 +152,6 @@ class ResNet(nn.Module):
         return self._forward_impl(x)
 
 
-def _resnet(block, layers, weights, progress, **kwargs):
-    if weights is not None:
-        ovewrite_named_param(kwargs, "num_classes", weights.meta["num_classes"])
-    model = ResNet(block, layers, **kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
-
-
 def _w(url, num_params, resize=256, **meta):
     return weights(url, resize=resize, num_params=num_params, min_size=(1, 1), num_classes=1000,
                    **meta)
@@ -227,13 +220,12 @@ class Wide_ResNet101_2_Weights(WeightsEnum):
 def _make_builder(name, enum, block, layers, **fixed):
     """A public builder ``name(*, weights=None, progress=True, **kwargs)``."""
     def build(*, weights=None, progress=True, **kwargs):
-        weights = handle_legacy(enum, weights, kwargs)
         for key, value in fixed.items():
             ovewrite_named_param(kwargs, key, value)
-        return _resnet(block, layers, weights, progress, **kwargs)
+        return build_model(partial(ResNet, block, layers), enum, weights, progress, kwargs)
     build.__name__ = build.__qualname__ = name
-    build.__doc__ = (f"{name}: a {type(block).__name__ and block.__name__}-based ResNet with "
-                     f"blocks {layers}; ``weights`` takes {enum.__name__} values.")
+    build.__doc__ = (f"{name}: a ResNet of {block.__name__}s {layers}; ``weights`` takes "
+                     f"{enum.__name__} values.")
     return builder(name, enum)(build)
 
 

@@ -3,7 +3,9 @@
 
 from ... import nn
 from ...ops import FUNCTIONS as _F
-from ._api import WeightsEnum, builder, handle_legacy, ovewrite_named_param, weights
+from functools import partial
+
+from ._api import WeightsEnum, make_builder, weights
 
 __all__ = ["SqueezeNet", "squeezenet1_0", "squeezenet1_1"]
 
@@ -87,17 +89,7 @@ class SqueezeNet1_1_Weights(WeightsEnum):
 
 
 def _squeeze_builder(name, version, enum):
-    def build(*, weights=None, progress=True, **kwargs):
-        weights = handle_legacy(enum, weights, kwargs)
-        if weights is not None:
-            ovewrite_named_param(kwargs, "num_classes", weights.meta["num_classes"])
-        model = SqueezeNet(version, **kwargs)
-        if weights is not None:
-            model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-        return model
-    build.__name__ = build.__qualname__ = name
-    build.__doc__ = f"SqueezeNet {version}; ``weights`` takes {enum.__name__} values."
-    return builder(name, enum)(build)
+    return make_builder(name, enum, partial(SqueezeNet, version), f"SqueezeNet {version}")
 
 
 squeezenet1_0 = _squeeze_builder("squeezenet1_0", "1_0", SqueezeNet1_0_Weights)

@@ -2,7 +2,7 @@
 
 from ... import nn
 from ...ops import FUNCTIONS as _F
-from ._api import WeightsEnum, builder, handle_legacy, ovewrite_named_param, weights
+from ._api import WeightsEnum, make_builder, weights
 
 __all__ = ["VGG", "vgg11", "vgg11_bn", "vgg13", "vgg13_bn", "vgg16", "vgg16_bn", "vgg19",
            "vgg19_bn"]
@@ -106,18 +106,10 @@ class VGG19_BN_Weights(WeightsEnum):
 
 
 def _vgg_builder(name, cfg, batch_norm, enum):
-    def build(*, weights=None, progress=True, **kwargs):
-        weights = handle_legacy(enum, weights, kwargs)
-        if weights is not None:
-            kwargs["init_weights"] = False
-            ovewrite_named_param(kwargs, "num_classes", weights.meta["num_classes"])
-        model = VGG(make_layers(cfgs[cfg], batch_norm=batch_norm), **kwargs)
-        if weights is not None:
-            model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-        return model
-    build.__name__ = build.__qualname__ = name
-    build.__doc__ = f"{name}: VGG configuration '{cfg}'; ``weights`` takes {enum.__name__}."
-    return builder(name, enum)(build)
+    def make(**kwargs):
+        return VGG(make_layers(cfgs[cfg], batch_norm=batch_norm), **kwargs)
+    return make_builder(name, enum, make, f"VGG configuration '{cfg}'",
+                        when_weighted={"init_weights": False})
 
 
 vgg11 = _vgg_builder("vgg11", "A", False, VGG11_Weights)

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..transforms import *  # noqa: F401,F403
 from ..transforms import ConvertImageDtype, Transform
+from ..autoaugment import RandAugment, TrivialAugmentWide  # noqa: F401
 from .. import functional
 from ..functional import pil_to_tensor
 
