@@ -90,3 +90,4 @@ from .pixelshuffle import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from .upsampling import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403

@@ -10,7 +10,7 @@ list it in ``FILES`` to cover another family. ``tests/nn/test_modules.py`` runs 
 import numpy as np
 
 from . import (activation, adaptive, container, distance, dropout, flatten,  # noqa: F401
-               linear, loss)
+               linear, loss, rnn)
 
 
 class Arg:
@@ -72,5 +72,5 @@ def ints(shape, high, low=0):
 
 
 ROWS = []
-for _m in (linear, activation, adaptive, dropout, loss, flatten, distance, container):
+for _m in (linear, activation, adaptive, dropout, loss, flatten, distance, container, rnn):
     ROWS += _m.rows(ModuleInfo, Arg, floats, ints)
