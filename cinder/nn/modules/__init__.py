@@ -22,6 +22,7 @@ from .activation import LeakyReLU
 from .activation import LogSigmoid
 from .activation import LogSoftmax
 from .activation import Mish
+from .activation import MultiheadAttention
 from .activation import PReLU
 from .activation import ReLU
 from .activation import ReLU6
