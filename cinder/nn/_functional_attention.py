@@ -245,3 +245,12 @@ def _with_weights(q, k, v, attn_mask, dropout_p, is_causal, out_w, out_b, tgt_le
     if not batched:
         out, weights = out.squeeze(1), weights.squeeze(0)
     return out, weights
+
+
+def _none_or_dtype(input):
+    """The dtype of a mask tensor, or None."""
+    if input is None:
+        return None
+    if isinstance(input, cinder.Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")

@@ -1644,3 +1644,5 @@ def _interpolate_corners(input, coords, spatial):
 # --- attention (h/nnseq; implemented in _functional_attention.py) ---
 from ._functional_attention import multi_head_attention_forward  # noqa: E402,F401
 from ._functional_attention import scaled_dot_product_attention  # noqa: E402,F401
+from ._functional_attention import _canonical_mask  # noqa: E402,F401
+from ._functional_attention import _none_or_dtype  # noqa: E402,F401

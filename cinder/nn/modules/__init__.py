@@ -92,3 +92,4 @@ from .pooling import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from .upsampling import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
