@@ -11,7 +11,8 @@ A module not listed takes the layer of its nearest listed package (``cinder.ops.
 
 LAYERS = (
     # 0: basic types and the dispatch switches (no cinder imports at all)
-    ("cinder._dtype", "cinder._device", "cinder._C", "cinder.return_types"),
+    ("cinder._dtype", "cinder._device", "cinder._C", "cinder.return_types", "cinder.utils.hooks",
+     "cinder._zip_file", "cinder._weights_only_unpickler", "cinder._shared_memory"),
     # 1: the array backends (NumPy / CuPy)
     ("cinder.backend",),
     # 2: autograd's machinery: grad modes, graph nodes, the engine
@@ -20,7 +21,7 @@ LAYERS = (
     # 3: the tensor core: storage, Tensor, printing, the random streams
     ("cinder._storage", "cinder._tensor", "cinder._tensor_str", "cinder._random_stream",
      "cinder._random_engine",
-     "cinder.random"),
+     "cinder.random", "cinder._utils", "cinder._checkpoint_pickle"),
     # 4: the op table: kernels, derivatives, the dispatch point, publication
     ("cinder.ops",),
     # 5: written in ops: autograd's user API, overrides, legacy forms, save/load, nn, optim...

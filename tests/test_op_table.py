@@ -28,6 +28,7 @@ NON_OP_FUNCTIONS = {
     "is_grad_enabled", "is_inference_mode_enabled",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
     "is_tensor", "is_storage",                                     # isinstance checks
+    "save", "load",                                                # checkpoints (serialization)
 }
 
 # Tensor attributes of the tensor core that are not ops: metadata and autograd fields read as

@@ -19,6 +19,7 @@ from ._pointwise_factory import (
 from ._prep import (
     as_compute,
     binary_operands,
+    broadcast_shape,
     check_tensor_arg,
     checked_scalar,
     common_device,
