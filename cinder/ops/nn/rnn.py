@@ -25,9 +25,20 @@ GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
 def _sigmoid(xp, a):
-    # exp of a non-positive number only, so large |a| neither overflows nor warns.
-    e = xp.exp(-xp.abs(a))
-    return xp.where(a >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(a.dtype, copy=False)
+    # sigmoid(a) = (tanh(a / 2) + 1) / 2: stable for any |a| and three array passes.
+    t = xp.tanh(a * 0.5)
+    t += 1
+    t *= 0.5
+    return t
+
+
+def _lstm_gate_affine(xp, hs, dtype):
+    """Per-column factors turning the LSTM gates' tanh into sigmoids (i, f, o) and plain tanh
+    (g): ``act = tanh(pre * k) * k + shift`` with k = 1/2 (exact in binary floating point)."""
+    k = xp.full(4 * hs, 0.5, dtype=dtype)
+    k[2 * hs:3 * hs] = 1
+    shift = xp.where(k == 1, 0, 0.5).astype(dtype)
+    return k, shift
 
 
 def _steps(batch_sizes, reverse):
@@ -60,6 +71,8 @@ def _forward(xp, mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, rev
         hsize = c0.shape[1]
         extra["cprev"] = xp.empty((n_rows, hsize), dtype=x.dtype)
         extra["cnew"] = xp.empty((n_rows, hsize), dtype=x.dtype)
+        extra["tc"] = xp.empty((n_rows, hsize), dtype=x.dtype)
+        affine = _lstm_gate_affine(xp, hsize, x.dtype)
         if w_hr is not None:
             extra["hh"] = xp.empty((n_rows, hsize), dtype=x.dtype)
     elif mode == "GRU":
@@ -74,8 +87,8 @@ def _forward(xp, mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, rev
         elif mode == "LSTM":
             extra["cprev"][rows] = c[:n]
             g += xw[rows]
-            cnew, hnew = _lstm_step(xp, g, c[:n], acts[rows])
-            extra["cnew"][rows] = cnew
+            cnew = extra["cnew"][rows]
+            hnew = _lstm_step(xp, g, c[:n], acts[rows], cnew, extra["tc"][rows], affine)
             c[:n] = cnew
             if w_hr is not None:
                 extra["hh"][rows] = hnew
@@ -89,15 +102,20 @@ def _forward(xp, mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, rev
     return out, h, c, dict(hprev=hprev, acts=acts, **extra)
 
 
-def _lstm_step(xp, g, c, acts):
-    """Gates i, f, g, o from pre-activations ``g`` (n, 4H); writes them to ``acts``."""
+def _lstm_step(xp, g, c, acts, cnew, tc, affine):
+    """Gates i, f, g, o from pre-activations ``g`` (n, 4H), written to ``acts``; the new cell
+    goes to ``cnew`` and its tanh to ``tc``; returns the new hidden state."""
+    k, shift = affine
     hs = c.shape[1]
-    acts[:, :2 * hs] = _sigmoid(xp, g[:, :2 * hs])
-    acts[:, 2 * hs:3 * hs] = xp.tanh(g[:, 2 * hs:3 * hs])
-    acts[:, 3 * hs:] = _sigmoid(xp, g[:, 3 * hs:])
+    g *= k
+    xp.tanh(g, out=g)
+    xp.multiply(g, k, out=acts)
+    acts += shift
     i, f, gg, o = acts[:, :hs], acts[:, hs:2 * hs], acts[:, 2 * hs:3 * hs], acts[:, 3 * hs:]
-    cnew = f * c + i * gg
-    return cnew, o * xp.tanh(cnew)
+    xp.multiply(f, c, out=cnew)
+    cnew += i * gg
+    xp.tanh(cnew, out=tc)
+    return o * tc
 
 
 def _gru_step(xp, xw, hw, b_hh, hp, acts, hwn_out):
@@ -128,6 +146,9 @@ def _backward(xp, s, gout, gh, gc):
     dh = gh.copy()
     dc = None if gc is None else gc.copy()
     dhh_all = xp.empty((n_rows, w_hr.shape[0]), acts.dtype) if w_hr is not None else None
+    if mode == "LSTM":
+        lstm = _lstm_back_factors(sv)
+        dpre4 = dpre.reshape(n_rows, 4, -1)
     for off, n in reversed(_steps(s.batch_sizes, s.reverse)):
         rows = slice(off, off + n)
         dht = dh[:n] + gout[rows]
@@ -136,8 +157,11 @@ def _backward(xp, s, gout, gh, gc):
             if w_hr is not None:
                 dhh_all[rows] = dht
                 dht = dht @ w_hr
-            dc[:n] = _lstm_back(xp, a, sv["cprev"][rows], sv["cnew"][rows], dht, dc[:n],
-                                dpre[rows])
+            A, B, K, f = (t[rows] for t in lstm)
+            dct = dc[:n] + dht * K
+            xp.multiply(dct[:, None, :], A, out=dpre4[rows, :3])
+            xp.multiply(dht, B, out=dpre4[rows, 3])
+            dc[:n] = dct * f
         elif mode == "GRU":
             dh_direct = _gru_back(xp, a, hprev[rows], sv["hwn"][rows], dht, dpre[rows],
                                   dhw[rows])
@@ -160,17 +184,22 @@ def _backward(xp, s, gout, gh, gc):
     return grads
 
 
-def _lstm_back(xp, a, cprev, cnew, dhh, dc, dpre):
-    """One LSTM step backwards; fills ``dpre`` and returns the gradient of the old cell."""
-    hs = cnew.shape[1]
-    i, f, gg, o = a[:, :hs], a[:, hs:2 * hs], a[:, 2 * hs:3 * hs], a[:, 3 * hs:]
-    tc = xp.tanh(cnew)
-    dct = dc + dhh * o * (1 - tc * tc)
-    dpre[:, :hs] = dct * gg * i * (1 - i)
-    dpre[:, hs:2 * hs] = dct * cprev * f * (1 - f)
-    dpre[:, 2 * hs:3 * hs] = dct * i * (1 - gg * gg)
-    dpre[:, 3 * hs:] = dhh * tc * o * (1 - o)
-    return dct * f
+def _lstm_back_factors(sv):
+    """Per-row factors of the LSTM step's backward, computed for the whole sequence at once
+    so each step only combines them with the incoming gradients:
+    ``dpre[i, f, g] = dc_t * A``, ``dpre[o] = dh * B``, ``dc_t = dc + dh * K``."""
+    a, cprev, tc = sv["acts"], sv["cprev"], sv["tc"]
+    hs = tc.shape[1]
+    a4 = a.reshape(a.shape[0], 4, hs)
+    i, f, gg, o = a4[:, 0], a4[:, 1], a4[:, 2], a4[:, 3]
+    A = a4[:, :3] * (1 - a4[:, :3])                    # sigmoid' for i and f ...
+    A[:, 2] = 1 - gg * gg                              # ... tanh' for g
+    A[:, 0] *= gg
+    A[:, 1] *= cprev
+    A[:, 2] *= i
+    B = tc * o * (1 - o)
+    K = o * (1 - tc * tc)
+    return A, B, K, f
 
 
 def _gru_back(xp, a, hp, hwn, dht, dpre, dhw):
