@@ -50,6 +50,8 @@ TESTED_ELSEWHERE = {
     **{name: "test_op_table.py" for name in ("numel", "is_complex", "is_floating_point",
                                              "is_nonzero", "result_type")},
     **{name: "nn/test_layers_functional.py" for name in _NN_LAYERS},
+    "_rnn_layer": "nn/test_rnn.py",
+    "_scaled_dot_product_attention": "nn/test_attention.py",
     "cpu": "test_devices.py",
     "cuda": "test_cuda.py",       # runs only where a GPU is present
 }

@@ -1,4 +1,5 @@
-"""scaled_dot_product_attention and MultiheadAttention against PyTorch, plus gradcheck."""
+"""scaled_dot_product_attention (the op ``_scaled_dot_product_attention``) and
+MultiheadAttention against PyTorch, plus gradcheck."""
 
 import warnings
 

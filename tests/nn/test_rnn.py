@@ -1,4 +1,5 @@
-"""Recurrent layers and packed sequences against PyTorch, plus gradcheck of the RNN kernel.
+"""Recurrent layers and packed sequences against PyTorch, plus gradcheck of the RNN kernel
+(the op ``_rnn_layer``).
 
 (The module table, tests/nn/module_db/rnn.py, covers RNN/GRU and the cells; LSTM returns a
 nested ``(output, (h, c))`` and is compared here.)

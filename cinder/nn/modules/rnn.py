@@ -226,9 +226,15 @@ class RNNBase(Module):
             x = input
             sizes = batch_sizes.numpy().astype(np.int64)
         directions = 2 if self.bidirectional else 1
+        seq_shape = (input.shape[0], input.shape[1]) if padded else None
+        name = "StackBackward0"
+        if self.mode == "LSTM" and input.dtype == cinder.float32:
+            name = "MkldnnRnnLayerBackward0"
         h_out, c_out = [], []
         for layer in range(self.num_layers):
             outs = []
+            if padded and layer:
+                x = x.reshape(-1, x.shape[-1])
             for d in range(directions):
                 k = layer * directions + d
                 w = dict(zip(("w_ih", "w_hh", "b_ih", "b_hh") if self.bias else
@@ -236,15 +242,14 @@ class RNNBase(Module):
                 w_hr = self.all_weights[k][-1] if self.proj_size > 0 else None
                 out, h, c = rnn_layer(
                     x, hx[k], None if cx is None else cx[k], w["w_ih"], w["w_hh"],
-                    w.get("b_ih"), w.get("b_hh"), w_hr, self.mode, sizes, reverse=d == 1)
+                    w.get("b_ih"), w.get("b_hh"), w_hr, self.mode, sizes, reverse=d == 1,
+                    seq_shape=seq_shape, node_name=name)
                 outs.append(out)
                 h_out.append(h)
                 c_out.append(c)
-            x = outs[0] if directions == 1 else cinder.cat(outs, 1)
+            x = outs[0] if directions == 1 else cinder.cat(outs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
-        if padded:
-            x = x.reshape(input.shape[0], input.shape[1], x.shape[1])
         h_n = cinder.stack(h_out, 0)
         c_n = cinder.stack(c_out, 0) if cx is not None else None
         return x, h_n, c_n

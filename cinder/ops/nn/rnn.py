@@ -237,7 +237,7 @@ class RnnLayerNode(_Base):
         acts = s.arrays["acts"]
         xp = xp_of(out_g if out_g is not None else (h_g if h_g is not None else c_g))
         meta = self._input_meta
-        gout = out_g._data if out_g is not None else xp.zeros(
+        gout = out_g._data.reshape(acts.shape[0], -1) if out_g is not None else xp.zeros(
             (acts.shape[0], meta[1][0][1]), acts.dtype)
         gh = h_g._data if h_g is not None else xp.zeros(meta[1][0], acts.dtype)
         gc = None
@@ -252,21 +252,33 @@ class RnnLayerNode(_Base):
         return tuple(res)
 
 
-def rnn_layer(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, mode, batch_sizes, reverse=False):
+# The output's node prints as PyTorch's CPU kernels name it: the oneDNN LSTM layer for float32
+# LSTMs, else the stack of per-step outputs of PyTorch's reference loop.
+_NODE_NAMES = ("RnnLayerBackward0", "MkldnnRnnLayerBackward0", "StackBackward0")
+_NODES = {name: type(name, (RnnLayerNode,), {"__slots__": (), "__module__": RnnLayerNode.__module__})
+          for name in _NODE_NAMES}
+
+
+def rnn_layer(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, mode, batch_sizes, reverse=False,
+              seq_shape=None, node_name="RnnLayerBackward0"):
     """One direction of one layer of ``mode`` ("RNN_TANH", "RNN_RELU", "LSTM", "GRU").
 
     ``input`` (N, I) holds the sequence in packed row order described by ``batch_sizes``
     (ints, non-increasing); ``hx`` (B, Hout) and, for LSTM, ``cx`` (B, H) are the initial
-    states. Returns ``(output (N, Hout), h_n, c_n)`` (``c_n`` is None except for LSTM).
+    states. Returns ``(output (N, Hout), h_n, c_n)`` (``c_n`` is None except for LSTM); with
+    ``seq_shape`` (T, B) the output comes as (T, B, Hout). ``node_name`` picks the name the
+    graph node prints (one of ``_NODE_NAMES``).
     """
     xp = xp_of(input)
     arr = lambda t: None if t is None else t._data    # noqa: E731
     bs = np.asarray(batch_sizes, dtype=np.int64)
     out, h, c, saved = _forward(xp, mode, input._data, hx._data, arr(cx), w_ih._data,
                                 w_hh._data, arr(b_ih), arr(b_hh), arr(w_hr), bs, reverse)
+    if seq_shape is not None:
+        out = out.reshape(tuple(seq_shape) + (out.shape[1],))
     results = (like(out, input), like(h, input), None if c is None else like(c, input))
     if needs_grad(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr):
-        record(RnnLayerNode, (input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr), results,
+        record(_NODES[node_name], (input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr), results,
                x=input, mode=mode, arrays=saved, batch_sizes=bs, reverse=reverse,
                has_bias=b_ih is not None, x_arr=input._data, w_ih_arr=w_ih._data,
                w_hh_arr=w_hh._data, w_hr_arr=arr(w_hr))
@@ -274,4 +286,4 @@ def rnn_layer(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, mode, batch_sizes, re
 
 
 register("_rnn_layer", rnn_layer, method=False, function_too=False, family="nn.rnn",
-         nodes=(RnnLayerNode,))
+         nodes=tuple(_NODES.values()))
