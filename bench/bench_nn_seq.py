@@ -147,8 +147,8 @@ def bench_gpt():
     steps = {}
     for lib, model in ((cinder, c_model), (torch, t_model)):
         xi, yi = lib.from_numpy(idx), lib.from_numpy(tgt)
-        loss_fn = (lambda m=model, xi=xi, yi=yi, lib=lib:
-                   lib.nn.functional.cross_entropy(m(xi).view(-1, 65), yi.view(-1)))
+        def loss_fn(m=model, xi=xi, yi=yi, lib=lib):
+            return lib.nn.functional.cross_entropy(m(xi).view(-1, 65), yi.view(-1))
         steps[lib.__name__] = _adamw_step(lib, model, loss_fn)
     return steps
 

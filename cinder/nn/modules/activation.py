@@ -8,7 +8,8 @@ from .. import init as nn_init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["MultiheadAttention", "CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
+__all__ = ["MultiheadAttention",
+           "CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
            "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish", "PReLU", "ReLU", "ReLU6", "RReLU",
            "SELU", "SiLU", "Sigmoid", "Softmax", "Softmax2d", "Softmin", "Softplus",
            "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold"]

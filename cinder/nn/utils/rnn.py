@@ -47,7 +47,8 @@ class PackedSequence(_PackedSequenceBase):
         data = self.data.to(*args, **kwargs)
         if data is self.data:
             return self
-        move = (lambda t: None if t is None else t.to(data.device))
+        def move(t):
+            return None if t is None else t.to(data.device)
         return type(self)(data, self.batch_sizes, move(self.sorted_indices),
                           move(self.unsorted_indices))
 

@@ -131,7 +131,7 @@ class AttentionNode(_Base):
     __slots__ = ()
 
     def _apply_formulas(self, grad):
-        self.query                          # the saved input: raises once freed
+        self.saved("query")                 # the saved input: raises once freed
         grads = _grads(grad, self)
         return tuple(None if edge is None else g
                      for g, (edge, _) in zip(grads, self.next_functions))

@@ -233,7 +233,7 @@ class RnnLayerNode(_Base):
     def _apply_formulas(self, grads):
         out_g, h_g, c_g = grads
         s = self
-        s.x                                 # the saved input: raises once freed
+        s.saved("x")                        # the saved input: raises once freed
         acts = s.arrays["acts"]
         xp = xp_of(out_g if out_g is not None else (h_g if h_g is not None else c_g))
         meta = self._input_meta
@@ -255,7 +255,8 @@ class RnnLayerNode(_Base):
 # The output's node prints as PyTorch's CPU kernels name it: the oneDNN LSTM layer for float32
 # LSTMs, else the stack of per-step outputs of PyTorch's reference loop.
 _NODE_NAMES = ("RnnLayerBackward0", "MkldnnRnnLayerBackward0", "StackBackward0")
-_NODES = {name: type(name, (RnnLayerNode,), {"__slots__": (), "__module__": RnnLayerNode.__module__})
+_NODES = {name: type(name, (RnnLayerNode,),
+                     {"__slots__": (), "__module__": RnnLayerNode.__module__})
           for name in _NODE_NAMES}
 
 
