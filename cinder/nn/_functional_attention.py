@@ -12,7 +12,9 @@ fused attention kernel runs.
 import math
 import warnings
 
-import cinder
+from .. import _dtype as D
+from .._tensor import Tensor
+from ..ops import FUNCTIONS as _OPS
 
 from ..ops.nn.attention import scaled_dot_product_attention as _sdpa
 from . import functional as F
@@ -62,7 +64,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     if mask is None:
         return None
     is_float = mask.is_floating_point()
-    if mask.dtype != cinder.bool and not is_float:
+    if mask.dtype != D.bool and not is_float:
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype != other_type:
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. "
@@ -171,8 +173,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             raise AssertionError("bias cannot be added to static key.")
         if static_v is not None:
             raise AssertionError("bias cannot be added to static value.")
-        k = cinder.cat([k, bias_k.repeat(1, bsz, 1)])
-        v = cinder.cat([v, bias_v.repeat(1, bsz, 1)])
+        k = _OPS["cat"]([k, bias_k.repeat(1, bsz, 1)])
+        v = _OPS["cat"]([v, bias_v.repeat(1, bsz, 1)])
         attn_mask, key_padding_mask = _pad_masks(attn_mask, key_padding_mask)
     elif bias_k is not None or bias_v is not None:
         raise AssertionError("bias_k is set but bias_v is None" if bias_k is not None else
@@ -182,8 +184,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     v = _heads(v, bsz, num_heads, head_dim, static_v, "static_v")
     if add_zero_attn:
         zeros = k.new_zeros((bsz * num_heads, 1, head_dim))
-        k = cinder.cat([k, zeros], 1)
-        v = cinder.cat([v, zeros.to(v.dtype)], 1)
+        k = _OPS["cat"]([k, zeros], 1)
+        v = _OPS["cat"]([v, zeros.to(v.dtype)], 1)
         attn_mask, key_padding_mask = _pad_masks(attn_mask, key_padding_mask)
     src_len = k.size(1)
     if key_padding_mask is not None:
@@ -231,13 +233,13 @@ def _with_weights(q, k, v, attn_mask, dropout_p, is_causal, out_w, out_b, tgt_le
     if is_causal and attn_mask is None:
         raise AssertionError("FIXME: is_causal not implemented for need_weights")
     q_scaled = q * math.sqrt(1.0 / float(q.shape[2]))
-    weights = cinder.bmm(q_scaled, k.transpose(-2, -1))
+    weights = _OPS["bmm"](q_scaled, k.transpose(-2, -1))
     if attn_mask is not None:
         weights = attn_mask + weights           # PyTorch's baddbmm(attn_mask, q, k^T)
     weights = F.softmax(weights, dim=-1)
     if dropout_p > 0.0:
         weights = F.dropout(weights, p=dropout_p)
-    out = cinder.bmm(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+    out = _OPS["bmm"](weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
     out = F.linear(out, out_w, out_b).reshape(tgt_len, bsz, -1)
     weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
     if average:
@@ -251,6 +253,6 @@ def _none_or_dtype(input):
     """The dtype of a mask tensor, or None."""
     if input is None:
         return None
-    if isinstance(input, cinder.Tensor):
+    if isinstance(input, Tensor):
         return input.dtype
     raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")

@@ -11,7 +11,8 @@ import warnings
 
 import numpy as np
 
-import cinder
+from ... import _dtype as D
+from ...ops import FUNCTIONS as _OPS
 
 from .. import functional as F
 from .. import init
@@ -103,7 +104,7 @@ class RNNBase(Module):
                 names = []
                 for pattern, shape in shapes:
                     name = pattern.format(layer, suffix)
-                    setattr(self, name, Parameter(cinder.empty(shape, **factory)))
+                    setattr(self, name, Parameter(_OPS["empty"](shape, **factory)))
                     names.append(name)
                 self._flat_weights_names.extend(names)
                 self._all_weights.append(names)
@@ -182,7 +183,7 @@ class RNNBase(Module):
 
     # ------------------------------------------------------------------ forward
     def _zeros_state(self, input, batch, size):
-        return cinder.zeros(self.num_layers * (2 if self.bidirectional else 1), batch, size,
+        return _OPS["zeros"](self.num_layers * (2 if self.bidirectional else 1), batch, size,
                             dtype=input.dtype, device=input.device)
 
     def _prepare(self, input, hx, lstm):
@@ -228,7 +229,7 @@ class RNNBase(Module):
         directions = 2 if self.bidirectional else 1
         seq_shape = (input.shape[0], input.shape[1]) if padded else None
         name = "StackBackward0"
-        if self.mode == "LSTM" and input.dtype == cinder.float32:
+        if self.mode == "LSTM" and input.dtype == D.float32:
             name = "MkldnnRnnLayerBackward0"
         h_out, c_out = [], []
         for layer in range(self.num_layers):
@@ -247,11 +248,11 @@ class RNNBase(Module):
                 outs.append(out)
                 h_out.append(h)
                 c_out.append(c)
-            x = outs[0] if directions == 1 else cinder.cat(outs, -1)
+            x = outs[0] if directions == 1 else _OPS["cat"](outs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
-        h_n = cinder.stack(h_out, 0)
-        c_n = cinder.stack(c_out, 0) if cx is not None else None
+        h_n = _OPS["stack"](h_out, 0)
+        c_n = _OPS["stack"](c_out, 0) if cx is not None else None
         return x, h_n, c_n
 
     def forward(self, input, hx=None):
@@ -354,13 +355,13 @@ class RNNCellBase(Module):
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
-        self.weight_ih = Parameter(cinder.empty((num_chunks * hidden_size, input_size),
+        self.weight_ih = Parameter(_OPS["empty"]((num_chunks * hidden_size, input_size),
                                                 **factory))
-        self.weight_hh = Parameter(cinder.empty((num_chunks * hidden_size, hidden_size),
+        self.weight_hh = Parameter(_OPS["empty"]((num_chunks * hidden_size, hidden_size),
                                                 **factory))
         if bias:
-            self.bias_ih = Parameter(cinder.empty(num_chunks * hidden_size, **factory))
-            self.bias_hh = Parameter(cinder.empty(num_chunks * hidden_size, **factory))
+            self.bias_ih = Parameter(_OPS["empty"](num_chunks * hidden_size, **factory))
+            self.bias_hh = Parameter(_OPS["empty"](num_chunks * hidden_size, **factory))
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
@@ -406,7 +407,7 @@ class RNNCellBase(Module):
         if not is_batched:
             input = input.unsqueeze(0)
         if states is None:
-            zeros = cinder.zeros(input.size(0), self.hidden_size, dtype=input.dtype,
+            zeros = _OPS["zeros"](input.size(0), self.hidden_size, dtype=input.dtype,
                                  device=input.device)
             states = (zeros, zeros) if name == "LSTMCell" else (zeros,)
         elif not is_batched:

@@ -9,7 +9,7 @@ same seed gives the same weights and the same dropout draws. PyTorch's inference
 import copy
 import warnings
 
-import cinder
+from ...ops import FUNCTIONS as _OPS
 
 from .. import functional as F
 from .._functional_attention import _canonical_mask
@@ -27,7 +27,7 @@ __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "Transform
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """A (sz, sz) float mask: 0 on and below the diagonal, -inf above (no peeking ahead)."""
-    return cinder.triu(cinder.full((sz, sz), float("-inf"), dtype=dtype, device=device),
+    return _OPS["triu"](_OPS["full"]((sz, sz), float("-inf"), dtype=dtype, device=device),
                        diagonal=1)
 
 

@@ -10,7 +10,9 @@ from collections import namedtuple
 
 import numpy as np
 
-import cinder
+from ... import _dtype as D
+from ..._tensor import Tensor
+from ...ops import FUNCTIONS as _OPS
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence",
            "pad_packed_sequence", "pad_sequence", "unpad_sequence", "pack_sequence",
@@ -59,19 +61,19 @@ class PackedSequence(_PackedSequenceBase):
         return self.to("cpu")
 
     def double(self):
-        return self.to(dtype=cinder.double)
+        return self.to(dtype=D.float64)
 
     def float(self):
-        return self.to(dtype=cinder.float)
+        return self.to(dtype=D.float32)
 
     def half(self):
-        return self.to(dtype=cinder.half)
+        return self.to(dtype=D.float16)
 
     def long(self):
-        return self.to(dtype=cinder.long)
+        return self.to(dtype=D.int64)
 
     def int(self):
-        return self.to(dtype=cinder.int)
+        return self.to(dtype=D.int32)
 
     @property
     def is_cuda(self):
@@ -88,7 +90,7 @@ def invert_permutation(permutation):
     perm = permutation.cpu().numpy()
     inv = np.empty_like(perm)
     inv[perm] = np.arange(perm.size, dtype=perm.dtype)
-    return cinder.from_numpy(inv).to(permutation.device)
+    return _OPS["from_numpy"](inv).to(permutation.device)
 
 
 def _batch_sizes(lengths):
@@ -115,7 +117,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     """Pack a padded batch (``T x B x *``, or ``B x T x *`` with ``batch_first``) whose
     sequences have the given ``lengths``. Unless ``enforce_sorted``, the batch is sorted by
     length first and the permutation is kept in the result."""
-    if isinstance(lengths, cinder.Tensor):
+    if isinstance(lengths, Tensor):
         lens = lengths.cpu().numpy().astype(np.int64)
     else:
         lens = np.asarray(lengths, dtype=np.int64)
@@ -123,7 +125,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     if not enforce_sorted:
         order = np.argsort(-lens, kind="stable")
         lens = lens[order]
-        sorted_indices = cinder.from_numpy(order.astype(np.int64)).to(input.device)
+        sorted_indices = _OPS["from_numpy"](order.astype(np.int64)).to(input.device)
         input = input.index_select(0 if batch_first else 1, sorted_indices)
     if lens.size and lens.min() <= 0:
         raise RuntimeError("Length of all samples has to be greater than 0, but found an "
@@ -140,8 +142,8 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     batch_sizes = _batch_sizes(lens)
     rows = _packed_rows(batch_sizes, input.shape[1], batch_first)
     flat = input.reshape((-1,) + tuple(input.shape[2:]))
-    data = flat.index_select(0, cinder.from_numpy(rows).to(input.device))
-    return PackedSequence(data, cinder.from_numpy(batch_sizes), sorted_indices, None)
+    data = flat.index_select(0, _OPS["from_numpy"](rows).to(input.device))
+    return PackedSequence(data, _OPS["from_numpy"](batch_sizes), sorted_indices, None)
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
@@ -163,12 +165,12 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     source[t_idx, b_idx] = np.arange(data.shape[0])
     if batch_first:
         source = source.T
-    pad_row = cinder.full((1,) + tuple(data.shape[1:]), padding_value, dtype=data.dtype,
+    pad_row = _OPS["full"]((1,) + tuple(data.shape[1:]), padding_value, dtype=data.dtype,
                           device=data.device)
-    table = cinder.cat([data, pad_row], 0)
-    padded = table.index_select(0, cinder.from_numpy(source.reshape(-1)).to(data.device))
+    table = _OPS["cat"]([data, pad_row], 0)
+    padded = table.index_select(0, _OPS["from_numpy"](source.reshape(-1)).to(data.device))
     padded = padded.reshape(source.shape + tuple(data.shape[1:]))
-    lengths = cinder.from_numpy((batch_sizes[None, :] > np.arange(batch)[:, None]).sum(1)
+    lengths = _OPS["from_numpy"]((batch_sizes[None, :] > np.arange(batch)[:, None]).sum(1)
                                 .astype(np.int64))
     if sequence.unsorted_indices is not None:
         padded = padded.index_select(0 if batch_first else 1, sequence.unsorted_indices)
@@ -180,7 +182,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     """Stack sequences of different lengths (each ``L x *``) into one ``T x B x *`` tensor
     (``B x T x *`` with ``batch_first``), filling with ``padding_value`` on
     ``padding_side``."""
-    if isinstance(sequences, cinder.Tensor):
+    if isinstance(sequences, Tensor):
         sequences = sequences.unbind(0)
     sequences = list(sequences)
     if padding_side not in ("left", "right"):
@@ -191,11 +193,11 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     for s in sequences:
         gap = longest - s.shape[0]
         if gap:
-            fill = cinder.full((gap,) + tuple(s.shape[1:]), padding_value, dtype=s.dtype,
+            fill = _OPS["full"]((gap,) + tuple(s.shape[1:]), padding_value, dtype=s.dtype,
                                device=s.device)
-            s = cinder.cat([s, fill] if padding_side == "right" else [fill, s], 0)
+            s = _OPS["cat"]([s, fill] if padding_side == "right" else [fill, s], 0)
         rows.append(s)
-    return cinder.stack(rows, 0 if batch_first else 1)
+    return _OPS["stack"](rows, 0 if batch_first else 1)
 
 
 def unpad_sequence(padded_sequences, lengths, batch_first=False):
@@ -208,7 +210,7 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
 def pack_sequence(sequences, enforce_sorted=True):
     """Pack a list of sequences (each ``L x *``): :func:`pad_sequence` then
     :func:`pack_padded_sequence`."""
-    lengths = cinder.as_tensor([v.size(0) for v in sequences])
+    lengths = _OPS["as_tensor"]([v.size(0) for v in sequences])
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
 
 
