@@ -58,6 +58,8 @@ TESTED_ELSEWHERE = {
         "adjoint", "unravel_index", "scalar_tensor", "empty_strided", "as_strided_scatter",
         "apply_", "map_", "new_empty_strided")
         + tuple(n for n in INPLACE_FUNCTIONS if n not in DB_NAMES)},
+    "_rnn_layer": "nn/test_rnn.py",
+    "_scaled_dot_product_attention": "nn/test_attention.py",
     "cpu": "test_devices.py",
     "cuda": "test_cuda.py",       # runs only where a GPU is present
 }

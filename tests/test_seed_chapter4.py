@@ -35,12 +35,9 @@ PENDING = {
     "out = pool(input)": "uses the pooling layer of the cell above",
     "bn = nn.BatchNorm1d(4)": "prints a batch-norm output's mean at the 1e-7 level: PyTorch's "
                               "CPU kernel rounds its last bit differently in a few elements",
-    "lstm = nn.LSTM(4, 3, 1)": "needs nn.LSTM (rnn.py, later helper)",
-    "lstm = nn.LSTMCell(4, 3)": "needs nn.LSTMCell (rnn.py, later helper)",
     "embedding = nn.Embedding(4, 5)": "PyTorch refuses Parameter.data = an integer tensor "
                                       "(RuntimeError); cinder's Tensor.data setter accepts it",
     "output = embedding(input)": "uses the embedding of the cell above",
-    "score = t.randn(3, 2)": _RNG,
     "t.save(net, 'net_all.pth')": "needs torch.save/torch.load (h/serial)",
     "from torchvision import models": "torchvision (h/vision); the oracle has none",
 }

@@ -1612,3 +1612,10 @@ def _interpolate_corners(input, coords, spatial):
         total = total + _gather_points(input, *_flat_and_valid(picks, spatial)) * \
             weight.unsqueeze(1)
     return total
+
+
+# --- attention (h/nnseq; implemented in _functional_attention.py) ---
+from ._functional_attention import multi_head_attention_forward  # noqa: E402,F401
+from ._functional_attention import scaled_dot_product_attention  # noqa: E402,F401
+from ._functional_attention import _canonical_mask  # noqa: E402,F401
+from ._functional_attention import _none_or_dtype  # noqa: E402,F401

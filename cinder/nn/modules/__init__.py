@@ -22,6 +22,7 @@ from .activation import LeakyReLU
 from .activation import LogSigmoid
 from .activation import LogSoftmax
 from .activation import Mish
+from .activation import MultiheadAttention
 from .activation import PReLU
 from .activation import ReLU
 from .activation import ReLU6
@@ -90,3 +91,5 @@ from .pixelshuffle import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from .upsampling import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403

@@ -8,7 +8,8 @@ from .. import init as nn_init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
+__all__ = ["MultiheadAttention",
+           "CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
            "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish", "PReLU", "ReLU", "ReLU6", "RReLU",
            "SELU", "SiLU", "Sigmoid", "Softmax", "Softmax2d", "Softmin", "Softplus",
            "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold"]
@@ -362,3 +363,110 @@ class Softmax2d(Module):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
                              "instead")
         return F.softmax(input, -3, _stacklevel=5)
+
+
+# --- MultiheadAttention (h/nnseq) ---
+
+class MultiheadAttention(Module):
+    """Multi-head attention (Vaswani et al.): queries, keys and values are projected into
+    ``num_heads`` heads of ``embed_dim // num_heads`` features, attended separately, joined
+    and projected by ``out_proj``. ``kdim``/``vdim`` allow keys and values of other widths
+    (then three separate projection weights exist); ``add_bias_kv`` appends a learned key and
+    value; ``add_zero_attn`` appends a zero key and value. Inputs are ``(L, N, E)``, or
+    ``(N, L, E)`` with ``batch_first``, or unbatched ``(L, E)``.
+    """
+
+    __constants__ = ["batch_first"]
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
+                 dtype=None):
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
+                             f"embed_dim={embed_dim} and num_heads={num_heads} instead")
+        from .linear import NonDynamicallyQuantizableLinear
+        factory = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != self.embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), **factory))
+            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), **factory))
+            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), **factory))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), **factory))
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        if bias:
+            self.in_proj_bias = Parameter(empty(3 * embed_dim, **factory))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        **factory)
+        if add_bias_kv:
+            self.bias_k = Parameter(empty((1, 1, embed_dim), **factory))
+            self.bias_v = Parameter(empty((1, 1, embed_dim), **factory))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        # The same initialisers in the same order as PyTorch, so the RNG draws line up.
+        if self._qkv_same_embed_dim:
+            nn_init.xavier_uniform_(self.in_proj_weight)
+        else:
+            nn_init.xavier_uniform_(self.q_proj_weight)
+            nn_init.xavier_uniform_(self.k_proj_weight)
+            nn_init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            nn_init.constant_(self.in_proj_bias, 0.0)
+            nn_init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            nn_init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            nn_init.xavier_normal_(self.bias_v)
+
+    def __setstate__(self, state):
+        state.setdefault("_qkv_same_embed_dim", True)
+        super().__setstate__(state)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True, is_causal=False):
+        """Attend ``query`` to ``key``/``value``; returns ``(output, weights)`` (weights are
+        averaged over heads unless ``average_attn_weights=False``; None unless
+        ``need_weights``)."""
+        batched = query.dim() == 3
+        if self.batch_first and batched:
+            # Keep self-attention's ``query is key is value`` (one packed projection).
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        separate = not self._qkv_same_embed_dim
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            use_separate_proj_weight=separate,
+            q_proj_weight=self.q_proj_weight if separate else None,
+            k_proj_weight=self.k_proj_weight if separate else None,
+            v_proj_weight=self.v_proj_weight if separate else None,
+            average_attn_weights=average_attn_weights, is_causal=is_causal)
+        if self.batch_first and batched:
+            return out.transpose(1, 0), weights
+        return out, weights

@@ -18,3 +18,4 @@ from .spectral_norm import remove_spectral_norm  # noqa: F401
 from .spectral_norm import spectral_norm  # noqa: F401
 from .weight_norm import remove_weight_norm  # noqa: F401
 from .weight_norm import weight_norm  # noqa: F401
+from . import rnn  # noqa: F401

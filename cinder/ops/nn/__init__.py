@@ -10,3 +10,5 @@ from . import norm  # noqa: F401
 from . import pad  # noqa: F401
 from . import pool  # noqa: F401
 from . import upsample  # noqa: F401
+from . import rnn  # noqa: F401
+from . import attention  # noqa: F401

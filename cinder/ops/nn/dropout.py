@@ -26,7 +26,10 @@ def _noise_like(input, feature):
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
         shape = tuple(input._data.shape[:2]) + (1,) * (input.dim() - 2)
         return empty(shape, dtype=input._dtype, device=input._device)
-    return input.new_empty(input._data.shape)
+    # empty_like keeps a dense input's strides, as PyTorch's does, so the Bernoulli draws
+    # land on the same elements of a transposed input (e.g. batch_first attention output).
+    from ..creation import empty_like
+    return empty_like(input)
 
 
 def _dropout_impl(input, p, train, feature, alpha, inplace):

@@ -10,7 +10,7 @@ list it in ``FILES`` to cover another family. ``tests/nn/test_modules.py`` runs 
 import numpy as np
 
 from . import (activation, adaptive, container, distance, dropout, flatten,  # noqa: F401
-               linear, loss)
+               linear, loss, rnn)
 from . import layers  # noqa: F401  (conv, pooling, norms, padding, upsampling, embedding...)
 
 
@@ -73,6 +73,6 @@ def ints(shape, high, low=0):
 
 
 ROWS = []
-for _m in (linear, activation, adaptive, dropout, loss, flatten, distance, container):
+for _m in (linear, activation, adaptive, dropout, loss, flatten, distance, container, rnn):
     ROWS += _m.rows(ModuleInfo, Arg, floats, ints)
 ROWS += layers.rows(ModuleInfo, Arg, floats, ints)

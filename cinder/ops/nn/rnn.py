@@ -1,0 +1,290 @@
+"""Recurrent kernels: one layer, one direction of an Elman RNN (tanh/relu), LSTM or GRU.
+
+A sequence is given in PyTorch's packed layout: ``input`` is (N, I) with the rows of time
+step t at ``offsets[t] : offsets[t] + batch_sizes[t]`` (a padded (T, B, I) sequence is the
+special case where every batch size is B). At step t only the first ``batch_sizes[t]`` rows
+of the state advance; the rest keep their value, which gives each sequence its own final
+state in both directions.
+
+Speed: the input projection ``x @ W_ih.T + b`` of the whole sequence is one GEMM hoisted out
+of the time loop; each step then needs one GEMM ``h @ W_hh.T`` for all gates at once. The
+backward pass runs through time once, computing every gate gradient, and then finds the
+weight gradients as whole-sequence GEMMs. The backward is an explicit kernel (not cinder
+ops), so it is differentiable once only.
+"""
+
+import numpy as np
+
+from .._prep import xp_of
+from .._registry import needs_grad, node_class, record, register
+from ._utils import like
+
+__all__ = ["rnn_layer"]
+
+GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _sigmoid(xp, a):
+    # sigmoid(a) = (tanh(a / 2) + 1) / 2: stable for any |a| and three array passes.
+    t = xp.tanh(a * 0.5)
+    t += 1
+    t *= 0.5
+    return t
+
+
+def _lstm_gate_affine(xp, hs, dtype):
+    """Per-column factors turning the LSTM gates' tanh into sigmoids (i, f, o) and plain tanh
+    (g): ``act = tanh(pre * k) * k + shift`` with k = 1/2 (exact in binary floating point)."""
+    k = xp.full(4 * hs, 0.5, dtype=dtype)
+    k[2 * hs:3 * hs] = 1
+    shift = xp.where(k == 1, 0, 0.5).astype(dtype)
+    return k, shift
+
+
+def _steps(batch_sizes, reverse):
+    """(row offset, batch size) of each time step, in processing order."""
+    offsets = np.concatenate([[0], np.cumsum(batch_sizes)[:-1]]).astype(np.int64)
+    order = range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))
+    return [(int(offsets[t]), int(batch_sizes[t])) for t in order]
+
+
+# ----------------------------------------------------------------------------------------------
+# Forward: one step per mode, saving what the backward needs
+# ----------------------------------------------------------------------------------------------
+
+def _forward(xp, mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
+    """Run the layer; returns (output (N, Hout), h_n, c_n, saved arrays for backward)."""
+    xw = x @ w_ih.T                         # the hoisted input projection
+    if b_ih is not None:
+        xw += b_ih
+        if mode != "GRU":                   # GRU keeps b_hh inside the reset gate's product
+            xw += b_hh
+    n_rows = x.shape[0]
+    hout = h0.shape[1]
+    out = xp.empty((n_rows, hout), dtype=x.dtype)
+    h = h0.copy()
+    c = None if c0 is None else c0.copy()
+    hprev = xp.empty((n_rows, hout), dtype=x.dtype)   # state before each step, row-aligned
+    acts = xp.empty_like(xw)                # activated gates
+    extra = {}
+    if mode == "LSTM":
+        hsize = c0.shape[1]
+        extra["cprev"] = xp.empty((n_rows, hsize), dtype=x.dtype)
+        extra["cnew"] = xp.empty((n_rows, hsize), dtype=x.dtype)
+        extra["tc"] = xp.empty((n_rows, hsize), dtype=x.dtype)
+        affine = _lstm_gate_affine(xp, hsize, x.dtype)
+        if w_hr is not None:
+            extra["hh"] = xp.empty((n_rows, hsize), dtype=x.dtype)
+    elif mode == "GRU":
+        extra["hwn"] = xp.empty((n_rows, h0.shape[1]), dtype=x.dtype)
+    for off, n in _steps(batch_sizes, reverse):
+        rows = slice(off, off + n)
+        hp = h[:n]
+        hprev[rows] = hp
+        g = hp @ w_hh.T
+        if mode == "GRU":
+            hnew = _gru_step(xp, xw[rows], g, b_hh, hp, acts[rows], extra["hwn"][rows])
+        elif mode == "LSTM":
+            extra["cprev"][rows] = c[:n]
+            g += xw[rows]
+            cnew = extra["cnew"][rows]
+            hnew = _lstm_step(xp, g, c[:n], acts[rows], cnew, extra["tc"][rows], affine)
+            c[:n] = cnew
+            if w_hr is not None:
+                extra["hh"][rows] = hnew
+                hnew = hnew @ w_hr.T
+        else:
+            g += xw[rows]
+            hnew = xp.tanh(g) if mode == "RNN_TANH" else xp.maximum(g, 0)
+            acts[rows] = hnew
+        h[:n] = hnew
+        out[rows] = hnew
+    return out, h, c, dict(hprev=hprev, acts=acts, **extra)
+
+
+def _lstm_step(xp, g, c, acts, cnew, tc, affine):
+    """Gates i, f, g, o from pre-activations ``g`` (n, 4H), written to ``acts``; the new cell
+    goes to ``cnew`` and its tanh to ``tc``; returns the new hidden state."""
+    k, shift = affine
+    hs = c.shape[1]
+    g *= k
+    xp.tanh(g, out=g)
+    xp.multiply(g, k, out=acts)
+    acts += shift
+    i, f, gg, o = acts[:, :hs], acts[:, hs:2 * hs], acts[:, 2 * hs:3 * hs], acts[:, 3 * hs:]
+    xp.multiply(f, c, out=cnew)
+    cnew += i * gg
+    xp.tanh(cnew, out=tc)
+    return o * tc
+
+
+def _gru_step(xp, xw, hw, b_hh, hp, acts, hwn_out):
+    """Gates r, z, n of PyTorch's GRU; the new gate sees ``r * (W_hn h + b_hn)``."""
+    hs = hp.shape[1]
+    if b_hh is not None:
+        hw += b_hh
+    acts[:, :2 * hs] = _sigmoid(xp, xw[:, :2 * hs] + hw[:, :2 * hs])
+    r, z = acts[:, :hs], acts[:, hs:2 * hs]
+    hwn_out[...] = hw[:, 2 * hs:]
+    acts[:, 2 * hs:] = xp.tanh(xw[:, 2 * hs:] + r * hw[:, 2 * hs:])
+    nn_ = acts[:, 2 * hs:]
+    return nn_ + z * (hp - nn_)
+
+
+# ----------------------------------------------------------------------------------------------
+# Backward through time
+# ----------------------------------------------------------------------------------------------
+
+def _backward(xp, s, gout, gh, gc):
+    """Gradients of (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr) from the output grads."""
+    mode, sv = s.mode, s.arrays
+    w_hh, w_hr = s.w_hh_arr, s.w_hr_arr
+    acts, hprev = sv["acts"], sv["hprev"]
+    n_rows = acts.shape[0]
+    dpre = xp.zeros_like(acts)          # gradient of the input-side gate pre-activations
+    dhw = xp.zeros_like(acts) if mode == "GRU" else dpre   # ... of the hidden-side ones
+    dh = gh.copy()
+    dc = None if gc is None else gc.copy()
+    dhh_all = xp.empty((n_rows, w_hr.shape[0]), acts.dtype) if w_hr is not None else None
+    if mode == "LSTM":
+        lstm = _lstm_back_factors(sv)
+        dpre4 = dpre.reshape(n_rows, 4, -1)
+    for off, n in reversed(_steps(s.batch_sizes, s.reverse)):
+        rows = slice(off, off + n)
+        dht = dh[:n] + gout[rows]
+        a = acts[rows]
+        if mode == "LSTM":
+            if w_hr is not None:
+                dhh_all[rows] = dht
+                dht = dht @ w_hr
+            A, B, K, f = (t[rows] for t in lstm)
+            dct = dc[:n] + dht * K
+            xp.multiply(dct[:, None, :], A, out=dpre4[rows, :3])
+            xp.multiply(dht, B, out=dpre4[rows, 3])
+            dc[:n] = dct * f
+        elif mode == "GRU":
+            dh_direct = _gru_back(xp, a, hprev[rows], sv["hwn"][rows], dht, dpre[rows],
+                                  dhw[rows])
+        elif mode == "RNN_TANH":
+            dpre[rows] = dht * (1 - a * a)
+        else:
+            dpre[rows] = dht * (a > 0)
+        dh_new = dhw[rows] @ w_hh
+        if mode == "GRU":
+            dh_new += dh_direct
+        dh[:n] = dh_new
+    x = s.x_arr
+    grads = {"x": dpre @ s.w_ih_arr, "h0": dh, "c0": dc,
+             "w_ih": dpre.T @ x, "w_hh": dhw.T @ hprev}
+    if s.has_bias:
+        grads["b_ih"] = dpre.sum(0)
+        grads["b_hh"] = dhw.sum(0)
+    if w_hr is not None:
+        grads["w_hr"] = dhh_all.T @ sv["hh"]
+    return grads
+
+
+def _lstm_back_factors(sv):
+    """Per-row factors of the LSTM step's backward, computed for the whole sequence at once
+    so each step only combines them with the incoming gradients:
+    ``dpre[i, f, g] = dc_t * A``, ``dpre[o] = dh * B``, ``dc_t = dc + dh * K``."""
+    a, cprev, tc = sv["acts"], sv["cprev"], sv["tc"]
+    hs = tc.shape[1]
+    a4 = a.reshape(a.shape[0], 4, hs)
+    i, f, gg, o = a4[:, 0], a4[:, 1], a4[:, 2], a4[:, 3]
+    A = a4[:, :3] * (1 - a4[:, :3])                    # sigmoid' for i and f ...
+    A[:, 2] = 1 - gg * gg                              # ... tanh' for g
+    A[:, 0] *= gg
+    A[:, 1] *= cprev
+    A[:, 2] *= i
+    B = tc * o * (1 - o)
+    K = o * (1 - tc * tc)
+    return A, B, K, f
+
+
+def _gru_back(xp, a, hp, hwn, dht, dpre, dhw):
+    """One GRU step backwards; fills both gate gradients, returns the direct dh_prev term."""
+    hs = hp.shape[1]
+    r, z, nn_ = a[:, :hs], a[:, hs:2 * hs], a[:, 2 * hs:]
+    dn = dht * (1 - z) * (1 - nn_ * nn_)
+    dz = dht * (hp - nn_) * z * (1 - z)
+    dr = dn * hwn * r * (1 - r)
+    dpre[:, :hs] = dr
+    dpre[:, hs:2 * hs] = dz
+    dpre[:, 2 * hs:] = dn
+    dhw[:, :hs] = dr
+    dhw[:, hs:2 * hs] = dz
+    dhw[:, 2 * hs:] = dn * r
+    return dht * z
+
+
+_INPUTS = ("x", "h0", "c0", "w_ih", "w_hh", "b_ih", "b_hh", "w_hr")
+
+_Base = node_class("RnnLayerBackward0", {k: None for k in _INPUTS},
+                   saves_also=("x", "mode", "arrays", "batch_sizes", "reverse", "has_bias",
+                               "x_arr", "w_ih_arr", "w_hh_arr", "w_hr_arr"), num_outputs=3)
+
+
+class RnnLayerNode(_Base):
+    """Backward of one recurrent layer: every input's gradient from one pass through time."""
+
+    __slots__ = ()
+
+    def _apply_formulas(self, grads):
+        out_g, h_g, c_g = grads
+        s = self
+        s.saved("x")                        # the saved input: raises once freed
+        acts = s.arrays["acts"]
+        xp = xp_of(out_g if out_g is not None else (h_g if h_g is not None else c_g))
+        meta = self._input_meta
+        gout = out_g._data.reshape(acts.shape[0], -1) if out_g is not None else xp.zeros(
+            (acts.shape[0], meta[1][0][1]), acts.dtype)
+        gh = h_g._data if h_g is not None else xp.zeros(meta[1][0], acts.dtype)
+        gc = None
+        if s.mode == "LSTM":
+            gc = c_g._data if c_g is not None else xp.zeros(meta[2][0], acts.dtype)
+        arrays = _backward(xp, s, gout, gh, gc)
+        ref = out_g if out_g is not None else (h_g if h_g is not None else c_g)
+        res = []
+        for name, (edge, _) in zip(_INPUTS, self.next_functions):
+            g = arrays.get(name)
+            res.append(None if edge is None or g is None else like(g, ref))
+        return tuple(res)
+
+
+# The output's node prints as PyTorch's CPU kernels name it: the oneDNN LSTM layer for float32
+# LSTMs, else the stack of per-step outputs of PyTorch's reference loop.
+_NODE_NAMES = ("RnnLayerBackward0", "MkldnnRnnLayerBackward0", "StackBackward0")
+_NODES = {name: type(name, (RnnLayerNode,),
+                     {"__slots__": (), "__module__": RnnLayerNode.__module__})
+          for name in _NODE_NAMES}
+
+
+def rnn_layer(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, mode, batch_sizes, reverse=False,
+              seq_shape=None, node_name="RnnLayerBackward0"):
+    """One direction of one layer of ``mode`` ("RNN_TANH", "RNN_RELU", "LSTM", "GRU").
+
+    ``input`` (N, I) holds the sequence in packed row order described by ``batch_sizes``
+    (ints, non-increasing); ``hx`` (B, Hout) and, for LSTM, ``cx`` (B, H) are the initial
+    states. Returns ``(output (N, Hout), h_n, c_n)`` (``c_n`` is None except for LSTM); with
+    ``seq_shape`` (T, B) the output comes as (T, B, Hout). ``node_name`` picks the name the
+    graph node prints (one of ``_NODE_NAMES``).
+    """
+    xp = xp_of(input)
+    arr = lambda t: None if t is None else t._data    # noqa: E731
+    bs = np.asarray(batch_sizes, dtype=np.int64)
+    out, h, c, saved = _forward(xp, mode, input._data, hx._data, arr(cx), w_ih._data,
+                                w_hh._data, arr(b_ih), arr(b_hh), arr(w_hr), bs, reverse)
+    if seq_shape is not None:
+        out = out.reshape(tuple(seq_shape) + (out.shape[1],))
+    results = (like(out, input), like(h, input), None if c is None else like(c, input))
+    if needs_grad(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr):
+        record(_NODES[node_name], (input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr), results,
+               x=input, mode=mode, arrays=saved, batch_sizes=bs, reverse=reverse,
+               has_bias=b_ih is not None, x_arr=input._data, w_ih_arr=w_ih._data,
+               w_hh_arr=w_hh._data, w_hr_arr=arr(w_hr))
+    return results
+
+
+register("_rnn_layer", rnn_layer, method=False, function_too=False, family="nn.rnn",
+         nodes=tuple(_NODES.values()))
