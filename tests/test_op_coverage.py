@@ -41,6 +41,18 @@ _NN_LAYERS = ("convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "
               "embedding_renorm_", "resample", "pixel_shuffle", "pixel_unshuffle",
               "fractional_max_pool")
 
+# torch.linalg and the legacy matrix names: decompositions are compared through invariants
+# (reconstructions, |vectors|), which the generic runners cannot do
+_LINALG = (
+    "cholesky", "cholesky_inverse", "cholesky_solve", "cross", "det", "inverse", "logdet", "lu",
+    "lu_solve", "lu_unpack", "matrix_exp", "matrix_power", "orgqr", "pinverse", "qr", "slogdet",
+    "svd", *("linalg_" + n for n in (
+        "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
+        "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
+        "lu_factor_ex", "lu_solve", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank",
+        "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular",
+        "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot")))
+
 # op name -> the test file that covers it (views and indexing have their own engineers' tests;
 # random sampling is compared bit for bit in test_random_ops.py)
 TESTED_ELSEWHERE = {
@@ -50,6 +62,7 @@ TESTED_ELSEWHERE = {
     **{name: "test_op_table.py" for name in ("numel", "is_complex", "is_floating_point",
                                              "is_nonzero", "result_type")},
     **{name: "nn/test_layers_functional.py" for name in _NN_LAYERS},
+    **{name: "linalg/test_linalg.py" for name in _LINALG},
     "cpu": "test_devices.py",
     "cuda": "test_cuda.py",       # runs only where a GPU is present
 }
