@@ -63,6 +63,7 @@ TESTED_ELSEWHERE = {
                                              "is_nonzero", "result_type")},
     **{name: "nn/test_layers_functional.py" for name in _NN_LAYERS},
     **{name: "linalg/test_linalg.py" for name in _LINALG},
+    **{name: "linalg/test_fft.py" for name in OPS if name.startswith("fft_")},
     "cpu": "test_devices.py",
     "cuda": "test_cuda.py",       # runs only where a GPU is present
 }
