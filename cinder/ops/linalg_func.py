@@ -384,5 +384,4 @@ for _name, _fn in [
     register(_name, _fn, method=False, function_too=False, family="linalg")
 register("pinverse", pinverse, family="linalg")
 register("matrix_power", linalg_matrix_power, family="linalg")
-register("cross", cross, family="linalg")
 register("orgqr", linalg_householder_product, family="linalg")
