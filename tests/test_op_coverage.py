@@ -64,6 +64,7 @@ TESTED_ELSEWHERE = {
     **{name: "nn/test_layers_functional.py" for name in _NN_LAYERS},
     **{name: "linalg/test_linalg.py" for name in _LINALG},
     **{name: "linalg/test_fft.py" for name in OPS if name.startswith("fft_")},
+    **{name: "linalg/test_special.py" for name in OPS if name.startswith("special_")},
     "cpu": "test_devices.py",
     "cuda": "test_cuda.py",       # runs only where a GPU is present
 }
