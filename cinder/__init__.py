@@ -24,7 +24,7 @@ from .compat import missing_attribute_error as _missing_attribute_error
 from . import optim  # noqa: F401
 from . import func  # noqa: F401  (torch.func.functional_call)
 from . import linalg  # noqa: F401,E402
-from . import fft, special  # noqa: F401,E402
+from . import fft, special, signal  # noqa: F401,E402
 from . import multiprocessing, utils  # noqa: F401,E402
 from ._legacy import CPU_TYPES as _CPU_TYPES, set_default_tensor_type  # noqa: F401
 from ._storage import UntypedStorage, TypedStorage  # noqa: F401
