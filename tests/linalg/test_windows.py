@@ -1,5 +1,6 @@
 """Window functions (torch.*_window, torch.signal.windows) against PyTorch."""
 
+import numpy as np
 import pytest
 import torch
 
@@ -42,3 +43,32 @@ def test_errors():
             fn(torch)
         with pytest.raises(type(t.value)):
             fn(cinder)
+
+
+def _signal(*shape):
+    return np.random.default_rng(5).standard_normal(shape)
+
+
+@pytest.mark.parametrize("kw", [{}, {"hop_length": 3, "win_length": 6}, {"center": False},
+                                {"normalized": True}, {"onesided": False}])
+def test_stft(kw):
+    x = _signal(2, 40)
+    check(lambda L, a: L.stft(a, 16, window=L.hann_window(kw.get("win_length", 16),
+                                                           dtype=L.float64),
+                              return_complex=True, **kw), [x])
+    check(lambda L, a: a.stft(8, return_complex=True), [x[0]])
+
+
+def test_istft_roundtrip():
+    x = _signal(2, 64)
+    for kw in ({}, {"hop_length": 4}, {"normalized": True}, {"length": 60}):
+        def fn(L, a):
+            w = L.hann_window(16, dtype=L.float64)
+            spec = L.stft(a, 16, window=w, return_complex=True,
+                          **{k: v for k, v in kw.items() if k != "length"})
+            return L.istft(spec, 16, window=w, **kw)
+        check(fn, [x], grad=False)
+    with pytest.raises(RuntimeError):
+        cinder.stft(cinder.tensor(x), 16)
+    with pytest.raises(RuntimeError):
+        torch.stft(torch.tensor(x), 16)
