@@ -48,8 +48,9 @@ _LINALG = (
     "lu_solve", "lu_unpack", "matrix_exp", "matrix_power", "orgqr", "pinverse", "qr", "slogdet",
     "svd", *("linalg_" + n for n in (
         "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
-        "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
-        "lu_factor_ex", "lu_solve", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank",
+        "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex",
+        "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matrix_exp",
+        "matrix_norm", "matrix_power", "matrix_rank",
         "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular",
         "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot")))
 

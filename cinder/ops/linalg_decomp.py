@@ -537,3 +537,66 @@ register("svd", svd, family="linalg")
 register("lu_unpack", lu_unpack, method=False, family="linalg")
 register("lu_solve", lu_solve, family="linalg")
 register("lu", lu, family="linalg")
+
+
+# ----------------------------------------------------------------------------------------------
+# LDL (Bunch-Kaufman) factorisation of symmetric / Hermitian matrices: LAPACK sytrf/hetrf
+# ----------------------------------------------------------------------------------------------
+
+def _lapack_each(name, arrays, fn):
+    """Run a LAPACK routine matrix by matrix over a batch (LAPACK has no batched form)."""
+    import scipy.linalg as sl
+    routine = sl.lapack.get_lapack_funcs(name, arrays)
+    return [fn(routine, *mats) for mats in zip(*[a.reshape((-1,) + a.shape[-2:])
+                                                 if a.ndim >= 2 else a.reshape(-1, a.shape[-1])
+                                                 for a in arrays])]
+
+
+def linalg_ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    """Compact LDL^T (or LDL^H) factorisation with Bunch-Kaufman pivots and ``info``."""
+    from ..return_types import linalg_ldl_factor_ex as ret
+    check_float(A, "torch.linalg.ldl_factor_ex")
+    check_square(A, "torch.linalg.ldl_factor_ex")
+    a = np.asarray(A._data)
+    name = "hetrf" if hermitian and _is_complex(A) else "sytrf"
+    res = _lapack_each(name, [a], lambda f, m: f(m, lower=1)) if a.size else []
+    ld = np.stack([np.tril(r[0]) for r in res]).reshape(a.shape) if res else a.copy()
+    piv = np.stack([r[1] for r in res]).reshape(a.shape[:-1]) if res else \
+        np.zeros(a.shape[:-1], np.int32)
+    info = np.array([r[2] for r in res], np.int32).reshape(a.shape[:-2]) if res else \
+        np.zeros(a.shape[:-2], np.int32)
+    if check_errors and (info > 0).any():
+        raise LinAlgError("torch.linalg.ldl_factor_ex: The factorization could not be "
+                          "completed because the input is singular.")
+    return _out(out, ret((new(ld, A), new(piv.astype(np.int32), A, D.int32),
+                          new(info, A, D.int32))))
+
+
+def linalg_ldl_factor(A, *, hermitian=False, out=None):
+    """``ldl_factor_ex`` without ``info`` (raises on a singular block)."""
+    from ..return_types import linalg_ldl_factor as ret
+    LD, piv, _ = linalg_ldl_factor_ex(A, hermitian=hermitian, check_errors=True)
+    return _out(out, ret((LD, piv)))
+
+
+def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """Solve ``A X = B`` from ``ldl_factor``'s output."""
+    check_float(LD, "torch.linalg.ldl_solve")
+    ld, b = np.asarray(LD._data), np.asarray(B._data)
+    piv = np.asarray(pivots._data)
+    batch = np.broadcast_shapes(ld.shape[:-2], b.shape[:-2])
+    ld = np.broadcast_to(ld, batch + ld.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    piv = np.broadcast_to(piv, batch + piv.shape[-1:])
+    name = "hetrs" if hermitian and _is_complex(LD) else "sytrs"
+    flat = [x.reshape((-1,) + x.shape[len(batch):]) for x in (ld, piv, b)]
+    import scipy.linalg as sl
+    routine = sl.lapack.get_lapack_funcs(name, (flat[0],))
+    xs = [routine(m, p, r, lower=1)[0] for m, p, r in zip(*flat)]
+    x = np.stack(xs).reshape(b.shape) if xs else b.copy()
+    return _out(out, new(np.ascontiguousarray(x), LD))
+
+
+for _name, _fn in [("linalg_ldl_factor_ex", linalg_ldl_factor_ex),
+                   ("linalg_ldl_factor", linalg_ldl_factor), ("linalg_ldl_solve", linalg_ldl_solve)]:
+    register(_name, _fn, method=False, function_too=False, family="linalg")

@@ -214,6 +214,18 @@ def test_lu_family():
     check(lambda L, a, b: L.lu_solve(b, *L.linalg.lu_factor(a)), [A, B])
 
 
+@pytest.mark.parametrize("dtype,hermitian", [("float64", False), ("complex128", True),
+                                             ("complex128", False)])
+def test_ldl(dtype, hermitian):
+    a = rand(2, 4, 4, dtype=dtype)
+    a = a + (np.conj(np.swapaxes(a, -1, -2)) if hermitian else np.swapaxes(a, -1, -2))
+    check(lambda L, x: L.linalg.ldl_factor(x, hermitian=hermitian), [a], grad=False)
+    check(lambda L, x: L.linalg.ldl_factor_ex(x, hermitian=hermitian), [a], grad=False)
+    b = rand(2, 4, 3, dtype=dtype)
+    check(lambda L, x, y: L.linalg.ldl_solve(*L.linalg.ldl_factor(x, hermitian=hermitian), y,
+                                             hermitian=hermitian), [a, b], grad=False)
+
+
 def test_matrix_functions():
     A = rand(2, 3, 3) / 2
     check(lambda L, a: L.linalg.matrix_exp(a), [A])
@@ -339,6 +351,8 @@ OP_ROWS = {
     "linalg_cross": "cross", "linalg_det": "det", "linalg_diagonal": "diagonal",
     "linalg_eig": "eig", "linalg_eigh": "eigh", "linalg_eigvals": "eigvals",
     "linalg_eigvalsh": "eigvalsh", "linalg_householder_product": "householder_product",
+    "linalg_ldl_factor": "ldl_factor", "linalg_ldl_factor_ex": "ldl_factor_ex",
+    "linalg_ldl_solve": "ldl_solve",
     "linalg_inv": "inv", "linalg_inv_ex": "inv_ex", "linalg_lstsq": "lstsq", "linalg_lu": "lu",
     "linalg_lu_factor": "lu_factor", "linalg_lu_factor_ex": "lu_factor_ex",
     "linalg_lu_solve": "lu_solve", "linalg_matrix_exp": "matrix_exp",
@@ -362,7 +376,7 @@ def test_namespace_matches_op_table():
         assert getattr(cinder.linalg, public) is OPS[row].function
     missing = [n for n in dir(torch.linalg) if not n.startswith("_") and
                not hasattr(cinder.linalg, n) and n != "common_notes"]
-    assert missing == ["ldl_factor", "ldl_factor_ex", "ldl_solve"]   # not implemented yet
+    assert missing == []
     for name in LEGACY:
         assert hasattr(cinder, name) == hasattr(torch, name), name
         if hasattr(torch.Tensor, name) and name != "lu_unpack":
