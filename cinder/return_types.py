@@ -71,3 +71,5 @@ linalg_lu_factor_ex = _named("linalg_lu_factor_ex", ("LU", "pivots", "info"))
 linalg_ldl_factor = _named("linalg_ldl_factor", ("LD", "pivots"))
 linalg_ldl_factor_ex = _named("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
 __all__ += [n for n in list(globals()) if n.startswith("linalg_")]
+triangular_solve = _named("triangular_solve", ("solution", "cloned_coefficient"))
+__all__.append("triangular_solve")

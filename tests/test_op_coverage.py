@@ -46,7 +46,7 @@ _NN_LAYERS = ("convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "
 _LINALG = (
     "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "lu",
     "lu_solve", "lu_unpack", "matrix_exp", "matrix_power", "orgqr", "pinverse", "qr", "slogdet",
-    "svd", *("linalg_" + n for n in (
+    "svd", "triangular_solve", *("linalg_" + n for n in (
         "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
         "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex",
         "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matrix_exp",

@@ -438,3 +438,21 @@ register("cholesky_inverse", cholesky_inverse, family="linalg")
 register("linalg_matrix_exp", linalg_matrix_exp, method=False, function_too=False,
          family="linalg", nodes=(MatrixExpNode,))
 register("matrix_exp", linalg_matrix_exp, family="linalg", nodes=(MatrixExpNode,))
+
+
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """Legacy ``torch.triangular_solve(b, A)``: solves ``A X = b`` (or ``A^T X = b``);
+    returns ``(solution, cloned_coefficient)``."""
+    from ..return_types import triangular_solve as ret
+    if input.dim() < 2 or A.dim() < 2:
+        raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, "
+                           f"but it has {input.dim()} dimensions instead" if input.dim() < 2 else
+                           f"torch.triangular_solve: Expected A to have at least 2 dimensions, "
+                           f"but it has {A.dim()} dimensions instead")
+    coeff = A.mT if transpose else A
+    x = linalg_solve_triangular(coeff, input, upper=upper != transpose,
+                                unitriangular=unitriangular)
+    return _out(out, ret((x, A.clone())))
+
+
+register("triangular_solve", triangular_solve, family="linalg")

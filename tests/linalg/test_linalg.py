@@ -146,6 +146,14 @@ def test_solve_triangular(dtype, upper, left, unit):
                                                     unitriangular=unit), [A, B])
 
 
+@pytest.mark.parametrize("upper,transpose,unit", [(True, False, False), (False, True, False),
+                                                  (True, True, True)])
+def test_triangular_solve(upper, transpose, unit):
+    A = rand(2, 3, 3) + 3 * np.eye(3)
+    check(lambda L, b, a: L.triangular_solve(b, a, upper, transpose, unit), [rand(2, 3, 2), A])
+    check(lambda L, b, a: b.triangular_solve(a, upper=upper), [rand(3, 4), A[0]])
+
+
 @pytest.mark.parametrize("dtype", DT)
 @pytest.mark.parametrize("shape", [(4, 3), (3, 3), (2, 3, 3)])
 def test_qr(dtype, shape):
@@ -365,7 +373,7 @@ OP_ROWS = {
 }
 LEGACY = ("cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet",
           "lu", "lu_solve", "lu_unpack", "matrix_exp", "matrix_power", "orgqr", "pinverse", "qr",
-          "slogdet", "svd")
+          "slogdet", "svd", "triangular_solve")
 
 
 def test_namespace_matches_op_table():
