@@ -7,6 +7,7 @@ the backward checks that the loss does not depend on that phase, as PyTorch does
 import numpy as np
 
 from .. import _dtype as D
+from .. import return_types
 from ._linalg_common import (LinAlgError, check_float, check_matrix, check_square, new,
                              real_dtype)
 from ._prep import xp_of
@@ -55,7 +56,7 @@ QrNode = node_class("LinalgQrBackward0", {"A": _qr_grad}, num_outputs=2)
 
 def linalg_qr(A, mode="reduced", *, out=None):
     """QR decomposition ``A = Q R`` (``mode`` 'reduced', 'complete' or 'r')."""
-    from ..return_types import linalg_qr as ret
+    ret = return_types.linalg_qr
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
@@ -80,7 +81,7 @@ def linalg_qr(A, mode="reduced", *, out=None):
 
 def qr(input, some=True, *, out=None):
     """Legacy ``torch.qr`` (``some=False`` gives the complete decomposition)."""
-    from ..return_types import qr as ret
+    ret = return_types.qr
     return ret(tuple(linalg_qr(input, "reduced" if some else "complete", out=out)))
 
 
@@ -173,7 +174,7 @@ def _svd(A, full_matrices, fname):
 
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     """Singular value decomposition ``A = U diag(S) Vh`` (descending ``S``)."""
-    from ..return_types import linalg_svd as ret
+    ret = return_types.linalg_svd
     return _out(out, ret(_svd(A, full_matrices, "linalg.svd")))
 
 
@@ -193,7 +194,7 @@ def linalg_svdvals(A, *, driver=None, out=None):
 def svd(input, some=True, compute_uv=True, *, out=None):
     """Legacy ``torch.svd``: returns ``V`` (not ``Vh``); ``some=False`` for full ``U``/``V``."""
     from .. import zeros
-    from ..return_types import svd as ret
+    ret = return_types.svd
     U, S, Vh = _svd(input, not some, "svd")
     if not compute_uv:
         dt = input.dtype
@@ -257,7 +258,7 @@ def _eigh(A, UPLO, fname):
 
 def linalg_eigh(A, UPLO="L", *, out=None):
     """Eigenvalues (ascending) and orthonormal eigenvectors of Hermitian matrices."""
-    from ..return_types import linalg_eigh as ret
+    ret = return_types.linalg_eigh
     return _out(out, ret(_eigh(A, UPLO, "linalg.eigh")))
 
 
@@ -302,7 +303,7 @@ EigNode = node_class("LinalgEigBackward0", {"self": _eig_grad}, num_outputs=2)
 
 def linalg_eig(A, *, out=None):
     """Eigenvalues and eigenvectors of general square matrices (always complex)."""
-    from ..return_types import linalg_eig as ret
+    ret = return_types.linalg_eig
     check_float(A, "linalg.eig")
     check_square(A, "linalg.eig")
     a = np.asarray(A._data)
@@ -381,7 +382,7 @@ def _pivots_to_perm(piv, m):
 
 def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     """Compact LU factorisation with partial pivoting and an ``info`` tensor."""
-    from ..return_types import linalg_lu_factor_ex as ret
+    ret = return_types.linalg_lu_factor_ex
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     lu, piv, info = _lu_arrays(A, "linalg.lu_factor")
@@ -421,7 +422,7 @@ def _pad_rows(t, m):
 
 def linalg_lu_factor(A, *, pivot=True, out=None):
     """Compact LU factorisation (``LU``, 1-based ``pivots``); raises on a singular input."""
-    from ..return_types import linalg_lu_factor as ret
+    ret = return_types.linalg_lu_factor
     LU, piv, info = linalg_lu_factor_ex(A, pivot=pivot)
     if bool((info._data > 0).any()) and A.shape[-1] == A.shape[-2]:
         i = int(np.asarray(info._data).max())
@@ -452,7 +453,7 @@ LuNode = node_class("LinalgLuBackward0", {"A": _lu_grad}, num_outputs=3)
 def linalg_lu(A, *, pivot=True, out=None):
     """LU decomposition ``A = P L U`` with explicit permutation matrix ``P``."""
     import scipy.linalg as sl
-    from ..return_types import linalg_lu as ret
+    ret = return_types.linalg_lu
     check_float(A, "linalg.lu")
     check_matrix(A, "linalg.lu")
     a = np.asarray(A._data)
@@ -475,7 +476,7 @@ def linalg_lu(A, *, pivot=True, out=None):
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """Expand a compact LU factorisation into ``P``, ``L`` and ``U``."""
     from .. import eye
-    from ..return_types import lu_unpack as ret
+    ret = return_types.lu_unpack
     m, n = LU_data.shape[-2], LU_data.shape[-1]
     k = min(m, n)
     L = U = P = None
@@ -554,7 +555,7 @@ def _lapack_each(name, arrays, fn):
 
 def linalg_ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     """Compact LDL^T (or LDL^H) factorisation with Bunch-Kaufman pivots and ``info``."""
-    from ..return_types import linalg_ldl_factor_ex as ret
+    ret = return_types.linalg_ldl_factor_ex
     check_float(A, "torch.linalg.ldl_factor_ex")
     check_square(A, "torch.linalg.ldl_factor_ex")
     a = np.asarray(A._data)
@@ -574,7 +575,7 @@ def linalg_ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
 
 def linalg_ldl_factor(A, *, hermitian=False, out=None):
     """``ldl_factor_ex`` without ``info`` (raises on a singular block)."""
-    from ..return_types import linalg_ldl_factor as ret
+    ret = return_types.linalg_ldl_factor
     LD, piv, _ = linalg_ldl_factor_ex(A, hermitian=hermitian, check_errors=True)
     return _out(out, ret((LD, piv)))
 

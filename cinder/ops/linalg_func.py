@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from .. import return_types
 from ._linalg_common import check_float, check_matrix, check_square, new
 from ..autograd.grad_mode import no_grad
 from ._registry import OPS, needs_grad, node_class, record, register
@@ -171,7 +172,7 @@ def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None, to
 
 def linalg_lstsq(A, B, rcond=None, *, driver=None):
     """Least-squares solution of ``A X = B`` (PyTorch's CPU default driver 'gelsy')."""
-    from ..return_types import linalg_lstsq as ret
+    ret = return_types.linalg_lstsq
     check_float(A, "linalg.lstsq")
     if A._dtype is not B._dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "

@@ -9,6 +9,7 @@ Forwards run LAPACK through NumPy/SciPy on whole batches; singular or indefinite
 import numpy as np
 
 from .. import _dtype as D
+from .. import return_types
 from ._linalg_common import (LinAlgError, batch_prefix, check_float, check_same_dtype,
                              check_square, new, raise_singular, real_dtype, singular_info)
 from ._prep import xp_of
@@ -50,7 +51,7 @@ def linalg_inv(A, *, out=None):
 
 def linalg_inv_ex(A, *, check_errors=False, out=None):
     """``inv`` that reports a singular input in ``info`` instead of raising."""
-    from ..return_types import linalg_inv_ex as ret
+    ret = return_types.linalg_inv_ex
     check_float(A, "linalg.inv")
     check_square(A, "linalg.inv")
     inv, bad = _inv_array(A, "linalg.inv", check_errors)
@@ -145,7 +146,7 @@ def linalg_solve(A, B, *, left=True, out=None):
 
 def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """``solve`` that reports a singular ``A`` in ``info``."""
-    from ..return_types import linalg_solve_ex as ret
+    ret = return_types.linalg_solve_ex
     return _out(out, ret(_solve(A, B, left, "linalg.solve", check_errors)))
 
 
@@ -261,7 +262,7 @@ SlogdetNode = node_class("LinalgSlogdetBackward0", {"A": _slogdet_grad}, num_out
 
 def linalg_slogdet(A, *, out=None):
     """Sign (or phase) and log of the absolute value of the determinant."""
-    from ..return_types import linalg_slogdet as ret
+    ret = return_types.linalg_slogdet
     check_float(A, "linalg.slogdet")
     check_square(A, "linalg.slogdet")
     sign, logabs = xp_of(A).linalg.slogdet(A._data)
@@ -274,7 +275,7 @@ def linalg_slogdet(A, *, out=None):
 
 def slogdet(input, *, out=None):
     """Legacy name of ``linalg.slogdet`` (returns ``torch.return_types.slogdet``)."""
-    from ..return_types import slogdet as ret
+    ret = return_types.slogdet
     return ret(tuple(linalg_slogdet(input, out=out)))
 
 
@@ -357,7 +358,7 @@ def linalg_cholesky(A, *, upper=False, out=None):
 
 def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """``cholesky`` that reports failure in ``info`` (the order of the failing minor)."""
-    from ..return_types import linalg_cholesky_ex as ret
+    ret = return_types.linalg_cholesky_ex
     return _out(out, ret(_cholesky(A, upper, "linalg.cholesky", check_errors)))
 
 
@@ -443,7 +444,7 @@ register("matrix_exp", linalg_matrix_exp, family="linalg", nodes=(MatrixExpNode,
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """Legacy ``torch.triangular_solve(b, A)``: solves ``A X = b`` (or ``A^T X = b``);
     returns ``(solution, cloned_coefficient)``."""
-    from ..return_types import triangular_solve as ret
+    ret = return_types.triangular_solve
     if input.dim() < 2 or A.dim() < 2:
         raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, "
                            f"but it has {input.dim()} dimensions instead" if input.dim() < 2 else
