@@ -23,6 +23,8 @@ from . import _C, overrides  # noqa: F401  (the __torch_function__ protocol)
 from .compat import missing_attribute_error as _missing_attribute_error
 from . import optim  # noqa: F401
 from . import func  # noqa: F401  (torch.func.functional_call)
+from . import linalg  # noqa: F401,E402
+from . import fft, special, signal  # noqa: F401,E402
 from . import multiprocessing, utils  # noqa: F401,E402
 from . import testing  # noqa: F401
 from math import e, pi, inf, nan  # noqa: F401  (torch.e, torch.pi, ...)

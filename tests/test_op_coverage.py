@@ -42,6 +42,19 @@ _NN_LAYERS = ("convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "
               "embedding_renorm_", "resample", "pixel_shuffle", "pixel_unshuffle",
               "fractional_max_pool")
 
+# torch.linalg and the legacy matrix names: decompositions are compared through invariants
+# (reconstructions, |vectors|), which the generic runners cannot do
+_LINALG = (
+    "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "lu",
+    "lu_solve", "lu_unpack", "matrix_exp", "matrix_power", "orgqr", "pinverse", "qr", "slogdet",
+    "svd", "triangular_solve", *("linalg_" + n for n in (
+        "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
+        "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex",
+        "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matrix_exp",
+        "matrix_norm", "matrix_power", "matrix_rank",
+        "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular",
+        "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot")))
+
 # op name -> the test file that covers it (views and indexing have their own engineers' tests;
 # random sampling is compared bit for bit in test_random_ops.py)
 TESTED_ELSEWHERE = {
@@ -60,6 +73,11 @@ TESTED_ELSEWHERE = {
         + tuple(n for n in INPLACE_FUNCTIONS if n not in DB_NAMES)},
     "_rnn_layer": "nn/test_rnn.py",
     "_scaled_dot_product_attention": "nn/test_attention.py",
+    **{name: "linalg/test_linalg.py" for name in _LINALG},
+    **{name: "linalg/test_fft.py" for name in OPS if name.startswith("fft_")},
+    **{name: "linalg/test_special.py" for name in OPS if name.startswith("special_")},
+    **{name: "linalg/test_windows.py" for name in OPS if name.endswith("_window")},
+    "stft": "linalg/test_windows.py", "istft": "linalg/test_windows.py",
     "cpu": "test_devices.py",
     "cuda": "test_cuda.py",       # runs only where a GPU is present
 }

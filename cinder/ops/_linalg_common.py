@@ -1,0 +1,91 @@
+"""Shared checks and helpers of the torch.linalg ops (argument checks with PyTorch's messages,
+the LinAlgError type, batched-singularity reporting)."""
+
+import numpy as np
+
+from .. import _dtype as D
+from ._prep import wrap, xp_of
+
+
+class LinAlgError(RuntimeError):
+    """Raised when a linear-algebra routine fails on its input (singular or not
+    positive-definite matrix); a RuntimeError, as ``torch.linalg.LinAlgError`` is."""
+
+
+LinAlgError.__module__ = "torch.linalg"
+LinAlgError.__qualname__ = LinAlgError.__name__ = "LinAlgError"
+
+
+def check_float(A, fname, what="input"):
+    """linalg ops work on float32/float64/complex only (PyTorch's message)."""
+    if A._dtype not in (D.float32, D.float64, D.complex64, D.complex128):
+        raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as {what}. "
+                           f"Got {A._dtype.scalar_name}")
+
+
+def check_matrix(A, fname, name="A"):
+    if A.dim() < 2:
+        raise RuntimeError(f"{fname}: The input tensor {name} must have at least 2 dimensions.")
+
+
+def check_square(A, fname, name="A"):
+    check_matrix(A, fname, name)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{fname}: {name} must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+
+
+def check_same_dtype(A, B, fname):
+    if A._dtype is not B._dtype:
+        raise RuntimeError(f"{fname}: Expected A and B to have the same dtype, but found A of "
+                           f"type {A._dtype.scalar_name} and B of type {B._dtype.scalar_name} instead")
+
+
+def batch_prefix(index, batched):
+    return f"(Batch element {index}): " if batched else ""
+
+
+def singular_info(a):
+    """LAPACK's ``info`` per matrix: 1-based index of the first zero pivot of its LU factor
+    (0 where the matrix is invertible). Only run after a factorisation failed."""
+    import scipy.linalg as sl
+    a = np.asarray(a)
+    flat = a.reshape((-1,) + a.shape[-2:])
+    info = np.zeros(len(flat), np.int32)
+    for b, m in enumerate(flat):
+        with np.errstate(all="ignore"):
+            lu = sl.lu_factor(m, check_finite=False)[0] if m.size else m
+        zero = np.nonzero(np.diagonal(lu) == 0)[0]
+        info[b] = zero[0] + 1 if zero.size else 0
+    return info.reshape(a.shape[:-2])
+
+
+def first_zero_pivot(a):
+    """(batch index, 1-based diagonal index) of the first exactly singular LU factor, or None;
+    only run when a factorisation already failed, to word PyTorch's message."""
+    import scipy.linalg as sl
+    flat = np.asarray(a).reshape((-1,) + a.shape[-2:])
+    for b, m in enumerate(flat):
+        lu = sl.lu_factor(m, check_finite=False)[0] if m.size else m
+        zero = np.nonzero(np.diagonal(lu) == 0)[0]
+        if zero.size:
+            return b, int(zero[0]) + 1
+    return None
+
+
+def raise_singular(A, fname):
+    where = first_zero_pivot(A._data if xp_of(A) is np else A.cpu()._data)
+    b, i = where if where else (0, A.shape[-1])
+    raise LinAlgError(f"{fname}: {batch_prefix(b, A.dim() > 2)}The diagonal element {i} is "
+                      "zero, the inversion could not be completed because the input matrix is "
+                      "singular.")
+
+
+def new(arr, like, dtype=None):
+    """Wrap a backend array as a tensor on ``like``'s device (dtype defaults to like's)."""
+    dt = dtype or like._dtype
+    return wrap(arr.astype(dt.numpy_dtype, copy=False), dt, like._device)
+
+
+def real_dtype(dt):
+    return dt.to_real() if dt.category == D.COMPLEX else dt

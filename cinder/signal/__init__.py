@@ -1,0 +1,3 @@
+"""``torch.signal``: signal-processing helpers (window functions)."""
+
+from . import windows  # noqa: F401
