@@ -24,7 +24,7 @@ class Uniform(Distribution):
 
     @property
     def mode(self):
-        return cinder.nan * self.high
+        return float("nan") * self.high
 
     @property
     def stddev(self):
