@@ -2,27 +2,42 @@
 
 from . import constraints, transforms
 from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .gamma import Gamma
+from .geometric import Geometric
 from .gumbel import Gumbel
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .poisson import Poisson
+from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
+from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F401,F403
 from .uniform import Uniform
 
 __all__ = [
-    "Bernoulli", "Categorical", "Cauchy", "Distribution", "Exponential", "ExponentialFamily",
-    "Gumbel", "Independent", "Laplace", "LogNormal", "Normal", "OneHotCategorical",
-    "OneHotCategoricalStraightThrough", "TransformedDistribution", "Uniform", "biject_to",
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
+    "Distribution", "ExpRelaxedCategorical", "Exponential", "ExponentialFamily", "Gamma",
+    "Geometric", "Gumbel", "Independent", "Laplace", "LogNormal", "LogitRelaxedBernoulli",
+    "MixtureSameFamily", "Multinomial", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Poisson", "RelaxedBernoulli",
+    "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "biject_to",
     "constraints", "kl_divergence", "register_kl", "transform_to", "transforms",
 ]
 __all__.extend(transforms.__all__)

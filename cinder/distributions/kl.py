@@ -8,16 +8,22 @@ import cinder
 from cinder.nn.functional import softplus
 
 from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .gamma import Gamma
+from .geometric import Geometric
 from .gumbel import Gumbel
 from .independent import Independent
 from .laplace import Laplace
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 from .utils import _sum_rightmost, euler_constant
@@ -201,6 +207,60 @@ def _kl_transformed_transformed(p, q):
     if p.event_shape != q.event_shape:
         raise NotImplementedError
     return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    sum_params_p = p.concentration1 + p.concentration0
+    sum_params_q = q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sum_params_p.lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sum_params_q.lgamma()
+    t3 = (p.concentration1 - q.concentration1) * cinder.digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * cinder.digamma(p.concentration0)
+    t5 = (sum_params_q - sum_params_p) * cinder.digamma(sum_params_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    if (p.total_count < q.total_count).any():
+        raise NotImplementedError(
+            "KL between Binomials where q.total_count > p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p()
+                          - (-q.probs).log1p())
+    inf_idxs = p.total_count > q.total_count
+    kl[inf_idxs] = _infinite_like(kl[inf_idxs])
+    return kl
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    sum_p_concentration = p.concentration.sum(-1)
+    sum_q_concentration = q.concentration.sum(-1)
+    t1 = sum_p_concentration.lgamma() - sum_q_concentration.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = p.concentration.digamma() - sum_p_concentration.digamma().unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    t1 = q.concentration * cinder.log(p.rate / q.rate)
+    t2 = cinder.lgamma(q.concentration) - cinder.lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * cinder.digamma(p.concentration)
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    return -p.entropy() - cinder.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return p.rate * (cinder.log(p.rate) - cinder.log(q.rate)) - (p.rate - q.rate)
 
 
 # ---- pairs of different families ----

@@ -92,3 +92,60 @@ KL_PAIRS = [
      lambda L, T: L.distributions.Exponential(T(SCALE))),
     ("exponential_uniform_inf", CASES[11][1], CASES[3][1]),
 ]
+
+COUNTS = np.array([[3.0, 0.0, 5.0], [1.0, 2.0, 4.0]], dtype=np.float32)
+TEMP = np.array(0.7, dtype=np.float32)
+CONC = (R.rand(2, 3) * 3 + 0.3).astype(np.float32)
+SIMPLEX = (R.rand(2, 3) + 0.2).astype(np.float32)
+SIMPLEX /= SIMPLEX.sum(-1, keepdims=True)
+
+CASES += [
+    ("geometric", lambda L, T: L.distributions.Geometric(T(P)), COUNTS),
+    ("geometric_logits", lambda L, T: L.distributions.Geometric(logits=T(X)), COUNTS),
+    ("binomial", lambda L, T: L.distributions.Binomial(5, T(P)), COUNTS),
+    ("binomial_logits", lambda L, T: L.distributions.Binomial(T(np.full((2, 3), 6.0, np.float32)),
+                                                               logits=T(X)), COUNTS),
+    ("multinomial", lambda L, T: L.distributions.Multinomial(8, T(PROBS)),
+     np.array([[2.0, 3.0, 0.0, 3.0], [8.0, 0.0, 0.0, 0.0]], dtype=np.float32)),
+    ("poisson", lambda L, T: L.distributions.Poisson(T(POS * 3)), COUNTS),
+    ("relaxed_bernoulli", lambda L, T: L.distributions.RelaxedBernoulli(T(TEMP), T(P)), U),
+    ("relaxed_bernoulli_logits",
+     lambda L, T: L.distributions.RelaxedBernoulli(T(TEMP), logits=T(X)), U),
+    ("relaxed_onehot",
+     lambda L, T: L.distributions.RelaxedOneHotCategorical(T(TEMP), T(PROBS[:, :3])), SIMPLEX),
+    ("mixture_normal", lambda L, T: L.distributions.MixtureSameFamily(
+        L.distributions.Categorical(T(PROBS[:, :3])),
+        L.distributions.Normal(T(LOC), T(SCALE))), X[:, 0]),
+    ("mixture_independent", lambda L, T: L.distributions.MixtureSameFamily(
+        L.distributions.Categorical(T(PROBS[0, :2])),
+        L.distributions.Independent(L.distributions.Normal(T(LOC), T(SCALE)), 1)), X[0]),
+    ("gamma", lambda L, T: L.distributions.Gamma(T(CONC), T(POS)), POS),
+    ("chi2", lambda L, T: L.distributions.Chi2(T(CONC)), POS),
+    ("beta", lambda L, T: L.distributions.Beta(T(CONC), T(POS)), U),
+    ("dirichlet", lambda L, T: L.distributions.Dirichlet(T(CONC)), SIMPLEX),
+    ("studentT", lambda L, T: L.distributions.StudentT(T(CONC + 0.5), T(LOC), T(SCALE)), X),
+]
+
+# samplers that are not PyTorch's bit for bit (cinder lacks the ATen gamma/poisson/binomial
+# kernels): checked for shape, dtype, support and mean instead of equal values
+OWN_SAMPLER = {"binomial", "binomial_logits", "poisson", "gamma", "chi2", "beta", "dirichlet",
+               "studentT"}
+# reparameterized gradients PyTorch has that cinder does not (implicit gamma gradient)
+NO_RSAMPLE_GRAD = {"gamma", "chi2", "beta", "dirichlet", "studentT"}
+# methods PyTorch has that cinder does not yet (Gamma.cdf needs special.gammainc)
+MISSING = {("gamma", "cdf"), ("chi2", "cdf")}
+
+KL_PAIRS += [
+    ("geometric", lambda L, T: L.distributions.Geometric(T(P)),
+     lambda L, T: L.distributions.Geometric(T(U))),
+    ("binomial", lambda L, T: L.distributions.Binomial(5, T(P)),
+     lambda L, T: L.distributions.Binomial(5, T(U))),
+    ("poisson", lambda L, T: L.distributions.Poisson(T(POS)),
+     lambda L, T: L.distributions.Poisson(T(SCALE))),
+    ("gamma", lambda L, T: L.distributions.Gamma(T(CONC), T(POS)),
+     lambda L, T: L.distributions.Gamma(T(POS), T(SCALE))),
+    ("beta", lambda L, T: L.distributions.Beta(T(CONC), T(POS)),
+     lambda L, T: L.distributions.Beta(T(POS), T(SCALE))),
+    ("dirichlet", lambda L, T: L.distributions.Dirichlet(T(CONC)),
+     lambda L, T: L.distributions.Dirichlet(T(POS))),
+]
