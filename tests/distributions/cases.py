@@ -149,3 +149,8 @@ KL_PAIRS += [
     ("dirichlet", lambda L, T: L.distributions.Dirichlet(T(CONC)),
      lambda L, T: L.distributions.Dirichlet(T(POS))),
 ]
+
+CASES += [
+    ("von_mises", lambda L, T: L.distributions.VonMises(T(LOC), T(CONC)), X),
+    ("von_mises_f64", lambda L, T: L.distributions.VonMises(T(F64), T(np.abs(F64) + 4.0)), F64),
+]
