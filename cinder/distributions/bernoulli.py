@@ -79,7 +79,7 @@ class Bernoulli(ExponentialFamily):
     def param_shape(self):
         return self._param.size()
 
-    def sample(self, sample_shape=cinder.Size()):
+    def sample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         shape = self._extended_shape(sample_shape)
         with cinder.no_grad():
             return cinder.bernoulli(self.probs.expand(shape))

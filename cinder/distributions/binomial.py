@@ -78,7 +78,7 @@ class Binomial(Distribution):
     def param_shape(self):
         return self._param.size()
 
-    def sample(self, sample_shape=cinder.Size()):
+    def sample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         """Draws from cinder's stream (not PyTorch's values: see ``_samplers``)."""
         shape = self._extended_shape(sample_shape)
         with cinder.no_grad():

@@ -81,7 +81,7 @@ class Categorical(Distribution):
         return cinder.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype,
                            device=self.probs.device)
 
-    def sample(self, sample_shape=cinder.Size()):
+    def sample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         if not isinstance(sample_shape, cinder.Size):
             sample_shape = cinder.Size(sample_shape)
         probs_2d = self.probs.reshape(-1, self._num_events)

@@ -57,7 +57,7 @@ class Cauchy(Distribution):
         return cinder.full(self._extended_shape(), float("inf"), dtype=self.loc.dtype,
                            device=self.loc.device)
 
-    def rsample(self, sample_shape=cinder.Size()):
+    def rsample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         shape = self._extended_shape(sample_shape)
         eps = _standard_cauchy(shape, self.loc.dtype, self.loc.device)
         return self.loc + eps * self.scale

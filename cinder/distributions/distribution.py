@@ -29,7 +29,7 @@ class Distribution:
             raise ValueError
         Distribution._validate_args = value
 
-    def __init__(self, batch_shape=cinder.Size(), event_shape=cinder.Size(), validate_args=None):
+    def __init__(self, batch_shape=cinder.Size(), event_shape=cinder.Size(), validate_args=None):  # noqa: B008 - Size is an immutable tuple
         self._batch_shape = batch_shape
         self._event_shape = event_shape
         if validate_args is not None:
@@ -45,7 +45,7 @@ class Distribution:
             arg_constraints = {}
             warnings.warn(f"{self.__class__} does not define `arg_constraints`. "
                           "Please set `arg_constraints = {}` or initialize the distribution "
-                          "with `validate_args=False` to turn off validation.")
+                          "with `validate_args=False` to turn off validation.", stacklevel=2)
         for param, constraint in arg_constraints.items():
             if constraints.is_dependent(constraint):
                 continue  # a support depending on other parameters cannot be checked alone
@@ -99,12 +99,12 @@ class Distribution:
     def stddev(self):
         return self.variance.sqrt()
 
-    def sample(self, sample_shape=cinder.Size()):
+    def sample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         """Draw ``sample_shape`` batches of samples without tracking gradients."""
         with cinder.no_grad():
             return self.rsample(sample_shape)
 
-    def rsample(self, sample_shape=cinder.Size()):
+    def rsample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         """Draw reparameterized samples: gradients flow back to the parameters."""
         raise NotImplementedError
 
@@ -138,7 +138,7 @@ class Distribution:
         """exp(entropy)."""
         return cinder.exp(self.entropy())
 
-    def _extended_shape(self, sample_shape=cinder.Size()):
+    def _extended_shape(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         if not isinstance(sample_shape, cinder.Size):
             sample_shape = cinder.Size(sample_shape)
         return cinder.Size(sample_shape + self._batch_shape + self._event_shape)
@@ -161,7 +161,7 @@ class Distribution:
         except NotImplementedError:
             warnings.warn(f"{self.__class__} does not define `support` to enable sample "
                           "validation. Please initialize the distribution with "
-                          "`validate_args=False` to turn off validation.")
+                          "`validate_args=False` to turn off validation.", stacklevel=2)
             return
         assert support is not None
         if not bool(support.check(value).all()):

@@ -48,7 +48,7 @@ class Exponential(ExponentialFamily):
         new._validate_args = self._validate_args
         return new
 
-    def rsample(self, sample_shape=cinder.Size()):
+    def rsample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         shape = self._extended_shape(sample_shape)
         return self.rate.new(shape).exponential_() / self.rate
 

@@ -68,7 +68,7 @@ class Geometric(Distribution):
     def probs(self):
         return logits_to_probs(self.logits, is_binary=True)
 
-    def sample(self, sample_shape=cinder.Size()):
+    def sample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         shape = self._extended_shape(sample_shape)
         tiny = cinder.finfo(self.probs.dtype).tiny
         with cinder.no_grad():

@@ -83,7 +83,7 @@ def _dispatch_kl(type_p, type_q):
     if left_fun is not right_fun:
         warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
                       f"Please register_kl({left_p.__name__}, {right_q.__name__})",
-                      RuntimeWarning)
+                      RuntimeWarning, stacklevel=2)
     return left_fun
 
 
@@ -131,7 +131,7 @@ def _kl_onehotcategorical_onehotcategorical(p, q):
 @register_kl(ExponentialFamily, ExponentialFamily)
 def _kl_expfamily_expfamily(p, q):
     # Bregman divergence of the log-normalizer between the two natural parameters
-    if not type(p) == type(q):
+    if type(p) is not type(q):
         raise NotImplementedError("The cross KL-divergence between different exponential "
                                   "families cannot be computed using Bregman divergences")
     p_nparams = [np_.detach().requires_grad_() for np_ in p._natural_params]

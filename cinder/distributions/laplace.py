@@ -51,7 +51,7 @@ class Laplace(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    def rsample(self, sample_shape=cinder.Size()):
+    def rsample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         shape = self._extended_shape(sample_shape)
         finfo = cinder.finfo(self.loc.dtype)
         # uniform on (-1, 1) avoiding -1 exactly, so log1p(-|u|) stays finite

@@ -95,7 +95,7 @@ class MixtureSameFamily(Distribution):
         log_mix_prob = cinder.log_softmax(self.mixture_distribution.logits, dim=-1)
         return logsumexp(log_prob_x + log_mix_prob, -1)
 
-    def sample(self, sample_shape=cinder.Size()):
+    def sample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         with cinder.no_grad():
             gather_dim = len(sample_shape) + len(self.batch_shape)
             es = self.event_shape

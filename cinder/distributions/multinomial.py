@@ -64,7 +64,7 @@ class Multinomial(Distribution):
     def param_shape(self):
         return self._categorical.param_shape
 
-    def sample(self, sample_shape=cinder.Size()):
+    def sample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         sample_shape = cinder.Size(sample_shape)
         # total_count categorical draws (same stream use as PyTorch), then counted
         samples = self._categorical.sample(cinder.Size((self.total_count,)) + sample_shape)

@@ -66,7 +66,7 @@ class OneHotCategorical(Distribution):
     def param_shape(self):
         return self._categorical.param_shape
 
-    def sample(self, sample_shape=cinder.Size()):
+    def sample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         sample_shape = cinder.Size(sample_shape)
         probs = self._categorical.probs
         num_events = self._categorical._num_events
@@ -96,7 +96,7 @@ class OneHotCategoricalStraightThrough(OneHotCategorical):
 
     has_rsample = True
 
-    def rsample(self, sample_shape=cinder.Size()):
+    def rsample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         samples = self.sample(sample_shape)
         probs = self._categorical.probs  # cached by the sample above
         return samples + (probs - probs.detach())

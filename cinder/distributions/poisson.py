@@ -42,7 +42,7 @@ class Poisson(ExponentialFamily):
         new._validate_args = self._validate_args
         return new
 
-    def sample(self, sample_shape=cinder.Size()):
+    def sample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         """Draws from cinder's stream (not PyTorch's values: see ``_samplers``)."""
         shape = self._extended_shape(sample_shape)
         with cinder.no_grad():

@@ -62,7 +62,7 @@ class LogitRelaxedBernoulli(Distribution):
     def param_shape(self):
         return self._param.size()
 
-    def rsample(self, sample_shape=cinder.Size()):
+    def rsample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         shape = self._extended_shape(sample_shape)
         probs = clamp_probs(self.probs.expand(shape))
         uniforms = clamp_probs(cinder.rand(shape, dtype=probs.dtype, device=probs.device))

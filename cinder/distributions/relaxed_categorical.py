@@ -51,7 +51,7 @@ class ExpRelaxedCategorical(Distribution):
     def probs(self):
         return self._categorical.probs
 
-    def rsample(self, sample_shape=cinder.Size()):
+    def rsample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         shape = self._extended_shape(sample_shape)
         uniforms = clamp_probs(cinder.rand(shape, dtype=self.logits.dtype,
                                            device=self.logits.device))

@@ -59,7 +59,7 @@ class Uniform(Distribution):
     def support(self):
         return constraints.interval(self.low, self.high)
 
-    def rsample(self, sample_shape=cinder.Size()):
+    def rsample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         shape = self._extended_shape(sample_shape)
         rand = cinder.rand(shape, dtype=self.low.dtype, device=self.low.device)
         return self.low + rand * (self.high - self.low)

@@ -100,7 +100,7 @@ class VonMises(Distribution):
         proposal_r_taylor = 1 / kappa + kappa  # for tiny kappa the formula above cancels
         return cinder.where(kappa < 1e-5, proposal_r_taylor, proposal_r)
 
-    def sample(self, sample_shape=cinder.Size()):
+    def sample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         shape = self._extended_shape(sample_shape)
         with cinder.no_grad():
             x = cinder.zeros(shape, dtype=self._loc.dtype, device=self.loc.device)

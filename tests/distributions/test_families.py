@@ -78,14 +78,15 @@ def test_statistics(case):
     name, make, value = case
     d, dt = make(cinder, _t(cinder)), make(torch, _t(torch))
     for stat in STATS:
-        _same(_outcome(lambda: getattr(d, stat)), _outcome(lambda: getattr(dt, stat)))
+        _same(_outcome(lambda s=stat: getattr(d, s)), _outcome(lambda s=stat: getattr(dt, s)))
     for method in METHODS:
         v = _value_for(method, value)
         if v is None or (name, method) in MISSING:
             continue
         args = () if method in ("entropy", "perplexity") else (v,)
-        _same(_outcome(lambda: getattr(d, method)(*(cinder.tensor(a) for a in args)))
-              , _outcome(lambda: getattr(dt, method)(*(torch.tensor(a) for a in args))))
+        mine = _outcome(lambda m=method, a=args: getattr(d, m)(*map(cinder.tensor, a)))
+        theirs = _outcome(lambda m=method, a=args: getattr(dt, m)(*map(torch.tensor, a)))
+        _same(mine, theirs)
     if d.has_enumerate_support:
         _same(_outcome(lambda: d.enumerate_support()), _outcome(lambda: dt.enumerate_support()),
               exact=True)
@@ -105,8 +106,9 @@ def test_seeded_samples_equal(case):
     for shape in [(), (4,), (2, 3)]:
         cinder.manual_seed(11)
         torch.manual_seed(11)
-        _same(_outcome(lambda: d.sample(shape)), _outcome(lambda: dt.sample(shape)), exact)
-        _same(_outcome(lambda: d.rsample(shape)), _outcome(lambda: dt.rsample(shape)), exact)
+        _same(_outcome(lambda s=shape: d.sample(s)), _outcome(lambda s=shape: dt.sample(s)), exact)
+        _same(_outcome(lambda s=shape: d.rsample(s)), _outcome(lambda s=shape: dt.rsample(s)),
+              exact)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
@@ -117,7 +119,7 @@ def test_gradients(case):
     for lib in (cinder, torch):
         leaves = []
 
-        def make_leaf(array, lib=lib):
+        def make_leaf(array, lib=lib, leaves=leaves):
             t = _t(lib, requires_grad=True)(array)
             if t.requires_grad:
                 leaves.append(t)
