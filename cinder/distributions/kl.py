@@ -21,6 +21,7 @@ from .geometric import Geometric
 from .gumbel import Gumbel
 from .independent import Independent
 from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
@@ -261,6 +262,23 @@ def _kl_geometric_geometric(p, q):
 @register_kl(Poisson, Poisson)
 def _kl_poisson_poisson(p, q):
     return p.rate * (cinder.log(p.rate) - cinder.log(q.rate)) - (p.rate - q.rate)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with different event "
+                         "shapes cannot be computed")
+    p_tril, q_tril = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_term1 = (q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+                  - p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    n = p.event_shape[0]
+    shape = cinder.broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2]) + (n, n)
+    # trace(Sq^-1 Sp) = |Lq^-1 Lp|_F^2
+    term2 = cinder.linalg.solve_triangular(q_tril.expand(shape), p_tril.expand(shape),
+                                           upper=False).pow(2).sum((-2, -1))
+    term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - n)
 
 
 # ---- pairs of different families ----
