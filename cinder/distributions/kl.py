@@ -21,6 +21,8 @@ from .geometric import Geometric
 from .gumbel import Gumbel
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import (LowRankMultivariateNormal, _batch_lowrank_logdet,
+                                          _batch_lowrank_mahalanobis)
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -279,6 +281,30 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
                                            upper=False).pow(2).sum((-2, -1))
     term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+def _batch_trace_XXT(bmat):
+    """trace(X X^T) for a batch of matrices: the sum of squared entries."""
+    return bmat.pow(2).sum((-2, -1))
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Low Rank Multivariate Normals with "
+                         "different event shapes cannot be computed")
+    pW, pD = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag
+    qW, qD = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag
+    term1 = (_batch_lowrank_logdet(qW, qD, q._capacitance_tril)
+             - _batch_lowrank_logdet(pW, pD, p._capacitance_tril))
+    term3 = _batch_lowrank_mahalanobis(qW, qD, q.loc - p.loc, q._capacitance_tril)
+    # trace(Sq^-1 Sp) with Sq^-1 = qD^-1 - A^T A (Woodbury) and Sp = pD + pW pW^T
+    A = cinder.linalg.solve_triangular(q._capacitance_tril, qW.mT / qD.unsqueeze(-2),
+                                       upper=False)
+    term2 = ((pD / qD).sum(-1) + _batch_trace_XXT(pW * qD.rsqrt().unsqueeze(-1))
+             - _batch_trace_XXT(A * pD.sqrt().unsqueeze(-2))
+             - _batch_trace_XXT(A.matmul(pW)))
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
 
 
 # ---- pairs of different families ----
