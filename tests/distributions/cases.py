@@ -154,3 +154,10 @@ CASES += [
     ("von_mises", lambda L, T: L.distributions.VonMises(T(LOC), T(CONC)), X),
     ("von_mises_f64", lambda L, T: L.distributions.VonMises(T(F64), T(np.abs(F64) + 4.0)), F64),
 ]
+
+CASES += [
+    ("half_normal", lambda L, T: L.distributions.HalfNormal(T(SCALE)), POS),
+    ("half_cauchy", lambda L, T: L.distributions.HalfCauchy(T(SCALE)), POS),
+    ("pareto", lambda L, T: L.distributions.Pareto(T(SCALE), T(CONC + 2)), SCALE + POS),
+    ("weibull", lambda L, T: L.distributions.Weibull(T(SCALE), T(CONC)), POS),
+]

@@ -34,7 +34,8 @@ def _outcome(fn):
 # from PyTorch's vectorised kernels in the last bit; the draws themselves are the same
 ULP_SAMPLES = {"laplace", "cauchy", "gumbel", "gumbel_scalar", "lognormal",
                "transformed_sigmoid", "transformed_affine_exp", "relaxed_bernoulli",
-               "relaxed_bernoulli_logits", "relaxed_onehot", "von_mises", "von_mises_f64"}
+               "relaxed_bernoulli_logits", "relaxed_onehot", "von_mises", "von_mises_f64",
+               "half_normal", "half_cauchy", "pareto", "weibull"}
 
 
 def _same(mine, theirs, exact=False):
