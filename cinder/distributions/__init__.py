@@ -18,13 +18,17 @@ from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
@@ -46,6 +50,7 @@ __all__ = [
     "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
     "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
     "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "constraints",
-    "kl_divergence", "register_kl", "transform_to", "transforms",
+    "kl_divergence", "register_kl", "transform_to", "transforms", "InverseGamma", "Kumaraswamy",
+    "LogisticNormal", "NegativeBinomial",
 ]
 __all__.extend(transforms.__all__)

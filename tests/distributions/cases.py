@@ -161,3 +161,15 @@ CASES += [
     ("pareto", lambda L, T: L.distributions.Pareto(T(SCALE), T(CONC + 2)), SCALE + POS),
     ("weibull", lambda L, T: L.distributions.Weibull(T(SCALE), T(CONC)), POS),
 ]
+
+CASES += [
+    ("logistic_normal", lambda L, T: L.distributions.LogisticNormal(T(LOC), T(SCALE)),
+     np.concatenate([SIMPLEX * 0.75, np.full((2, 1), 0.25, np.float32)], -1)),
+    ("inverse_gamma", lambda L, T: L.distributions.InverseGamma(T(CONC + 2), T(POS)), POS),
+    ("kumaraswamy", lambda L, T: L.distributions.Kumaraswamy(T(CONC), T(POS + 0.5)), U),
+    ("negative_binomial", lambda L, T: L.distributions.NegativeBinomial(T(POS * 3), T(P * 0.5)),
+     COUNTS),
+]
+OWN_SAMPLER |= {"inverse_gamma", "negative_binomial"}
+NO_RSAMPLE_GRAD |= {"inverse_gamma"}
+MISSING |= {("inverse_gamma", "cdf")}

@@ -35,7 +35,8 @@ def _outcome(fn):
 ULP_SAMPLES = {"laplace", "cauchy", "gumbel", "gumbel_scalar", "lognormal",
                "transformed_sigmoid", "transformed_affine_exp", "relaxed_bernoulli",
                "relaxed_bernoulli_logits", "relaxed_onehot", "von_mises", "von_mises_f64",
-               "half_normal", "half_cauchy", "pareto", "weibull"}
+               "half_normal", "half_cauchy", "pareto", "weibull", "logistic_normal",
+               "kumaraswamy"}
 
 
 def _same(mine, theirs, exact=False):
