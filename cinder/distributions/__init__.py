@@ -12,6 +12,7 @@ from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
@@ -51,6 +52,6 @@ __all__ = [
     "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
     "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "constraints",
     "kl_divergence", "register_kl", "transform_to", "transforms", "InverseGamma", "Kumaraswamy",
-    "LogisticNormal", "NegativeBinomial",
+    "LogisticNormal", "NegativeBinomial", "FisherSnedecor",
 ]
 __all__.extend(transforms.__all__)

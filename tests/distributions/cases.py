@@ -173,3 +173,10 @@ CASES += [
 OWN_SAMPLER |= {"inverse_gamma", "negative_binomial"}
 NO_RSAMPLE_GRAD |= {"inverse_gamma"}
 MISSING |= {("inverse_gamma", "cdf")}
+
+CASES += [
+    ("fisher_snedecor", lambda L, T: L.distributions.FisherSnedecor(T(CONC * 4), T(POS * 5 + 5)),
+     POS),
+]
+OWN_SAMPLER |= {"fisher_snedecor"}
+NO_RSAMPLE_GRAD |= {"fisher_snedecor"}
