@@ -17,10 +17,12 @@ from . import constraints
 from .utils import _sum_rightmost, broadcast_all
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDistributionTransform",
+    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+    "CumulativeDistributionTransform",
     "ExpTransform", "IndependentTransform", "LowerCholeskyTransform", "PowerTransform",
     "ReshapeTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform",
-    "SoftmaxTransform", "StickBreakingTransform", "Transform", "identity_transform",
+    "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "Transform",
+    "identity_transform",
 ]
 
 
@@ -753,3 +755,129 @@ class CumulativeDistributionTransform(Transform):
         if self._cache_size == cache_size:
             return self
         return type(self)(self.distribution, cache_size=cache_size)
+
+
+def _check_dim(t, dim, size, what):
+    if not -t.dim() <= dim < t.dim():
+        raise AssertionError(f"dim {dim} out of range for {what} with {t.dim()} dimensions")
+    if t.size(dim) != size:
+        raise AssertionError(f"{what}.size({dim}) = {t.size(dim)} must equal {size}")
+
+
+class CatTransform(Transform):
+    """Applies ``tseq[i]`` to the i-th consecutive block (``lengths[i]`` long) along ``dim``."""
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.transforms)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError("lengths and transforms must have the same length")
+        self.dim = dim
+
+    @property
+    def event_dim(self):
+        return max(t.event_dim for t in self.transforms)
+
+    @property
+    def length(self):
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _blocks(self, t):
+        start = 0
+        for length in self.lengths:
+            yield t.narrow(self.dim, start, length)
+            start += length
+
+    def _call(self, x):
+        _check_dim(x, self.dim, self.length, "x")
+        return cinder.cat([t(b) for t, b in zip(self.transforms, self._blocks(x))], self.dim)
+
+    def _inverse(self, y):
+        _check_dim(y, self.dim, self.length, "y")
+        return cinder.cat([t.inv(b) for t, b in zip(self.transforms, self._blocks(y))],
+                          self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        _check_dim(x, self.dim, self.length, "x")
+        _check_dim(y, self.dim, self.length, "y")
+        terms = []
+        for t, xb, yb in zip(self.transforms, self._blocks(x), self._blocks(y)):
+            term = t.log_abs_det_jacobian(xb, yb)
+            if t.event_dim < self.event_dim:
+                term = _sum_rightmost(term, self.event_dim - t.event_dim)
+            terms.append(term)
+        # blocks along a batch dim stay separate; along an event dim they add up
+        dim = self.dim - x.dim() if self.dim >= 0 else self.dim
+        dim = dim + self.event_dim
+        return cinder.cat(terms, dim=dim) if dim < 0 else sum(terms)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(Transform):
+    """Applies ``tseq[i]`` to the i-th slice along ``dim``."""
+
+    def __init__(self, tseq, dim=0, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slice(self, z):
+        return [z.select(self.dim, i) for i in range(z.size(self.dim))]
+
+    def _call(self, x):
+        _check_dim(x, self.dim, len(self.transforms), "x")
+        return cinder.stack([t(s) for s, t in zip(self._slice(x), self.transforms)], self.dim)
+
+    def _inverse(self, y):
+        _check_dim(y, self.dim, len(self.transforms), "y")
+        return cinder.stack([t.inv(s) for s, t in zip(self._slice(y), self.transforms)],
+                            self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        _check_dim(x, self.dim, len(self.transforms), "x")
+        _check_dim(y, self.dim, len(self.transforms), "y")
+        terms = [t.log_abs_det_jacobian(xs, ys)
+                 for xs, ys, t in zip(self._slice(x), self._slice(y), self.transforms)]
+        return cinder.stack(terms, dim=self.dim)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)

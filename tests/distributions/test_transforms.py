@@ -26,6 +26,9 @@ TRANSFORMS = [
     ("independent", lambda T, a: T.IndependentTransform(T.SigmoidTransform(), 1), X),
     ("reshape", lambda T, a: T.ReshapeTransform((4,), (2, 2)), X),
     ("lower_cholesky", lambda T, a: T.LowerCholeskyTransform(), X.reshape(2, 2, 2)),
+    ("cat", lambda T, a: T.CatTransform([T.ExpTransform(), T.AffineTransform(1.0, 2.0)], 1,
+                                        [3, 1]), X),
+    ("stack", lambda T, a: T.StackTransform([T.ExpTransform(), T.SigmoidTransform()], 0), X),
 ]
 
 
