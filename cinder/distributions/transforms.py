@@ -764,16 +764,19 @@ def _check_dim(t, dim, size, what):
         raise AssertionError(f"{what}.size({dim}) = {t.size(dim)} must equal {size}")
 
 
+def _parts(tseq, cache_size):
+    """The transforms of a Cat/Stack transform, each with the requested cache."""
+    if not all(isinstance(t, Transform) for t in tseq):
+        raise AssertionError("All elements of tseq must be Transform instances")
+    return [t.with_cache(cache_size) if cache_size else t for t in tseq]
+
+
 class CatTransform(Transform):
     """Applies ``tseq[i]`` to the i-th consecutive block (``lengths[i]`` long) along ``dim``."""
 
     def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise AssertionError("All elements of tseq must be Transform instances")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
         super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
+        self.transforms = _parts(tseq, cache_size)
         self.lengths = list(lengths) if lengths is not None else [1] * len(self.transforms)
         if len(self.lengths) != len(self.transforms):
             raise AssertionError("lengths and transforms must have the same length")
@@ -838,12 +841,8 @@ class StackTransform(Transform):
     """Applies ``tseq[i]`` to the i-th slice along ``dim``."""
 
     def __init__(self, tseq, dim=0, cache_size=0):
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise AssertionError("All elements of tseq must be Transform instances")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
         super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
+        self.transforms = _parts(tseq, cache_size)
         self.dim = dim
 
     def with_cache(self, cache_size=1):
