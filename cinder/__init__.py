@@ -89,6 +89,7 @@ def __getattr__(name):
 
 
 from .serialization import save, load  # noqa: E402,F401
+from . import distributions  # noqa: E402,F401
 
 from .utils import _visdom  # noqa: E402
 _visdom.install()           # visdom accepts cinder tensors once it is imported

@@ -1,0 +1,91 @@
+"""torch.distributions benchmarks: cinder vs PyTorch in the same process, both on one thread.
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_distributions.py
+
+Prints a Markdown table; ratios are cinder time / PyTorch time (lower is better).
+"""
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import timeit  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import cinder  # noqa: E402
+
+torch.set_num_threads(1)
+N = 100_000
+RNG = np.random.default_rng(0)
+LOC = RNG.standard_normal(N, dtype=np.float32)
+SCALE = RNG.random(N, dtype=np.float32) + 0.5
+X = RNG.standard_normal(N, dtype=np.float32)
+LOGITS = RNG.standard_normal((1000, 100), dtype=np.float32)
+
+
+def best_time(fn, number=5, repeat=5):
+    """Best per-call time in seconds over ``repeat`` runs of ``number`` calls."""
+    fn()
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+
+
+def normal_log_prob(lib):
+    d = lib.distributions.Normal(lib.tensor(LOC), lib.tensor(SCALE))
+    x = lib.tensor(X)
+    return lambda: d.log_prob(x)
+
+
+def normal_rsample_backward(lib):
+    loc = lib.tensor(LOC, requires_grad=True)
+    scale = lib.tensor(SCALE, requires_grad=True)
+
+    def step():
+        lib.distributions.Normal(loc, scale).rsample().sum().backward()
+    return step
+
+
+def categorical_sample(lib):
+    d = lib.distributions.Categorical(logits=lib.tensor(LOGITS))
+    return lambda: d.sample((10,))
+
+
+def categorical_log_prob_entropy(lib):
+    d = lib.distributions.Categorical(logits=lib.tensor(LOGITS))
+    v = lib.tensor(np.arange(1000) % 100)
+    return lambda: (d.log_prob(v), d.entropy())
+
+
+def kl_normal(lib):
+    p = lib.distributions.Normal(lib.tensor(LOC), lib.tensor(SCALE))
+    q = lib.distributions.Normal(lib.tensor(X), lib.tensor(SCALE))
+    return lambda: lib.distributions.kl_divergence(p, q)
+
+
+def gamma_sample(lib):
+    d = lib.distributions.Gamma(lib.tensor(SCALE), 1.0)
+    return lambda: d.sample()
+
+
+CASES = [
+    ("Normal.log_prob, 100k", normal_log_prob),
+    ("Normal.rsample + backward, 100k", normal_rsample_backward),
+    ("Categorical.sample((10,)), 1000x100 logits", categorical_sample),
+    ("Categorical log_prob + entropy, 1000x100", categorical_log_prob_entropy),
+    ("kl_divergence(Normal, Normal), 100k", kl_normal),
+    ("Gamma.sample, 100k", gamma_sample),
+]
+
+
+def main():
+    print("| case | cinder | PyTorch | ratio |\n|---|---|---|---|")
+    for name, make in CASES:
+        mine, theirs = best_time(make(cinder)), best_time(make(torch))
+        print(f"| {name} | {mine * 1e3:.2f} ms | {theirs * 1e3:.2f} ms | "
+              f"{mine / theirs:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""Argument and sample validation: same exception types and messages as PyTorch."""
+
+import numpy as np
+import pytest
+import torch
+
+import cinder
+
+BAD = [
+    "L.distributions.Normal(0.0, -1.0)",
+    "L.distributions.Normal(L.tensor([0.0, 1.0]), L.tensor([1.0, 0.0]))",
+    "L.distributions.Exponential(L.tensor([-1.0]))",
+    "L.distributions.Bernoulli(L.tensor([1.5]))",
+    "L.distributions.Bernoulli()",
+    "L.distributions.Bernoulli(0.3, 0.1)",
+    "L.distributions.Categorical(L.tensor(0.5))",
+    "L.distributions.Categorical(logits=L.tensor(0.5))",
+    "L.distributions.Categorical()",
+    "L.distributions.Categorical(L.tensor([0.5, -0.5]))",
+    "L.distributions.Uniform(1.0, 0.0)",
+    "L.distributions.Normal(0.0, 1.0).log_prob(1.0)",
+    "L.distributions.Normal(L.zeros(3), 1.0).log_prob(L.zeros(2))",
+    "L.distributions.Exponential(1.0).log_prob(L.tensor(-1.0))",
+    "L.distributions.Uniform(0.0, 1.0).log_prob(L.tensor(2.0))",
+    "L.distributions.Bernoulli(0.5).log_prob(L.tensor(0.5))",
+    "L.distributions.Categorical(L.ones(3)).log_prob(L.tensor(3))",
+    "L.distributions.OneHotCategorical(L.ones(3)).log_prob(L.tensor([1.0, 0.0]))",
+    "L.distributions.Independent(L.distributions.Normal(0.0, 1.0), 1)",
+    "L.distributions.Normal(0.0, -1.0, validate_args=False).scale",
+    "L.distributions.TransformedDistribution(L.distributions.Normal(0.0, 1.0), 3)",
+    "L.distributions.transforms.ExpTransform(cache_size=2)",
+    "L.distributions.biject_to(L.distributions.constraints.boolean)",
+    "L.distributions.Cauchy(0.0, 1.0).entropy()",
+    "L.distributions.Distribution().mean",
+    "L.distributions.Distribution().sample()",
+    "L.distributions.Normal(L.zeros(2), 1.0).enumerate_support()",
+]
+
+
+def _outcome(expr, lib):
+    try:
+        value = eval(expr, {"L": lib})
+    except Exception as e:  # noqa: BLE001 - the exception is the outcome compared
+        return ("raises", type(e).__name__, str(e).replace("torch.", "").replace(
+            "cinder.", ""))
+    return ("value", repr(value))
+
+
+@pytest.mark.parametrize("expr", BAD)
+def test_same_outcome(expr):
+    assert _outcome(expr, cinder) == _outcome(expr, torch)
+
+
+def test_set_default_validate_args():
+    for lib in (cinder, torch):
+        lib.distributions.Distribution.set_default_validate_args(False)
+        try:
+            d = lib.distributions.Normal(0.0, -1.0)
+            assert d.scale.item() == -1.0
+        finally:
+            lib.distributions.Distribution.set_default_validate_args(True)
+        with pytest.raises(ValueError):
+            lib.distributions.Distribution.set_default_validate_args(3)
+
+
+def test_sample_n_warns():
+    with pytest.warns(FutureWarning, match="will be deprecated"):
+        cinder.manual_seed(0)
+        s = cinder.distributions.Normal(0.0, 1.0).sample_n(3)
+    torch.manual_seed(0)
+    with pytest.warns(FutureWarning):
+        st = torch.distributions.Normal(0.0, 1.0).sample_n(3)
+    np.testing.assert_array_equal(s.numpy(), st.numpy())
+
+
+def test_seeded_standard_normal_as_in_issue():
+    cinder.manual_seed(2024)
+    torch.manual_seed(2024)
+    np.testing.assert_array_equal(cinder.distributions.Normal(0, 1).sample((5,)).numpy(),
+                                  torch.distributions.Normal(0, 1).sample((5,)).numpy())
