@@ -120,8 +120,8 @@ class ConvGeometry:
 
 def conv_forward(xp, x, w, geo):
     """Plain convolution of x (N, C, *in) with w (O, C/g, *k): ((N, O, *out), cols), where
-    cols is the im2col matrix the GEMM read, reusable by the weight gradient: per sample
-    (N, groups, C/g * K, L) or batch-wide (groups, C/g * K, N * L)."""
+    cols is the per-sample im2col matrix when that path ran (reusable by the weight
+    gradient), else None."""
     n = x.shape[0]
     length = int(np.prod(geo.out_size, dtype=np.int64))
     wm = weight_matrix(w, geo.groups, False)
@@ -131,8 +131,8 @@ def conv_forward(xp, x, w, geo):
         cols = _cols_per_sample(xp, x, geo)
         return xp.matmul(wm, cols).reshape((n, -1) + tuple(geo.out_size)), cols
     # Small outputs (deep layers): one GEMM over the whole batch keeps BLAS efficient.
-    cols = _cols_of_input(xp, x, geo)
-    return from_gemm(xp, xp.matmul(wm, cols), n, geo.out_size), cols
+    y = xp.matmul(wm, _cols_of_input(xp, x, geo))
+    return from_gemm(xp, y, n, geo.out_size), None
 
 
 # Output positions per sample from which per-sample GEMMs beat one batch-wide GEMM plus the
@@ -287,10 +287,6 @@ def _weight_grad(grad, s):
                                     geo.lo, geo.hi, geo.groups, geo.out_size)
     xp = xp_of(grad)
     gy = _compute(grad, grad._data)
-    if s.cols is not None and s.cols.ndim == 3:
-        # The forward's batch-wide im2col matrix: one GEMM with the output gradient.
-        gw = xp.matmul(as_gemm(xp, gy, s.geo.groups), s.cols.transpose(0, 2, 1))
-        return like(gw.reshape(s.weight_shape), grad, s.input_dtype)
     if s.cols is not None:
         # The forward's per-sample im2col matrix: sum over samples of gy_n @ cols_n^T.
         g = gy.reshape(gy.shape[0], s.geo.groups, -1, s.cols.shape[-1])
@@ -453,10 +449,7 @@ def _convolution(input, weight, bias, stride, lo, hi, dilation, transposed, outp
         y += _compute(input, bias._data).reshape((-1,) + (1,) * (y.ndim - 2))
     result = like(y, input)
     if needs_grad(input, weight, bias):
-        # Keep the im2col matrix for the weight gradient unless it is a view of the input
-        # (1x1 convolutions), which an in-place op could change before the backward.
-        keep = cols if weight._requires_grad and cols is not None and \
-            not xp.may_share_memory(cols, x) else None
+        keep = cols if weight._requires_grad else None
         record(ConvolutionNode, (input, weight, bias), (result,), input=input, weight=weight,
                geo=geo, weight_shape=weight._data.shape, input_dtype=input._dtype, cols=keep)
     return result
