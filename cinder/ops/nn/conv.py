@@ -165,6 +165,8 @@ def conv_input_grad(xp, gy, w, geo):
     wm = weight_matrix(w, geo.groups, False)
     cin = w.shape[1] * geo.groups
     length = int(np.prod(geo.out_size, dtype=np.int64))
+    if all(st == 1 for st in geo.stride) and len(geo.out_size) > 1:
+        return _input_grad_wide(xp, gy, wm, geo, cin)
     if length >= _PER_SAMPLE_GRAD_MIN:
         # Per-sample GEMMs give the window gradients already in (N, C, *k, *out) order, so
         # col2im adds contiguous blocks.
@@ -179,6 +181,38 @@ def conv_input_grad(xp, gy, w, geo):
     gcols = xp.matmul(wm.transpose(0, 2, 1), as_gemm(xp, gy, geo.groups))
     return col2im(xp, gcols, cin, geo.ksize, n, geo.out_size, geo.stride, geo.dilation, geo.lo,
                   geo.in_size)
+
+
+def _input_grad_wide(xp, gy, wm, geo, cin):
+    """Input gradient of a stride-1 convolution with a col2im of long contiguous adds.
+
+    The output gradient is zero-padded so each output row is as wide as a padded input row
+    (likewise every dim after the first). Then the window gradients of one kernel offset
+    land on one *contiguous* run of the flattened padded input, starting at that offset:
+    the zero columns only add zeros to positions of the neighbouring row. So col2im is one
+    long add per kernel offset instead of one short add per output row.
+    """
+    n, nd = gy.shape[0], len(geo.ksize)
+    padded = tuple(s + a + b for s, a, b in zip(geo.in_size, geo.lo, geo.hi))
+    rows = (geo.out_size[0],) + padded[1:]              # the widened output block
+    plane = [int(np.prod(padded[i + 1:], dtype=np.int64)) for i in range(nd)]
+    wide_len = int(np.prod(rows, dtype=np.int64))
+    # (O, N, *rows): the GEMM layout of the widened output gradient (zeros outside *out).
+    wide = xp.zeros((gy.shape[1], n) + rows, dtype=gy.dtype)
+    wide[(slice(None), slice(None)) + tuple(slice(0, o) for o in geo.out_size)] = \
+        gy.swapaxes(0, 1)
+    wide = wide.reshape(geo.groups, -1, n * wide_len)
+    gcols = xp.matmul(wm.transpose(0, 2, 1), wide)      # (g, C/g * K, N * wide_len)
+    gcols = gcols.reshape(cin, -1, n, wide_len)
+    total = int(np.prod(padded, dtype=np.int64))
+    spill = sum(d * (k - 1) * p for d, k, p in zip(geo.dilation[1:], geo.ksize[1:], plane[1:]))
+    target = xp.zeros((n, cin, total + spill), dtype=gcols.dtype)
+    for j, offset in enumerate(np.ndindex(*geo.ksize)):
+        start = sum(o * d * p for o, d, p in zip(offset, geo.dilation, plane))
+        target[:, :, start:start + wide_len] += gcols[:, j].swapaxes(0, 1)
+    target = target[:, :, :total].reshape((n, cin) + padded)
+    return target[(slice(None), slice(None)) + tuple(
+        slice(a, a + s) for a, s in zip(geo.lo, geo.in_size))]
 
 
 def conv_weight_grad(xp, gy, x, geo, wshape):

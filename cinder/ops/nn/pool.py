@@ -105,7 +105,23 @@ def _window_max(xp, padded, ksize, stride, dilation, out, check_nan, want_choice
         return stacked.max(axis=0), None
     # max() rather than a gather at the argmax: the same values (no NaN on this path), and
     # NumPy's take_along_axis costs far more than a reduction.
-    return stacked.max(axis=0), stacked.argmax(axis=0)
+    best = stacked.max(axis=0)
+    return best, _first_max(xp, stacked, best)
+
+
+def _first_max(xp, stacked, best):
+    """Index along axis 0 of the first entry equal to ``best`` (= argmax(axis=0) without
+    NaNs): the count of leading entries that are not yet the maximum. NumPy's argmax over a
+    non-last axis makes a transposing copy and scans short rows one call each (~40x slower
+    for 2x2 windows); these are K contiguous compare/add passes."""
+    count = stacked.shape[0]
+    kind = np.uint8 if count <= 256 else np.int64
+    seen = stacked[0] == best
+    choice = (~seen).astype(kind)
+    for j in range(1, count - 1):
+        seen |= stacked[j] == best
+        choice += ~seen
+    return choice
 
 
 def _window_max_scan(xp, padded, ksize, stride, dilation, out, want_choice):
