@@ -32,7 +32,6 @@ PENDING = {
     "input = to_tensor(lena)": "uses to_tensor and the lena picture of the torchvision cell above "
                                "(with cinder.vision merged only the picture, absent from the "
                                "seeds, is missing; on PyTorch the import already failed)",
-    "out = pool(input)": "uses the pooling layer of the cell above",
     "bn = nn.BatchNorm1d(4)": "prints a batch-norm output's mean at the 1e-7 level: PyTorch's "
                               "CPU kernel rounds its last bit differently in a few elements",
     "embedding = nn.Embedding(4, 5)": "PyTorch refuses Parameter.data = an integer tensor "

@@ -9,6 +9,8 @@ and shape; the output is a box of its own. Render it with the ``graphviz`` packa
 
 from dataclasses import dataclass, field
 
+from .graph import SavedTensor
+
 
 @dataclass
 class NodeInfo:
@@ -30,12 +32,16 @@ def _shape(t):
 
 def _saved_items(node):
     """(name, shape or value) for each value the node saved, without unpacking freed ones."""
-    from .graph import SavedTensor
     saved = getattr(node, "_saved", None)
     if not isinstance(saved, dict):
         return []
+    # A node keeps its saved values in set order; show them in the op's argument order
+    # (``self`` before ``other``), then the rest by name, so a graph always draws the same.
+    inputs = tuple(getattr(type(node), "_inputs", ()))
+    order = sorted(saved, key=lambda k: (inputs.index(k) if k in inputs else len(inputs), k))
     items = []
-    for key, value in saved.items():
+    for key in order:
+        value = saved[key]
         if type(value) is SavedTensor:
             try:
                 items.append((key, _shape(value.unpack(node))))

@@ -60,7 +60,10 @@ def test_averaged_model_matches_pytorch(kind):
             states.append(str(e))
             continue
         states.append({k: v.detach().numpy().copy() for k, v in avg.state_dict().items()})
-        out = avg(lib.ones(2, 4)).detach().numpy()
+        # Two different rows: train-mode BatchNorm over identical rows divides rounding noise
+        # by sqrt(eps), which no two libraries agree on.
+        x = lib.tensor(np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4))
+        out = avg(x).detach().numpy()
         states[-1]["output"] = out
     if isinstance(states[0], str):
         assert states[0] == states[1] and kind == "swa_multi_buffers"
