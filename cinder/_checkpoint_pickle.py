@@ -18,6 +18,7 @@ from . import _utils, backend
 from ._device import device as device_cls
 from ._storage import TypedStorage, UntypedStorage, _flat_bytes
 from ._tensor import Size, Tensor
+from ._weights_only_unpickler import _get_layout
 
 __all__ = ["CheckpointPickler", "CheckpointMixin", "FullUnpickler", "StorageRef", "GlobalName",
            "torch_name", "cinder_global"]
@@ -316,7 +317,6 @@ def cinder_global(module, name):
         from ._legacy import STORAGE_TYPES
         return STORAGE_TYPES.get(name) or getattr(cinder, name)
     if module == "torch.serialization" and name == "_get_layout":
-        from ._weights_only_unpickler import _get_layout
         return _get_layout
     if module == "torch" or module.startswith("torch."):
         target = importlib.import_module("cinder" + module[len("torch"):])

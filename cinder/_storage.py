@@ -15,6 +15,9 @@ from . import backend
 from ._device import CPU
 from ._device import as_device
 from ._device import device as device_cls
+from ._shared_memory import segment_of
+from ._shared_memory import share_root
+from ._shared_memory import new_segment
 
 
 def _flat_bytes(root):
@@ -170,7 +173,6 @@ class UntypedStorage:
 
     def is_shared(self):
         """Whether these bytes live in shared memory."""
-        from ._shared_memory import segment_of
         return self.device.type == "cpu" and \
             segment_of(backend.storage_root(self._bytes)) is not None
 
@@ -180,7 +182,6 @@ class UntypedStorage:
     def share_memory_(self):
         """Move the bytes to shared memory (tensors made from the storage earlier keep the
         private copy); returns self."""
-        from ._shared_memory import share_root
         if self.device.type == "cpu" and not self.is_shared():
             self._bytes = share_root(self._bytes)
         return self
@@ -188,7 +189,6 @@ class UntypedStorage:
     @classmethod
     def _new_shared(cls, size, *, device=None):
         """A new storage of ``size`` bytes, allocated in shared memory."""
-        from ._shared_memory import new_segment
         return cls._wrap(new_segment(int(size)), CPU)
 
     def resize_(self, size):

@@ -19,6 +19,7 @@ from ._device import CPU, as_device
 from ._storage import storage_view
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad, RemovableHandle
+from ._shared_memory import segment_of, share_root
 
 __all__ = ["Tensor", "make_tensor"]
 
@@ -324,7 +325,6 @@ class Tensor:
 
     def is_shared(self):
         """Whether the storage lives in shared memory (see ``share_memory_``)."""
-        from ._shared_memory import segment_of
         return self._device.type == "cpu" and \
             segment_of(backend.storage_root(self._data)) is not None
 
@@ -335,7 +335,6 @@ class Tensor:
         """Move the storage to shared memory in place (a no-op when already shared or on
         CUDA); returns self. Only this tensor is repointed: other views of the old storage
         keep the private copy (PyTorch moves the storage object they all hold)."""
-        from ._shared_memory import segment_of, share_root
         root = backend.storage_root(self._data)
         if self._device.type == "cpu" and segment_of(root) is None:
             self._repoint(self._data.shape, self.stride(), self.storage_offset(),

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._storage import TypedStorage, UntypedStorage, storage_view
+from ._tensor import make_tensor
 
 
 class KeyErrorMessage(str):
@@ -111,7 +112,6 @@ def _check_bounds(size, stride, offset, itemsize, nbytes):
 
 def _tensor_on(storage, storage_offset, size, stride):
     """A tensor viewing ``storage`` (shared memory, no copy) after checking the bounds."""
-    from ._tensor import make_tensor
     if isinstance(storage, UntypedStorage):
         storage = TypedStorage(dtype=D.uint8, wrap_storage=storage)
     if not isinstance(storage, TypedStorage):

@@ -17,6 +17,7 @@ import struct
 import warnings
 from collections import Counter, OrderedDict
 from pickle import UnpicklingError
+from . import _dtype as D
 
 __all__ = ["Unpickler", "UnpicklingError", "allowed_globals", "user_globals", "BLOCKED_MODULES"]
 
@@ -78,7 +79,6 @@ def _allocating_classes():
 
 def _build_allowed():
     import cinder
-    from . import _dtype as D
     from . import _legacy, _utils
     from ._storage import TypedStorage, UntypedStorage
     from .nn.parameter import Parameter

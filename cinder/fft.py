@@ -1,4 +1,5 @@
 """``torch.fft``: discrete Fourier transforms (implemented in ``cinder/ops/fft.py``)."""
+# ruff: noqa: F822  (the names in __all__ are bound from the op table by the loop below)
 
 from .ops._registry import OPS
 

@@ -1,5 +1,6 @@
 """``torch.linalg``: linear algebra on batches of matrices (the ops live in
 ``cinder/ops/linalg_*.py``; this module publishes them under PyTorch's names)."""
+# ruff: noqa: F822  (the names in __all__ are bound from the op table by the loop below)
 
 from .ops._linalg_common import LinAlgError
 from .ops._registry import OPS

@@ -224,7 +224,6 @@ def _cuda_deserialize(storage, location):
     if not location.startswith("cuda"):
         return None
     from . import backend
-    from ._device import device as device_cls
     if not backend.cuda_is_available():
         raise RuntimeError(
             "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
@@ -274,7 +273,6 @@ class _DeviceOnly:
 
 def _restorer(map_location):
     """``restore(storage, location)`` implementing every form of ``map_location``."""
-    from ._device import device as device_cls
     if map_location is None:
         return default_restore_location
     if isinstance(map_location, dict):

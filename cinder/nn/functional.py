@@ -9,6 +9,7 @@ import warnings
 
 from .. import _dtype as D
 from ..autograd import grad_mode
+from ..autograd.grad_mode import no_grad
 from ..ops import FUNCTIONS as _OPS
 from ..ops.nn import activation as _act
 from ..ops.nn import dropout as _drop
@@ -1159,7 +1160,6 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     out = _norm.batch_norm(input.reshape(shape), rep(weight), rep(bias), rm, rv,
                            use_input_stats, momentum, eps)
     if use_input_stats:
-        from ..autograd.grad_mode import no_grad
         with no_grad():
             if running_mean is not None:
                 running_mean.copy_(rm.view(n, c).mean(0))
@@ -1256,7 +1256,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     else:
         padding_idx = -1
     if max_norm is not None:
-        from ..autograd.grad_mode import no_grad
         with no_grad():
             _embedding.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
     return _embedding.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)

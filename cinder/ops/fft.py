@@ -8,7 +8,6 @@ transform with the dual normalisation (backward <-> forward, ortho <-> ortho), w
 padding / cropping of ``n`` undone.
 """
 
-import math
 
 import numpy as np
 

@@ -179,15 +179,15 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
                            f"dtype, but got input's dtype {A._dtype.cpp_name} and other's "
                            f"dtype {B._dtype.cpp_name}")
     if A.dim() < 2:
-        raise RuntimeError(f"torch.linalg.lstsq: input must have at least 2 dimensions.")
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     driver = driver or "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
-        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of "
-                           f"(gels, gelsy, gelsd, gelss)")
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
+                           "(gels, gelsy, gelsd, gelss)")
     vector = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vector else B
     if Bm.shape[-2] != A.shape[-2]:
-        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
     m, n = A.shape[-2], A.shape[-1]
     rtol = rcond if rcond is not None and rcond >= 0 else \
         float(np.finfo(A._dtype.to_real().numpy_dtype).eps) * max(m, n)
@@ -281,7 +281,7 @@ def _chain_product(mats, split, i, j):
 def linalg_cross(input, other, *, dim=-1, out=None):
     """Cross product of 3-vectors along ``dim`` (inputs broadcast)."""
     if input.dim() != other.dim():
-        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if input.shape[dim] != 3 or other.shape[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{input.shape[dim]} and {other.shape[dim]}")

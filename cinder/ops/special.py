@@ -191,9 +191,9 @@ gammaln = _unary("gammaln", sc.gammaln, lambda g, s: g * special_polygamma(0, s.
 def special_multigammaln(input, p, *, out=None):
     """Log of the multivariate gamma function of dimension ``p``."""
     if p < 1:
-        raise RuntimeError(f"p has to be greater than or equal to 1")
+        raise RuntimeError("p has to be greater than or equal to 1")
     if bool(((input <= (p - 1) / 2)).any()):
-        raise RuntimeError(f"All elements must be greater than (p-1)/2")
+        raise RuntimeError("All elements must be greater than (p-1)/2")
     from .. import arange
     offsets = arange(p, dtype=_float_dtype(input._dtype), device=input.device) / -2
     terms = gammaln(input.unsqueeze(-1) + offsets)

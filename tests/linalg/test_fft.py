@@ -1,7 +1,6 @@
 """torch.fft against PyTorch: values, dtypes and shapes for every transform with n/s, dim and
 norm, gradients (real and complex inputs), float64 gradcheck, helpers and bad arguments."""
 
-import numpy as np
 import pytest
 import torch
 

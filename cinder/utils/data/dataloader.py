@@ -19,6 +19,7 @@ import warnings
 from . import _utils
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from ... import cuda
 
 __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
 
@@ -53,7 +54,6 @@ class _InfiniteConstantSampler(Sampler):
 
 
 def _accelerator_available():
-    from ... import cuda
     return cuda.is_available()
 
 

@@ -3,6 +3,7 @@
 import math
 
 from .sampler import Sampler
+from ...random import Generator
 
 __all__ = ["DistributedSampler"]
 
@@ -39,7 +40,6 @@ class DistributedSampler(Sampler):
 
     def __iter__(self):
         from ... import randperm
-        from ...random import Generator
         if self.shuffle:
             g = Generator().manual_seed(self.seed + self.epoch)
             indices = randperm(len(self.dataset), generator=g).tolist()

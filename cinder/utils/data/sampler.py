@@ -5,6 +5,7 @@ the same generator, in the same chunks), so a seeded PyTorch program shuffles id
 """
 
 import itertools
+from ...random import Generator
 
 __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler",
            "SubsetRandomSampler", "WeightedRandomSampler"]
@@ -41,7 +42,6 @@ def _fresh_generator():
     """A generator seeded from the default one, as PyTorch's RandomSampler makes when given
     none (one int64 ``random_`` draw)."""
     from ... import empty, int64
-    from ...random import Generator
     seed = int(empty((), dtype=int64).random_().item())
     return Generator().manual_seed(seed)
 

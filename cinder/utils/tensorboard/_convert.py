@@ -1,11 +1,11 @@
 """Turning what users pass (cinder tensors, NumPy arrays, numbers) into NumPy arrays."""
 
 import numpy as np
+from ..._tensor import Tensor
 
 
 def make_np(x):
     """A NumPy array of ``x``: tensors are detached and copied to the host."""
-    from ..._tensor import Tensor
     if isinstance(x, np.ndarray):
         return x
     if isinstance(x, Tensor):

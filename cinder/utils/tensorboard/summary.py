@@ -11,6 +11,7 @@ from tensorboard.compat.proto.tensor_pb2 import TensorProto
 from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
 
 from ._convert import convert_to_HWC, make_np, prepare_video
+from ..._tensor import Tensor
 
 
 def _plugin_metadata(name, content=b""):
@@ -239,7 +240,6 @@ def mesh(tag, vertices, colors, faces, config_dict, display_name=None, descripti
 def _hparam_value(ssi, k, v, infos, domains, DataType, struct_pb2):
     """Record one hyperparameter in the session info and its description in ``infos``."""
     from tensorboard.plugins.hparams.api_pb2 import HParamInfo
-    from ..._tensor import Tensor
     if isinstance(v, Tensor):
         v = float(make_np(v).reshape(-1)[0])
     if isinstance(v, bool):

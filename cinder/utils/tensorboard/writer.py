@@ -16,6 +16,7 @@ from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
 from . import summary as S
 from ._convert import make_np
+from ._graph import graph
 
 
 class FileWriter:
@@ -208,7 +209,6 @@ class SummaryWriter:
 
     def add_graph(self, model, input_to_model=None, verbose=False, use_strict_trace=True):
         """The module tree and the autograd graph of ``model(input_to_model)``."""
-        from ._graph import graph
         self._get_file_writer().add_graph(graph(model, input_to_model))
 
     def add_embedding(self, mat, metadata=None, label_img=None, global_step=None, tag="default",

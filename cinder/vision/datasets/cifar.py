@@ -8,6 +8,7 @@ import numpy as np
 
 from .utils import check_integrity, no_download
 from .vision import VisionDataset
+from ..transforms._functional_pil import pil
 
 # The only globals a CIFAR batch refers to: NumPy's array reconstruction helpers.
 _ALLOWED = {("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
@@ -78,7 +79,6 @@ class CIFAR10(VisionDataset):
                    for name, _ in self.train_list + self.test_list)
 
     def __getitem__(self, index):
-        from ..transforms._functional_pil import pil
         return self._apply(pil().fromarray(self.data[index]), self.targets[index])
 
     def __len__(self):

@@ -3,6 +3,7 @@
 import os
 
 from .vision import VisionDataset
+from ..transforms._functional_pil import pil
 
 IMG_EXTENSIONS = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp")
 
@@ -93,7 +94,6 @@ class DatasetFolder(VisionDataset):
 
 def pil_loader(path):
     """Open with Pillow and convert to RGB (reading the file fully before it closes)."""
-    from ..transforms._functional_pil import pil
     with open(path, "rb") as f:
         return pil().open(f).convert("RGB")
 

@@ -11,6 +11,8 @@ import numpy as np
 from ...ops.creation import from_numpy
 from .utils import check_integrity, no_download
 from .vision import VisionDataset
+from ..transforms._functional_pil import pil
+from ...serialization import load
 
 # IDX type codes -> big-endian NumPy dtypes.
 _IDX_TYPES = {8: np.uint8, 9: np.int8, 11: np.dtype(">i2"), 12: np.dtype(">i4"),
@@ -61,7 +63,6 @@ def read_image_file(path):
 
 
 def _pil_gray(array):
-    from ..transforms._functional_pil import pil
     return pil().fromarray(array, mode="L")
 
 
@@ -137,7 +138,6 @@ class MNIST(VisionDataset):
                    for f in (self.training_file, self.test_file))
 
     def _load_legacy_data(self):
-        from ...serialization import load
         name = self.training_file if self.train else self.test_file
         return load(os.path.join(self.processed_folder, name), weights_only=True)
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from .utils import no_download
 from .vision import VisionDataset
+from ..transforms._functional_pil import pil
 
 
 class SVHN(VisionDataset):
@@ -42,7 +43,6 @@ class SVHN(VisionDataset):
         self.labels = labels
 
     def __getitem__(self, index):
-        from ..transforms._functional_pil import pil
         img = pil().fromarray(np.transpose(self.data[index], (1, 2, 0)))
         return self._apply(img, int(self.labels[index]))
 

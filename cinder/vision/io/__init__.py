@@ -13,6 +13,7 @@ import numpy as np
 from ...ops import FUNCTIONS as _F
 from ..transforms._functional_pil import pil
 from ..transforms._functional_tensor import arr
+from ... import uint8
 
 __all__ = ["ImageReadMode", "read_file", "write_file", "decode_image", "decode_png",
            "decode_jpeg", "encode_png", "encode_jpeg", "read_image", "write_png",
@@ -62,7 +63,6 @@ def _bytes(data):
 
 
 def _uint8():
-    from ... import uint8
     return uint8
 
 

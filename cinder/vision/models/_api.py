@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import partial
 from typing import Any, Callable
+from ...serialization import load
+from ... import nn
 
 __all__ = ["WeightsEnum", "Weights", "get_model", "get_model_builder", "get_model_weights",
            "get_weight", "list_models", "register_model"]
@@ -47,7 +49,6 @@ def hub_checkpoint_dir():
 def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=True,
                              check_hash=False, file_name=None, weights_only=True):
     """Load the cached copy of ``url`` (no download: fails at once naming the file)."""
-    from ...serialization import load
     folder = model_dir or hub_checkpoint_dir()
     name = file_name or os.path.basename(url.split("?")[0])
     path = os.path.join(folder, name)
@@ -209,7 +210,6 @@ def make_builder(name, enum, make, doc, **options):
 
 def init_conv_bn_linear(model):
     """MobileNet-style init: He-normal (fan out) convs, unit norms, N(0, 0.01) linears."""
-    from ... import nn
     for m in model.modules():
         if isinstance(m, nn.Conv2d):
             nn.init.kaiming_normal_(m.weight, mode="fan_out")

@@ -5,6 +5,7 @@ import numpy as np
 from ... import _dtype
 from ...ops import FUNCTIONS as _F
 from ..transforms._functional_tensor import arr
+from ...autograd.grad_mode import no_grad
 
 
 def _index_tensor(indices, like):
@@ -123,7 +124,6 @@ def complete_box_iou(boxes1, boxes2, eps=1e-7):
 
 
 def _no_grad():
-    from ...autograd.grad_mode import no_grad
     return no_grad()
 
 

@@ -5,6 +5,7 @@ import warnings
 
 from ... import nn
 from ...ops import FUNCTIONS as _F
+from .stochastic_depth import stochastic_depth
 
 
 def _ntuple(x, n):
@@ -132,7 +133,6 @@ class StochasticDepth(nn.Module):
         self.p, self.mode = p, mode
 
     def forward(self, input):
-        from .stochastic_depth import stochastic_depth
         return stochastic_depth(input, self.p, self.mode, self.training)
 
     def __repr__(self):

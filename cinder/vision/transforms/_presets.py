@@ -4,6 +4,7 @@ from ... import _tensor
 from . import functional as F
 from .functional import InterpolationMode
 from .transforms import Transform
+from ... import float32
 
 
 class ImageClassification(Transform):
@@ -24,7 +25,6 @@ class ImageClassification(Transform):
         img = F.center_crop(img, self.crop_size)
         if not isinstance(img, _tensor.Tensor):
             img = F.pil_to_tensor(img)
-        from ... import float32
         img = F.convert_image_dtype(img, float32)
         return F.normalize(img, mean=self.mean, std=self.std)
 

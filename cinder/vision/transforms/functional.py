@@ -13,6 +13,8 @@ from ... import _dtype
 from ...ops.creation import as_tensor, from_numpy
 from . import _functional_pil as F_pil
 from . import _functional_tensor as F_t
+from ... import get_default_dtype
+from ... import float32
 
 
 class InterpolationMode(enum.Enum):
@@ -84,7 +86,6 @@ def get_image_num_channels(img):
 
 
 def _to_float(img_uint8_hwc):
-    from ... import get_default_dtype
     return img_uint8_hwc.to(get_default_dtype()).div(255)
 
 
@@ -165,7 +166,6 @@ def convert_image_dtype(image, dtype=None):
     """Convert and rescale a tensor image between dtypes."""
     if not _is_tensor(image):
         raise TypeError("Input img should be Tensor Image")
-    from ... import float32
     return F_t.convert_image_dtype(image, float32 if dtype is None else dtype)
 
 

@@ -14,6 +14,7 @@ from ... import random as _random
 from ...ops import FUNCTIONS as _F
 from . import functional as F
 from .functional import InterpolationMode, _interpolation_modes_from_int
+from ... import float32
 
 try:                         # transforms are nn.Modules in torchvision; cinder.nn may be partial
     from ...nn import Module as _ModuleBase
@@ -672,7 +673,6 @@ class RandomErasing(Transform):
             if not (h < img_h and w < img_w):
                 continue
             if value is None:
-                from ... import float32
                 v = _F["empty"]([c, h, w], dtype=float32).normal_()
             else:
                 v = _F["tensor"](value)[:, None, None]

@@ -16,6 +16,9 @@ import numpy as np
 
 from .... import _dtype as D
 from ...._tensor import Tensor, make_tensor
+from ...._shared_memory import new_segment
+from ...._storage import storage_view
+from ...._tensor import contiguous_strides
 
 np_str_obj_array_pattern = re.compile(r"[SaUO]")
 
@@ -112,9 +115,6 @@ def collate(batch, *, collate_fn_map=None):
 
 def _shared_out(batch):
     """An uninitialised tensor of the stacked shape in shared memory (inside workers only)."""
-    from ...._shared_memory import new_segment
-    from ...._storage import storage_view
-    from ...._tensor import contiguous_strides
     from .worker import get_worker_info
     elem = batch[0]
     if get_worker_info() is None or elem.device.type != "cpu":

@@ -11,6 +11,7 @@ import queue
 
 from ...._utils import ExceptionWrapper
 from . import MP_STATUS_CHECK_INTERVAL
+from ...._tensor import Tensor
 
 
 def _pin_memory_loop(in_queue, out_queue, device_id, done_event, device):
@@ -38,7 +39,6 @@ def _pin_memory_loop(in_queue, out_queue, device_id, done_event, device):
 
 def pin_memory(data, device=None):
     """``data`` with every tensor replaced by its pinned copy (structure kept)."""
-    from ...._tensor import Tensor
     if isinstance(data, Tensor):
         return data.pin_memory() if hasattr(data, "pin_memory") else data
     if isinstance(data, (str, bytes)):

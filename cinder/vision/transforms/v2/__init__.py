@@ -12,6 +12,7 @@ from ..transforms import ConvertImageDtype, Transform
 from ..autoaugment import RandAugment, TrivialAugmentWide  # noqa: F401
 from .. import functional
 from ..functional import pil_to_tensor
+from ....ops.creation import from_numpy
 
 
 class ToDtype(Transform):
@@ -35,7 +36,6 @@ class ToImage(Transform):
 
     def forward(self, inpt):
         if isinstance(inpt, np.ndarray):
-            from ....ops.creation import from_numpy
             a = inpt[:, :, None] if inpt.ndim == 2 else inpt
             return from_numpy(np.ascontiguousarray(a.transpose(2, 0, 1)))
         if functional._is_tensor(inpt):
