@@ -14,6 +14,7 @@ import pytest
 import torch
 
 import cinder
+from oracle import check
 
 DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
           "float64", "complex64", "complex128")
@@ -111,3 +112,23 @@ def test_comparisons_are_bool(dtype):
         compare(lambda lib, op=op: getattr(lib, op)(ones(lib, dtype), ones(lib, "float64")),
                 f"{op}({dtype}, float64)")
         compare(lambda lib, op=op: getattr(lib, op)(ones(lib, dtype), 1), f"{op}({dtype}, 1)")
+
+
+# A Python number on the left of a double tensor stays a double (PyTorch's wrapped number):
+# it must not pass through float32 on its way to the result.
+SCALAR_LEFT = [
+    "(0.1 + L.tensor([1.1], dtype=L.float64)).tolist()",
+    "L.add(0.1, L.tensor([1.1], dtype=L.float64)).tolist()",
+    "(0.1 * L.tensor([1.1], dtype=L.float64)).tolist()",
+    "(0.3 / L.tensor([1.1], dtype=L.float64)).tolist()",
+    "(0.1 - L.tensor([1.1], dtype=L.float64)).tolist()",
+    "(2 ** L.tensor([1.1], dtype=L.float64)).tolist()",
+    "(0.1 + L.tensor([1.1 + 2j], dtype=L.complex128)).tolist()",
+    "((0.1 + L.tensor([1.1], dtype=L.float32)).tolist(), (0.1 + L.tensor([1.1])).dtype)",
+    "(0.1 + L.tensor([1, 2])).tolist()",
+]
+
+
+@pytest.mark.parametrize("expr", SCALAR_LEFT)
+def test_python_number_on_the_left_keeps_double_precision(expr):
+    check(expr)

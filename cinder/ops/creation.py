@@ -12,7 +12,7 @@ from .. import backend
 from .._device import CPU, as_device
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
-from ._prep import check_tensor_arg, common_device, shape_arg, wrap, xp_of
+from ._prep import check_tensor_arg, common_device, result_type, shape_arg, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register, write_out
 
 __all__ = ["as_tensor", "asarray", "empty", "from_numpy", "full", "ones", "tensor", "zeros"]
@@ -195,8 +195,17 @@ register("tensor", tensor, method=False, family="creation")
 
 
 def scalar_tensor_like(value, other):
-    """A 0-d tensor holding the scalar ``value``, on ``other``'s device (torch.add(2, t))."""
+    """A 0-d tensor holding the scalar ``value``, on ``other``'s device (torch.add(2, t)).
+
+    PyTorch keeps a Python number as a double ("wrapped number") until the op casts it to the
+    result dtype, so ``0.1 + t`` with a float64 ``t`` sees 0.1 itself, not 0.1 rounded to
+    float32: when the result is a double type, the tensor is made in that type directly.
+    """
     dev = other._device if isinstance(other, Tensor) else CPU
+    if isinstance(other, Tensor):
+        dt = result_type(other, value)
+        if dt is D.float64 or dt is D.complex128:
+            return tensor(value, dtype=dt, device=dev)
     return tensor(value, device=dev)
 
 
