@@ -46,8 +46,8 @@ def main():
     for name, arrays, fn, reps in cases():
         ct = [cinder.tensor(a) for a in arrays]
         tt = [torch.tensor(a) for a in arrays]
-        c = best(lambda: fn(cinder, *ct), reps)
-        t = best(lambda: fn(torch, *tt), reps)
+        c = best(lambda fn=fn, ct=ct: fn(cinder, *ct), reps)
+        t = best(lambda fn=fn, tt=tt: fn(torch, *tt), reps)
         ratios.append(c / t)
         print(f"{name:24s} {c * 1e3:10.3f} {t * 1e3:10.3f} {c / t:7.2f}")
     print(f"median ratio {np.median(ratios):.2f}, worst {max(ratios):.2f}")

@@ -6,8 +6,8 @@ from .ops._linalg_common import LinAlgError
 from .ops._registry import OPS
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
-           "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex",
-           "ldl_solve", "lstsq", "lu",
+           "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor",
+           "ldl_factor_ex", "ldl_solve", "lstsq", "lu",
            "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm",
            "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
            "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve",

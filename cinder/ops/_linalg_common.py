@@ -38,7 +38,8 @@ def check_square(A, fname, name="A"):
 def check_same_dtype(A, B, fname):
     if A._dtype is not B._dtype:
         raise RuntimeError(f"{fname}: Expected A and B to have the same dtype, but found A of "
-                           f"type {A._dtype.scalar_name} and B of type {B._dtype.scalar_name} instead")
+                           f"type {A._dtype.scalar_name} and B of type "
+                           f"{B._dtype.scalar_name} instead")
 
 
 def batch_prefix(index, batched):

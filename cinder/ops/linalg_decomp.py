@@ -599,5 +599,6 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
 
 
 for _name, _fn in [("linalg_ldl_factor_ex", linalg_ldl_factor_ex),
-                   ("linalg_ldl_factor", linalg_ldl_factor), ("linalg_ldl_solve", linalg_ldl_solve)]:
+                   ("linalg_ldl_factor", linalg_ldl_factor),
+                   ("linalg_ldl_solve", linalg_ldl_solve)]:
     register(_name, _fn, method=False, function_too=False, family="linalg")

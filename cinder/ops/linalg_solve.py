@@ -127,7 +127,7 @@ def _solve(A, B, left, fname, check_errors=True):
     except np.linalg.LinAlgError:
         if check_errors:
             raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix "
-                              "is singular.")
+                              "is singular.") from None
         x, bad = xp.full(b.shape, np.nan, b.dtype), singular_info(a)
     if not left:
         x = xp.swapaxes(x, -1, -2)
@@ -330,7 +330,7 @@ def _cholesky(A, upper, fname, check_errors):
             raise LinAlgError(f"{fname}: {batch_prefix(b, A.dim() > 2)}The factorization could "
                               "not be completed because the input is not positive-definite "
                               f"(the leading minor of order {info.reshape(-1)[b]} is not "
-                              "positive-definite).")
+                              "positive-definite).") from None
     if upper:
         L = xp.ascontiguousarray(xp.swapaxes(L.conj(), -1, -2))
     result = new(L, A)

@@ -1,4 +1,5 @@
 """Window functions (torch.*_window, torch.signal.windows) against PyTorch."""
+# ruff: noqa: B023  (each lambda in a loop is called within its own iteration)
 
 import numpy as np
 import pytest
