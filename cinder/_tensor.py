@@ -550,7 +550,10 @@ class Tensor:
     @data.setter
     def data(self, new):
         if not isinstance(new, Tensor):
-            raise TypeError("data must be a Tensor")
+            raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
+        if self._requires_grad and new._dtype.category < D.FLOATING:
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
         self._data = new._data
         self._dtype = new._dtype
         self._device = new._device

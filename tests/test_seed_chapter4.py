@@ -28,17 +28,16 @@ _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 _RNG = "its random numbers follow a pending cell's (that cell's layer init advances the stream)"
 PENDING = {
-    "from torchvision.transforms import ToTensor": "torchvision (h/vision); the oracle has none",
+    "from torchvision.transforms import ToTensor": "the oracle has no importable torchvision "
+                                                   "(its compiled ops fail beside the CPU torch)",
     "input = to_tensor(lena)": "uses to_tensor and the lena picture of the torchvision cell above "
                                "(with cinder.vision merged only the picture, absent from the "
                                "seeds, is missing; on PyTorch the import already failed)",
     "bn = nn.BatchNorm1d(4)": "prints a batch-norm output's mean at the 1e-7 level: PyTorch's "
                               "CPU kernel rounds its last bit differently in a few elements",
-    "embedding = nn.Embedding(4, 5)": "PyTorch refuses Parameter.data = an integer tensor "
-                                      "(RuntimeError); cinder's Tensor.data setter accepts it",
-    "output = embedding(input)": "uses the embedding of the cell above",
-    "t.save(net, 'net_all.pth')": "needs torch.save/torch.load (h/serial)",
-    "from torchvision import models": "torchvision (h/vision); the oracle has none",
+    "t.save(net, 'net_all.pth')": "saving the whole module (a class of the cell's script) prints "
+                                  "differently from PyTorch; not yet investigated",
+    "from torchvision import models": "the oracle has no importable torchvision (see above)",
 }
 
 

@@ -426,3 +426,20 @@ def test_finfo_iinfo(expr):
         except Exception as e:
             got[name] = type(e).__name__
     assert got["cinder"] == got["torch"]
+
+
+# Assigning .data: PyTorch refuses a non-tensor, and an integer tensor for a tensor that requires
+# grad (an nn.Parameter, say); a plain tensor takes any dtype.
+DATA_SETTER = [
+    "(lambda t: setattr(t, 'data', L.tensor([1, 2])) or t)(L.randn(2, requires_grad=True))",
+    "(lambda t: setattr(t, 'data', L.tensor([1, 2])) or t)(L.nn.Parameter(L.randn(2)))",
+    "(lambda t: setattr(t, 'data', L.tensor([1, 2])) or t)(L.randn(2))",
+    "(lambda t: setattr(t, 'data', 3) or t)(L.randn(2))",
+    ("(lambda t: setattr(t, 'data', L.ones(3, dtype=L.float64)) or t)"
+     "(L.zeros(2, requires_grad=True))"),
+]
+
+
+@pytest.mark.parametrize("expr", DATA_SETTER)
+def test_data_setter(expr):
+    check(expr)

@@ -1613,7 +1613,7 @@ def _interpolate_corners(input, coords, spatial):
     return total
 
 
-# --- attention (h/nnseq; implemented in _functional_attention.py) ---
+# --- attention (implemented in _functional_attention.py) ---
 from ._functional_attention import multi_head_attention_forward  # noqa: E402,F401
 from ._functional_attention import scaled_dot_product_attention  # noqa: E402,F401
 from ._functional_attention import _canonical_mask  # noqa: E402,F401

@@ -2,7 +2,7 @@
 
 A convolution is linear in its input and in its weight, so each gradient is the
 vector-Jacobian product of ``F.conv{1,2,3}d`` at any point (zeros here): one autograd call
-through the convolution's own backward kernel (conv lives in ``functional``, h/nnlayers).
+through the convolution's own backward kernel (conv lives in ``functional``).
 """
 
 from ..autograd import grad as _autograd_grad

@@ -9,7 +9,7 @@ import cinder
 
 pytestmark = pytest.mark.skipif(
     not hasattr(cinder, "linalg") or not hasattr(cinder.linalg, "solve_triangular"),
-    reason="needs cinder.linalg (h/linalg)")
+    reason="needs cinder.linalg")
 
 R = np.random.RandomState(9)
 A = R.randn(2, 3, 3).astype(np.float64)

@@ -1,7 +1,7 @@
 """``torch.nn.modules``: every layer class, one file per family as in PyTorch."""
 # ruff: noqa: F401  (this file re-exports the module classes)
 
-# --- module system (h/nncore) ---
+# --- module system ---
 from .module import Module
 from .container import Container
 from .container import ModuleDict
@@ -80,7 +80,7 @@ from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .linear_cross_entropy import LinearCrossEntropyLoss
 from .linear_cross_entropy_options import LinearCrossEntropyOptions
 
-# --- layers (h/nnlayers) ---
+# --- layers: conv, pooling, norms, padding, upsampling, embedding, fold, pixel shuffle ---
 from .batchnorm import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403

@@ -365,7 +365,7 @@ class Softmax2d(Module):
         return F.softmax(input, -3, _stacklevel=5)
 
 
-# --- MultiheadAttention (h/nnseq) ---
+# --- MultiheadAttention ---
 
 class MultiheadAttention(Module):
     """Multi-head attention (Vaswani et al.): queries, keys and values are projected into

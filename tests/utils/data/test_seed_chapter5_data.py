@@ -3,7 +3,7 @@ samplers), every cell run on PyTorch and on cinder with the same seed; printed o
 match.
 
 The book reads eight dog/cat JPEGs with PIL and resizes them with torchvision.transforms;
-neither belongs to this part of cinder (PIL decoding and transforms are h/vision's, pending
+neither belongs to this part of cinder (PIL decoding and transforms are cinder.vision's, pending
 there). Here the images are NumPy arrays with the book's shapes scaled down by 10 (so float32
 sums are exact in both libraries), and the transform is written with tensor operations. The
 book's printed values that do not depend on the pictures are checked against the book too.
