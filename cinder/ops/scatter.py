@@ -7,6 +7,8 @@ Accumulating ops reduce through ``_segment.reduce_into`` (bincount or sorted ``r
 never ``np.add.at``.
 """
 
+import math
+
 import numpy as np
 
 from .. import _dtype as D
@@ -146,16 +148,18 @@ def _index_arg(name, input, dim, index, source=None):
                                f"shapes. Destination slice shape: "
                                f"{ishape[:d] + ishape[d + 1:]} at dimension {d} and source "
                                f"slice shape: {sshape[:d] + sshape[d + 1:]} at dimension {d}.")
-    return d, np.where(idx < 0, idx + n, idx) if idx.size else idx
+    return d, xp_of(index).where(idx < 0, idx + n, idx) if idx.size else idx
 
 
-def _index_linear(shape, d, idx):
-    """Flat positions, shaped like the source, of ``index_*(dim=d, index=idx)``."""
-    shape = shape or (1,)
-    outer = int(np.prod(shape[:d]))
-    inner = int(np.prod(shape[d + 1:]))
-    lin = (np.arange(outer)[:, None, None] * shape[d] + idx[None, :, None]) * inner \
-        + np.arange(inner)[None, None, :]
+def _index_linear(input, d, idx):
+    """Flat positions in ``input``, shaped like the source, of ``index_*(dim=d, index=idx)``
+    (computed with ``input``'s array module, so the positions live on its device)."""
+    xp = xp_of(input)
+    shape = input._data.shape or (1,)
+    outer = math.prod(shape[:d])
+    inner = math.prod(shape[d + 1:])
+    lin = (xp.arange(outer)[:, None, None] * shape[d] + idx[None, :, None]) * inner \
+        + xp.arange(inner)[None, None, :]
     return lin.reshape(shape[:d] + (idx.size,) + shape[d + 1:])
 
 
@@ -180,7 +184,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     xp = xp_of(input)
     res = input._data.copy()
     vals = source._data if alpha == 1 else source._data * scalar_as(alpha, input._dtype)
-    reduce_into(xp, res.reshape(-1), _index_linear(input._data.shape, d, idx), vals, "sum")
+    reduce_into(xp, res.reshape(-1), _index_linear(input, d, idx), vals, "sum")
     result = wrap(res, input._dtype, input._device)
     if needs_grad(input, source):
         record(IndexAddNode, (input, source), (result,), dim=d, index=index, alpha=alpha,
@@ -203,7 +207,7 @@ def index_copy(input, dim, index, source, *, out=None):
                            f"{source._dtype.scalar_name}")
     res = input._data.copy()
     flat = res.reshape(-1)
-    flat[_index_linear(input._data.shape, d, idx).reshape(-1)] = source._data.reshape(-1)
+    flat[_index_linear(input, d, idx).reshape(-1)] = source._data.reshape(-1)
     result = wrap(res, input._dtype, input._device)
     if needs_grad(input, source):
         record(IndexCopyNode, (input, source), (result,), dim=d, index=index,
@@ -228,7 +232,7 @@ def index_fill(input, dim, index, value):
     v = value._data.astype(input._data.dtype) if tensor_value else \
         scalar_as(value, input._dtype)
     res = input._data.copy()
-    res.reshape(-1)[_index_linear(input._data.shape, d, idx).reshape(-1)] = v
+    res.reshape(-1)[_index_linear(input, d, idx).reshape(-1)] = v
     result = wrap(res, input._dtype, input._device)
     if needs_grad(input, value if tensor_value else None):
         record(IndexFillTensorNode if tensor_value else IndexFillNode,
@@ -261,7 +265,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         not_implemented("index_reduce_func_exclude_input_init", input._dtype)
     xp = xp_of(input)
     res = input._data.copy()
-    lin = _index_linear(input._data.shape, d, idx)
+    lin = _index_linear(input, d, idx)
     _reduce_flat(xp, res.reshape(-1), lin, source._data, reduce, include_self, input._dtype)
     result = wrap(res, input._dtype, input._device)
     if needs_grad(input, source):
@@ -296,7 +300,7 @@ def _flat_index(name, input, index):
         bad = int(idx[(idx < -n) | (idx >= n)].reshape(-1)[0])
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
                          "elements.")
-    return np.where(idx < 0, idx + n, idx)
+    return xp_of(index).where(idx < 0, idx + n, idx)
 
 
 TakeNode = node_class("TakeBackward0", {
