@@ -174,9 +174,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if 0 < k < n:
         # select the k extreme elements first (linear time), then order only those
         part = xp.argpartition(a, n - k if largest else k - 1, axis=d)
-        pick = xp.take(part, np.arange(n - k, n) if largest else np.arange(k), axis=d)
+        pick = xp.take(part, xp.arange(n - k, n) if largest else xp.arange(k), axis=d)
     else:
-        pick = xp.take(_argsort(xp, a, d, largest), np.arange(k), axis=d)
+        pick = xp.take(_argsort(xp, a, d, largest), xp.arange(k), axis=d)
     vals = xp.take_along_axis(a, pick, d)
     if sorted:
         order = _argsort(xp, vals, d, largest)
