@@ -342,8 +342,10 @@ def make_inplace(fn, name, pointwise=False):
         check_inplace(self)
         if pointwise:
             _check_broadcast_into(self, args)
-        recording = needs_grad(self, *[a for a in args if isinstance(a, Tensor)],
-                               *[a for a in kwargs.values() if isinstance(a, Tensor)])
+        # grad mode first: the argument lists are built only when recording is possible
+        recording = grad_mode.STATE.grad_enabled and needs_grad(
+            self, *[a for a in args if isinstance(a, Tensor)],
+            *[a for a in kwargs.values() if isinstance(a, Tensor)])
         src = _snapshot_for_backward(self) if recording else self
         try:
             result = fn(src, *args, **kwargs)
