@@ -9,14 +9,8 @@ from .._tensor import Tensor, wrap_dim
 from ._prep import check_tensor_arg, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register, write_out
 from .reduction import scan_for_inplace
-
-
-def _scan_dim(input, dim):
-    return wrap_dim(dim, max(input._data.ndim, 1))
-
-
-def _as_1d_plus(a):
-    return a if a.ndim else a.reshape(1)
+from .sorting import _as_1d_plus
+from .sorting import _dim_of as _scan_dim
 
 
 def _reverse_cumsum(t, dim):
