@@ -122,7 +122,7 @@ def _c2r_grad(grad, s):
     last = g.shape[s.dim]
     double = s.n - last
     if double > 0:
-        scale = np.ones(last)
+        scale = xp_of(g).ones(last)      # on the gradient's device, beside its data
         scale[1:1 + double] = 2
         shape = [1] * g.dim()
         shape[s.dim] = last
