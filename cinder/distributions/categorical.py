@@ -4,7 +4,7 @@ import cinder
 
 from . import constraints
 from .distribution import Distribution
-from .utils import lazy_property, logits_to_probs, logsumexp, probs_to_logits
+from .utils import lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical"]
 
@@ -27,7 +27,7 @@ class Categorical(Distribution):
         else:
             if logits.dim() < 1:
                 raise ValueError("`logits` parameter must be at least one-dimensional.")
-            self.logits = logits - logsumexp(logits, -1, keepdim=True)
+            self.logits = logits - cinder.logsumexp(logits, -1, keepdim=True)
         self._param = self.probs if probs is not None else self.logits
         self._num_events = self._param.size()[-1]
         batch_shape = self._param.size()[:-1] if self._param.ndimension() > 1 else cinder.Size()

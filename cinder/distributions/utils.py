@@ -36,14 +36,6 @@ def _sum_rightmost(value, dim):
     return value.reshape(value.shape[:-dim] + (-1,)).sum(-1)
 
 
-def logsumexp(x, dim, keepdim=False):
-    """Stable log(sum(exp(x))) over ``dim`` built from differentiable ops."""
-    top = x.detach().amax(dim, keepdim=True)
-    top = cinder.where(cinder.isfinite(top), top, cinder.zeros_like(top))
-    out = (x - top).exp().sum(dim, keepdim=True).log() + top
-    return out if keepdim else out.squeeze(dim)
-
-
 def logits_to_probs(logits, is_binary=False):
     """Probabilities from logits: sigmoid for binary outcomes, softmax over the last dim else."""
     if is_binary:
