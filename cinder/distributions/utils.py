@@ -57,6 +57,23 @@ def probs_to_logits(probs, is_binary=False):
     return cinder.log(ps_clamped)
 
 
+def check_probs_or_logits(probs, logits):
+    """Raise unless exactly one of ``probs`` and ``logits`` is given (as PyTorch's families)."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+def expand_probs_or_logits(dist, new, shape):
+    """Give ``new`` whichever of ``probs``/``logits`` ``dist`` holds, expanded to ``shape``;
+    ``new._param`` is the given one (logits when both have been computed)."""
+    if "probs" in dist.__dict__:
+        new.probs = dist.probs.expand(shape)
+        new._param = new.probs
+    if "logits" in dist.__dict__:
+        new.logits = dist.logits.expand(shape)
+        new._param = new.logits
+
+
 class lazy_property:
     """A property computed on first access and then stored on the instance; under grad mode
     off at creation it is still recomputed with grad so the graph is kept."""
