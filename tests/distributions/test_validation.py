@@ -18,6 +18,11 @@ BAD = [
     "L.distributions.Categorical()",
     "L.distributions.Categorical(L.tensor([0.5, -0.5]))",
     "L.distributions.Uniform(1.0, 0.0)",
+    "L.distributions.Binomial(3)",
+    "L.distributions.NegativeBinomial(3, L.tensor([0.5]), L.tensor([0.1]))",
+    "L.distributions.Geometric()",
+    "L.distributions.RelaxedBernoulli(L.tensor(0.5))",
+    "L.distributions.relaxed_bernoulli.LogitRelaxedBernoulli(L.tensor(0.5), 0.3, 0.1)",
     "L.distributions.Normal(0.0, 1.0).log_prob(1.0)",
     "L.distributions.Normal(L.zeros(3), 1.0).log_prob(L.zeros(2))",
     "L.distributions.Exponential(1.0).log_prob(L.tensor(-1.0))",
@@ -78,3 +83,25 @@ def test_seeded_standard_normal_as_in_issue():
     torch.manual_seed(2024)
     np.testing.assert_array_equal(cinder.distributions.Normal(0, 1).sample((5,)).numpy(),
                                   torch.distributions.Normal(0, 1).sample((5,)).numpy())
+
+
+@pytest.mark.parametrize("expr", [
+    "L.distributions.Bernoulli(logits=L.tensor([0.3, -1.0]))",
+    "L.distributions.Binomial(4, probs=L.tensor([0.3, 0.6]))",
+    "L.distributions.NegativeBinomial(4, logits=L.tensor([0.3, -1.0]))",
+    "L.distributions.Categorical(logits=L.tensor([[0.3, -1.0, 2.0]]))",
+    "L.distributions.relaxed_bernoulli.LogitRelaxedBernoulli(L.tensor(0.5), L.tensor([0.3, 0.6]))",
+])
+def test_expand_keeps_given_and_computed_param(expr):
+    """After both probs and logits exist, expand carries both (the given one as _param)."""
+    outs = []
+    for lib in (cinder, torch):
+        d = eval(expr, {"L": lib})
+        d.probs, d.logits  # noqa: B018 - builds the lazy one
+        e = d.expand((3,) + tuple(d.batch_shape))
+        outs.append((sorted(k for k in ("probs", "logits") if k in e.__dict__),
+                     tuple(e._param.shape), e.probs.numpy(), e.logits.numpy()))
+    (keys, shape, p, lg), (tkeys, tshape, tp, tlg) = outs
+    assert keys == tkeys and shape == tshape
+    np.testing.assert_allclose(p, tp, rtol=1e-6)
+    np.testing.assert_allclose(lg, tlg, rtol=1e-6)
