@@ -118,3 +118,17 @@ def test_gamma_rsample_concentration_grad_says_not_implemented(make):
         eval("L.distributions." + make, {"L": cinder, "c": c}).rsample()
     s = cinder.distributions.Gamma(c.detach(), c).rsample((4,))
     assert s.shape == (4, 2) and s.requires_grad
+
+
+@pytest.mark.parametrize("name", ["positive_definite", "positive_semidefinite"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_definite_constraints(name, dtype):
+    mats = np.array([[[2.0, 1.0], [1.0, 2.0]], [[1.0, 1.0], [1.0, 1.0]], [[1.0, 2.0], [2.0, 1.0]],
+                     [[0.0, 0.0], [0.0, 0.0]], [[1e-9, 0.0], [0.0, 1.0]],
+                     [[1.0, 0.5], [0.4, 1.0]]], dtype=dtype)
+    for value in (mats, mats[0]):
+        mine = getattr(cinder.distributions.constraints, name).check(
+            cinder.tensor(value, requires_grad=True))
+        theirs = getattr(torch.distributions.constraints, name).check(
+            torch.tensor(value, requires_grad=True))
+        np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
