@@ -19,6 +19,12 @@ def _normal(n):
 
 def standard_gamma(concentration):
     """Gamma(concentration, 1) draws of ``concentration``'s shape (Marsaglia and Tsang)."""
+    if concentration.requires_grad and cinder.is_grad_enabled():
+        # PyTorch differentiates the draw implicitly (_standard_gamma_grad); cinder has no
+        # such op, so say so instead of failing inside numpy() or dropping the gradient
+        raise NotImplementedError(
+            "rsample of a gamma-based distribution whose concentration requires grad: the "
+            "implicit reparameterization gradient (_standard_gamma_grad) is not implemented")
     alpha = concentration.detach().numpy().astype(np.float64).reshape(-1)
     small = alpha < 1  # boost: Gamma(a) = Gamma(a + 1) * U ** (1 / a)
     a = np.where(small, alpha + 1, alpha)

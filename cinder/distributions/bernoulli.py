@@ -7,14 +7,11 @@ from cinder.nn.functional import binary_cross_entropy_with_logits
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (
+    broadcast_all, check_probs_or_logits, expand_probs_or_logits, lazy_property,
+    logits_to_probs, probs_to_logits)
 
 __all__ = ["Bernoulli"]
-
-
-def _pick_param(probs, logits):
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
 
 
 class Bernoulli(ExponentialFamily):
@@ -26,7 +23,7 @@ class Bernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _pick_param(probs, logits)
+        check_probs_or_logits(probs, logits)
         if probs is not None:
             is_scalar = isinstance(probs, Number)
             (self.probs,) = broadcast_all(probs)
@@ -40,12 +37,7 @@ class Bernoulli(ExponentialFamily):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Bernoulli, _instance)
         batch_shape = cinder.Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
+        expand_probs_or_logits(self, new, batch_shape)
         super(Bernoulli, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new

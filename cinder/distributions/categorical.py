@@ -4,7 +4,9 @@ import cinder
 
 from . import constraints
 from .distribution import Distribution
-from .utils import lazy_property, logits_to_probs, logsumexp, probs_to_logits
+from .utils import (
+    check_probs_or_logits, expand_probs_or_logits, lazy_property, logits_to_probs,
+    probs_to_logits)
 
 __all__ = ["Categorical"]
 
@@ -18,8 +20,7 @@ class Categorical(Distribution):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        check_probs_or_logits(probs, logits)
         if probs is not None:
             if probs.dim() < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")
@@ -27,7 +28,7 @@ class Categorical(Distribution):
         else:
             if logits.dim() < 1:
                 raise ValueError("`logits` parameter must be at least one-dimensional.")
-            self.logits = logits - logsumexp(logits, -1, keepdim=True)
+            self.logits = logits - cinder.logsumexp(logits, -1, keepdim=True)
         self._param = self.probs if probs is not None else self.logits
         self._num_events = self._param.size()[-1]
         batch_shape = self._param.size()[:-1] if self._param.ndimension() > 1 else cinder.Size()
@@ -37,12 +38,7 @@ class Categorical(Distribution):
         new = self._get_checked_instance(Categorical, _instance)
         batch_shape = cinder.Size(batch_shape)
         param_shape = batch_shape + cinder.Size((self._num_events,))
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(param_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(param_shape)
-            new._param = new.logits
+        expand_probs_or_logits(self, new, param_shape)
         new._num_events = self._num_events
         super(Categorical, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args

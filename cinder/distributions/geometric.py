@@ -7,7 +7,8 @@ from cinder.nn.functional import binary_cross_entropy_with_logits
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (
+    broadcast_all, check_probs_or_logits, lazy_property, logits_to_probs, probs_to_logits)
 
 __all__ = ["Geometric"]
 
@@ -19,8 +20,7 @@ class Geometric(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        check_probs_or_logits(probs, logits)
         if probs is not None:
             (self.probs,) = broadcast_all(probs)
         else:

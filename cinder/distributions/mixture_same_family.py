@@ -5,7 +5,6 @@ import cinder
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
-from .utils import logsumexp
 
 __all__ = ["MixtureSameFamily"]
 
@@ -93,7 +92,7 @@ class MixtureSameFamily(Distribution):
             self._validate_sample(x)
         log_prob_x = self.component_distribution.log_prob(self._pad(x))
         log_mix_prob = cinder.log_softmax(self.mixture_distribution.logits, dim=-1)
-        return logsumexp(log_prob_x + log_mix_prob, -1)
+        return cinder.logsumexp(log_prob_x + log_mix_prob, -1)
 
     def sample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         with cinder.no_grad():

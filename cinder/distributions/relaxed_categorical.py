@@ -7,7 +7,7 @@ from .categorical import Categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform
-from .utils import broadcast_all, clamp_probs, logsumexp
+from .utils import broadcast_all, clamp_probs
 
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
@@ -57,7 +57,7 @@ class ExpRelaxedCategorical(Distribution):
                                            device=self.logits.device))
         gumbels = -((-(uniforms.log())).log())
         scores = (self.logits + gumbels) / self.temperature
-        return scores - logsumexp(scores, -1, keepdim=True)
+        return scores - cinder.logsumexp(scores, -1, keepdim=True)
 
     def log_prob(self, value):
         K = self._categorical._num_events
@@ -67,7 +67,7 @@ class ExpRelaxedCategorical(Distribution):
         log_scale = (cinder.full_like(self.temperature, float(K)).lgamma()
                      - self.temperature.log().mul(-(K - 1)))
         score = logits - value.mul(self.temperature)
-        score = (score - logsumexp(score, -1, keepdim=True)).sum(-1)
+        score = (score - cinder.logsumexp(score, -1, keepdim=True)).sum(-1)
         return score + log_scale
 
 

@@ -36,14 +36,6 @@ def _sum_rightmost(value, dim):
     return value.reshape(value.shape[:-dim] + (-1,)).sum(-1)
 
 
-def logsumexp(x, dim, keepdim=False):
-    """Stable log(sum(exp(x))) over ``dim`` built from differentiable ops."""
-    top = x.detach().amax(dim, keepdim=True)
-    top = cinder.where(cinder.isfinite(top), top, cinder.zeros_like(top))
-    out = (x - top).exp().sum(dim, keepdim=True).log() + top
-    return out if keepdim else out.squeeze(dim)
-
-
 def logits_to_probs(logits, is_binary=False):
     """Probabilities from logits: sigmoid for binary outcomes, softmax over the last dim else."""
     if is_binary:
@@ -63,6 +55,23 @@ def probs_to_logits(probs, is_binary=False):
     if is_binary:
         return cinder.log(ps_clamped) - cinder.log1p(-ps_clamped)
     return cinder.log(ps_clamped)
+
+
+def check_probs_or_logits(probs, logits):
+    """Raise unless exactly one of ``probs`` and ``logits`` is given (as PyTorch's families)."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+def expand_probs_or_logits(dist, new, shape):
+    """Give ``new`` whichever of ``probs``/``logits`` ``dist`` holds, expanded to ``shape``;
+    ``new._param`` is the given one (logits when both have been computed)."""
+    if "probs" in dist.__dict__:
+        new.probs = dist.probs.expand(shape)
+        new._param = new.probs
+    if "logits" in dist.__dict__:
+        new.logits = dist.logits.expand(shape)
+        new._param = new.logits
 
 
 class lazy_property:
