@@ -889,20 +889,17 @@ def one_hot(tensor, num_classes=-1):
     class + 1 when -1)."""
     if tensor._dtype is not D.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    import numpy as np
-    from .._tensor import make_tensor
-    a = tensor._data
     if num_classes == -1:
-        if a.size == 0:
+        if tensor.numel() == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        num_classes = int(a.max()) + 1
-    if a.size and a.min() < 0:
+        num_classes = int(tensor.max()) + 1
+    if tensor.numel() and int(tensor.min()) < 0:
         raise RuntimeError("Class values must be non-negative.")
-    if a.size and a.max() >= num_classes:
+    if tensor.numel() and int(tensor.max()) >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    out = np.zeros(a.shape + (num_classes,), dtype=np.int64)
-    np.put_along_axis(out, a[..., None].astype(np.intp), 1, axis=-1)
-    return make_tensor(out, D.int64, tensor._device)
+    # PyTorch's own composite: zeros with a class dimension, a 1 scattered at each index.
+    out = tensor.new_zeros(tuple(tensor.shape) + (num_classes,))
+    return out.scatter_(-1, tensor.unsqueeze(-1), 1)
 
 
 

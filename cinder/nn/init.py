@@ -245,12 +245,9 @@ def orthogonal_(tensor, gain=1, generator=None):
 
 def _signed_q(mat):
     """Q of ``mat = QR`` with columns multiplied by sign(diag(R)) (a unique choice)."""
-    import numpy as np
-    from ..ops.creation import tensor as make
-    q, r = np.linalg.qr(mat._data.astype(np.float64) if mat._data.dtype == np.float64
-                        else mat._data)
-    q = q * np.sign(np.diagonal(r))[None, :]
-    return make(np.ascontiguousarray(q), dtype=mat.dtype)
+    from ..linalg import qr
+    q, r = qr(mat)
+    return q * r.diagonal().sign()
 
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):

@@ -5,7 +5,7 @@ mean per row and one per column; vectors keep a full running variance.
 """
 
 from .. import _dtype as D
-from .._tensor import Tensor, make_tensor
+from .._tensor import Tensor
 from ..autograd import grad_mode
 from . import _kernels as K
 from .optimizer import Optimizer, _check, _closure_loss, _to_scalar
@@ -51,14 +51,11 @@ class Adafactor(Optimizer):
     def _new_state(p, state, group):
         state["step"] = K.scalar_state()
         grad = p.grad
-        xp = K.array_module(p)
         if grad.dim() > 1:
             shape = list(grad.shape)
             row, col = shape[:-1] + [1], shape[:-2] + [1, shape[-1]]
-            state["row_var"] = make_tensor(xp.zeros(row, grad._data.dtype), grad.dtype,
-                                           grad.device)
-            state["col_var"] = make_tensor(xp.zeros(col, grad._data.dtype), grad.dtype,
-                                           grad.device)
+            state["row_var"] = grad.new_zeros(row)
+            state["col_var"] = grad.new_zeros(col)
         else:
             state["variance"] = K.zeros_state(grad)
 

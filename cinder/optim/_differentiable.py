@@ -10,13 +10,23 @@ def _maximum(a, b):
     return maximum(a, b)
 
 
-def sgd_tensor_step(param, grad, buf, *, weight_decay, momentum, lr, dampening, nesterov,
-                    maximize):
-    """One SGD step as Tensor ops; returns the (possibly new) momentum buffer."""
+def _decayed_grad(param, grad, weight_decay, maximize, decoupled=False, lr=None):
+    """The gradient negated under ``maximize`` with L2 ``weight_decay`` added; with
+    ``decoupled`` (AdamW style) the parameter itself decays by ``lr * weight_decay`` instead."""
     if maximize:
         grad = -grad
     if weight_decay != 0:
-        grad = grad + param * weight_decay
+        if decoupled:
+            param.mul_(1 - lr * weight_decay)
+        else:
+            grad = grad + param * weight_decay
+    return grad
+
+
+def sgd_tensor_step(param, grad, buf, *, weight_decay, momentum, lr, dampening, nesterov,
+                    maximize):
+    """One SGD step as Tensor ops; returns the (possibly new) momentum buffer."""
+    grad = _decayed_grad(param, grad, weight_decay, maximize)
     if momentum != 0:
         if buf is None:
             buf = grad.detach().clone()
@@ -31,13 +41,7 @@ def adam_tensor_step(param, grad, exp_avg, exp_avg_sq, max_sq, step_t, *, beta1,
                      weight_decay, eps, maximize, decoupled):
     """One Adam/AdamW step as Tensor ops (PyTorch's differentiable formulation)."""
     step_t.add_(1)
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        if decoupled:
-            param.mul_(1 - lr * weight_decay)
-        else:
-            grad = grad + param * weight_decay
+    grad = _decayed_grad(param, grad, weight_decay, maximize, decoupled, lr)
     exp_avg.lerp_(grad, 1 - beta1)
     exp_avg_sq.mul_(beta2).add_(grad * grad * (1 - beta2))
     bias_correction1 = 1 - beta1 ** step_t
@@ -56,10 +60,7 @@ def rmsprop_tensor_step(param, grad, square_avg, grad_avg, buf, step_t, *, lr, a
                         weight_decay, momentum, maximize):
     """One RMSprop step as Tensor ops (PyTorch's differentiable branch)."""
     step_t.add_(1)
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad + param * weight_decay
+    grad = _decayed_grad(param, grad, weight_decay, maximize)
     square_avg.mul_(alpha).add_(grad * grad * (1 - alpha))
     if grad_avg is not None:
         grad_avg.lerp_(grad, 1 - alpha)
@@ -79,21 +80,10 @@ def adagrad_tensor_step(param, grad, state_sum, step_t, *, lr, weight_decay, lr_
     """One Adagrad step as Tensor ops (PyTorch's differentiable branch)."""
     step_t.add_(1)
     step = float(step_t)
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad + param * weight_decay
+    grad = _decayed_grad(param, grad, weight_decay, maximize)
     clr = lr / (1 + (step - 1) * lr_decay)
     state_sum.add_(grad * grad)
     param.add_(grad / (state_sum.sqrt() + eps) * -clr)
-
-
-def _decayed_grad(param, grad, weight_decay, maximize):
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad + param * weight_decay
-    return grad
 
 
 def adamax_tensor_step(param, grad, exp_avg, exp_inf, step_t, *, lr, beta1, beta2, eps,
@@ -114,12 +104,7 @@ def nadam_tensor_step(param, grad, exp_avg, exp_avg_sq, mu_product, step_t, *, l
     """One NAdam step as Tensor ops (``mu_product`` stays a tensor in the graph)."""
     step_t.add_(1)
     step = float(step_t)
-    grad = -grad if maximize else grad
-    if weight_decay != 0:
-        if decoupled:
-            param.mul_(1 - lr * weight_decay)
-        else:
-            grad = grad + param * weight_decay
+    grad = _decayed_grad(param, grad, weight_decay, maximize, decoupled, lr)
     mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
     mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
     mu_product *= mu
@@ -136,12 +121,7 @@ def radam_tensor_step(param, grad, exp_avg, exp_avg_sq, step_t, *, lr, beta1, be
     """One RAdam step as Tensor ops."""
     step_t.add_(1)
     step = float(step_t)
-    grad = -grad if maximize else grad
-    if weight_decay != 0:
-        if decoupled:
-            param.mul_(1 - lr * weight_decay)
-        else:
-            grad = grad + param * weight_decay
+    grad = _decayed_grad(param, grad, weight_decay, maximize, decoupled, lr)
     exp_avg.lerp_(grad, 1 - beta1)
     exp_avg_sq.mul_(beta2).add_(grad * grad * (1 - beta2))
     bias_correction2 = 1 - beta2 ** step

@@ -2,6 +2,7 @@
 (``register_parametrization`` based; state_dict keys ``parametrizations.weight.original0/1``
 and ``parametrizations.weight.original`` + ``_u``/``_v`` as in PyTorch)."""
 
+from ...ops._registry import OPS
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..modules.module import Module
@@ -122,73 +123,10 @@ def _eye(n, like):
     return FUNCTIONS["eye"](n, dtype=like.dtype, device=like.device)
 
 
-def _matrix_exp(a):
-    """exp(A) by scaling and squaring with a Taylor series, in differentiable cinder ops."""
-    import math
-    norm = float(a.detach().abs().sum(0).max()) if a.numel() else 0.0
-    squarings = max(0, int(math.ceil(math.log2(norm))) + 1) if norm > 0.5 else 0
-    a = a / (2 ** squarings)
-    term = _eye(a.shape[-1], a)
-    result = term
-    for i in range(1, 19):
-        term = term.mm(a) / i
-        result = result + term
-    for _ in range(squarings):
-        result = result.mm(result)
-    return result
-
-
-def _tril(x, k=0):
-    """The lower triangle of a matrix (``k``: diagonal offset), as a differentiable mask."""
-    import numpy as np
-    from ...ops.creation import tensor
-    return x * tensor(np.tri(x.shape[-2], x.shape[-1], k), dtype=x.dtype)
-
-
-def _householder_product(a, tau):
-    """The first k columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, where v_i is column i of
-    ``a`` below the diagonal with a 1 on it (LAPACK's compact form)."""
-    import numpy as np
-    from ...ops.creation import tensor
-    n, k = a.shape
-    q = _eye(n, a)
-    rows = np.arange(n)
-    for i in range(k):
-        below = tensor((rows > i).astype(np.float64), dtype=a.dtype)
-        unit = tensor((rows == i).astype(np.float64), dtype=a.dtype)
-        v = a[:, i] * below + unit
-        q = q - (q.mv(v) * tau[i]).unsqueeze(1) * v.unsqueeze(0)
-    return q[:, :k]
-
-
-def _solve(m, b):
-    """``m^{-1} b`` with its gradient (used by the Cayley map)."""
-    from ...autograd import Function
-
-    class Solve(Function):
-        @staticmethod
-        def forward(ctx, m, b):
-            import numpy as np
-            from ...ops.creation import tensor
-            x = tensor(np.linalg.solve(m.detach().numpy(), b.detach().numpy()), dtype=m.dtype)
-            ctx.save_for_backward(m, x)
-            return x
-
-        @staticmethod
-        def backward(ctx, g):
-            m, x = ctx.saved_tensors
-            gb = _solve(m.t(), g)
-            return -gb.mm(x.t()), gb
-
-    return Solve.apply(m, b)
-
-
 def _make_orthogonal(a):
     """Q of ``a = QR`` with diag(R) made non-negative (no gradient)."""
-    import numpy as np
-    from ...ops.creation import tensor
-    q, r = np.linalg.qr(a.detach().numpy())
-    return tensor(q * np.sign(np.diagonal(r))[None, :], dtype=a.dtype)
+    q, r = OPS["linalg_qr"].function(a.detach())
+    return q * r.diagonal().sign()
 
 
 def _is_orthogonal(q):
@@ -214,22 +152,22 @@ class _Orthogonal(Module):
             x = x.t()
             n, k = k, n
         if self.orthogonal_map in ("matrix_exp", "cayley"):
-            x = _tril(x)
+            x = x.tril()
             if n != k:
                 from ...ops import FUNCTIONS
                 x = FUNCTIONS["cat"]([x, x.new_zeros(n, n - k)], -1)
             a = x - x.t()
             if self.orthogonal_map == "matrix_exp":
-                q = _matrix_exp(a)
+                q = OPS["linalg_matrix_exp"].function(a)
             else:
                 eye = _eye(n, a)
-                q = _solve(eye - a * 0.5, eye + a * 0.5)
+                q = OPS["linalg_solve"].function(eye - a * 0.5, eye + a * 0.5)
             if n != k:
                 q = q[:, :k]
         else:
-            a = _tril(x, -1)
+            a = x.tril(-1)
             tau = 2.0 / (1.0 + (a * a).sum(-2))
-            q = _householder_product(a, tau)
+            q = OPS["linalg_householder_product"].function(a, tau)
             q = q * x.diagonal().int().unsqueeze(-2)
         if hasattr(self, "base"):
             q = self.base.mm(q)
