@@ -160,3 +160,19 @@ def test_v2_names(tv):
     out = v2.Compose([v2.ToImage(), v2.ToDtype(cinder.float32, scale=True)])(Image.fromarray(RGB))
     np.testing.assert_allclose(out.numpy(), x / 255.0, atol=1e-7)
     assert v2.RandomCrop is not None and v2.RandomAffine is not None
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.float64])
+@pytest.mark.parametrize("mode", ["BILINEAR", "BICUBIC", "NEAREST"])
+@pytest.mark.parametrize("antialias", [True, False])
+def test_tensor_resize_dtypes_and_batches(tv, dtype, mode, antialias):
+    x = np.stack([RGB, RGB[::-1]]).transpose(0, 3, 1, 2).astype(dtype)
+    if dtype != np.uint8:
+        x /= 255
+    args = dict(size=[7, 31], antialias=antialias)
+    ours = CT.functional.resize(cinder.from_numpy(x.copy()),
+                                interpolation=getattr(CT.InterpolationMode, mode), **args)
+    theirs = tv.transforms.functional.resize(
+        torch.from_numpy(x.copy()), interpolation=getattr(tv.transforms.InterpolationMode, mode),
+        **args)
+    _compare(ours, theirs, 1e-5 if dtype == np.float32 else 1e-12)

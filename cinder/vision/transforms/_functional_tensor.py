@@ -9,6 +9,7 @@ so results agree with torchvision's to float rounding.
 
 import numpy as np
 
+from ... import _dtype as D
 from ... import _tensor
 from ...backend import to_numpy
 from ...ops.creation import as_tensor
@@ -122,90 +123,35 @@ def pad(img, padding, fill=0, padding_mode="constant"):
 
 
 # ------------------------------------------------------------------------------------------------
-# Resampling: separable weight matrices (resize) and inverse-mapped grids (affine, perspective)
+# Resampling: resize (nn.functional.interpolate) and inverse-mapped grids (affine, perspective)
 # ------------------------------------------------------------------------------------------------
 
 
-def _cubic(x, a):
-    x = np.abs(x)
-    return np.where(x <= 1, ((a + 2) * x - (a + 3)) * x * x + 1,
-                    np.where(x < 2, (((x - 5) * x + 8) * x - 4) * a, 0.0))
-
-
-def _weights_aa(n_in, n_out, mode):
-    """Antialiased weights (the scheme PIL uses and torch's antialias=True mirrors):
-    the filter widens by the scale when shrinking, taps are normalised to sum to one."""
-    scale = n_in / n_out
-    support_scale = max(scale, 1.0)
-    if mode == "bilinear":
-        support, kernel = 1.0, (lambda x: np.maximum(0.0, 1.0 - np.abs(x)))
-    else:
-        support, kernel = 2.0, (lambda x: _cubic(x, -0.5))
-    support *= support_scale
-    w = np.zeros((n_out, n_in))
-    for i in range(n_out):              # one row per output pixel: small, fixed cost
-        center = scale * (i + 0.5)
-        lo = max(int(center - support + 0.5), 0)
-        hi = min(int(center + support + 0.5), n_in)
-        taps = kernel((np.arange(lo, hi) - center + 0.5) / support_scale)
-        total = taps.sum()
-        w[i, lo:hi] = taps / total if total != 0 else taps
-    return w
-
-
-def _weights_plain(n_in, n_out, mode, align_corners=False):
-    """Weights of ordinary (non-antialiased) interpolation, as torch.nn.functional.interpolate."""
-    w = np.zeros((n_out, n_in))
-    rows = np.arange(n_out)
-    if mode == "nearest":
-        scale = np.float32(n_in) / np.float32(n_out)
-        src = np.minimum(np.floor(rows.astype(np.float32) * scale).astype(np.int64), n_in - 1)
-        w[rows, src] = 1.0
-        return w
-    if align_corners:
-        scale = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-        x = rows * scale
-    else:
-        x = (rows + 0.5) * (n_in / n_out) - 0.5
-    if mode == "bilinear":
-        x = np.maximum(x, 0.0)
-        x0 = np.floor(x).astype(np.int64)
-        frac = x - x0
-        x1 = np.minimum(x0 + 1, n_in - 1)
-        x0 = np.minimum(x0, n_in - 1)
-        np.add.at(w, (rows, x0), 1 - frac)      # n_out entries only: cheap
-        np.add.at(w, (rows, x1), frac)
-        return w
-    x0 = np.floor(x).astype(np.int64)
-    t = x - x0
-    for k in range(-1, 3):                      # bicubic, a = -0.75, indices clamped
-        idx = np.clip(x0 + k, 0, n_in - 1)
-        np.add.at(w, (rows, idx), _cubic(t - k, -0.75))
-    return w
-
-
 def resize(img, size, interpolation="bilinear", antialias=True):
-    """Resize the last two dims to ``size`` = [h, w]."""
+    """Resize the last two dims to ``size`` = [h, w] with ``nn.functional.interpolate``, as
+    torchvision's kernel does: float32 work, integers rounded back (bicubic clamped first)."""
+    from ...nn import functional as NF
     check_image(img)
     h_out, w_out = size
     h_in, w_in = img.shape[-2:]
     if (h_out, w_out) == (h_in, w_in):
         return img
-    a = arr(img).astype(np.float32)
-    if interpolation in ("nearest", "nearest-exact"):
-        wh = _weights_plain(h_in, h_out, "nearest")
-        ww = _weights_plain(w_in, w_out, "nearest")
-    elif antialias:
-        wh, ww = _weights_aa(h_in, h_out, interpolation), _weights_aa(w_in, w_out, interpolation)
-    else:
-        wh = _weights_plain(h_in, h_out, interpolation)
-        ww = _weights_plain(w_in, w_out, interpolation)
-    out = np.matmul(np.matmul(wh.astype(np.float32), a), ww.T.astype(np.float32))
-    if not img.dtype.is_floating_point:
+    if interpolation not in ("bilinear", "bicubic"):
+        antialias = False
+    align_corners = False if interpolation in ("bilinear", "bicubic") else None
+    dtype = img.dtype
+    x = img.detach()
+    if x.dtype not in (D.float32, D.float64):
+        x = x.to(D.float32)
+    lead = tuple(img.shape[:-2])
+    out = NF.interpolate(x.reshape(1, -1, h_in, w_in), size=[h_out, w_out], mode=interpolation,
+                         align_corners=align_corners, antialias=antialias)
+    out = out.reshape(lead + (h_out, w_out))
+    if not dtype.is_floating_point:
         if interpolation == "bicubic":
-            out = np.clip(out, 0, max_value(img.dtype))
-        out = np.round(out)
-    return wrap(out, img)
+            out = out.clamp(0, max_value(dtype))
+        out = out.round()
+    return out.to(dtype)
 
 
 def _grid_sample(a, gx, gy, mode, fill):
