@@ -176,3 +176,22 @@ def test_tensor_resize_dtypes_and_batches(tv, dtype, mode, antialias):
         torch.from_numpy(x.copy()), interpolation=getattr(tv.transforms.InterpolationMode, mode),
         **args)
     _compare(ours, theirs, 1e-5 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+@pytest.mark.parametrize("mode", ["NEAREST", "BILINEAR"])
+@pytest.mark.parametrize("fill", [None, (0.3, 0.6, 0.9)])
+def test_tensor_rotate_and_perspective_with_fill(tv, dtype, mode, fill):
+    x = np.stack([RGB, RGB[::-1]]).transpose(0, 3, 1, 2).astype(dtype)
+    if dtype == np.uint8:
+        fill = fill and [round(v * 255) for v in fill]
+    else:
+        x /= 255
+    corners = [[0, 0], [23, 0], [23, 19], [0, 19]], [[2, 1], [20, 3], [22, 18], [1, 17]]
+
+    def warps(lib, transforms):
+        img, how = lib.from_numpy(x.copy()), getattr(transforms.InterpolationMode, mode)
+        return (transforms.functional.rotate(img, 33, how, fill=fill),
+                transforms.functional.perspective(img, *corners, how, fill=fill))
+
+    _compare(warps(cinder, CT), warps(torch, tv.transforms), 1e-5)

@@ -155,31 +155,23 @@ def resize(img, size, interpolation="bilinear", antialias=True):
 
 
 def _grid_sample(a, gx, gy, mode, fill):
-    """Sample ``a`` (..., C, H, W) at pixel coordinates (gx, gy) of shape (H', W');
-    points outside the image take ``fill`` (zeros when fill is None)."""
+    """Sample ``a`` (..., C, H, W) at pixel coordinates (gx, gy) of shape (H', W') with
+    ``nn.functional.grid_sample``; points outside the image take ``fill`` (zeros when None)."""
+    from ...nn import functional as NF
+    from ...ops.creation import from_numpy
     h, w = a.shape[-2:]
     lead = a.shape[:-2]
     fill_values = None if fill is None else np.broadcast_to(
         np.asarray(fill, dtype=np.float32).reshape(-1, 1, 1), lead[-1:] + (1, 1))
-    if mode == "nearest":
-        xi, yi = np.rint(gx).astype(np.int64), np.rint(gy).astype(np.int64)
-        inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-        out = a[..., np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)] * inside
-        weight_in = inside.astype(np.float32)
-    else:
-        x0, y0 = np.floor(gx), np.floor(gy)
-        out = np.zeros(lead + gx.shape, np.float32)
-        weight_in = np.zeros(gx.shape, np.float32)
-        for dy in (0, 1):
-            for dx in (0, 1):
-                xi, yi = x0 + dx, y0 + dy
-                wgt = (1 - np.abs(gx - xi)) * (1 - np.abs(gy - yi))
-                ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-                xi = np.clip(xi, 0, w - 1).astype(np.int64)
-                yi = np.clip(yi, 0, h - 1).astype(np.int64)
-                out += a[..., yi, xi] * (wgt * ok)
-                weight_in += wgt * ok
+    grid = np.stack(((2 * gx + 1) / w - 1, (2 * gy + 1) / h - 1), axis=-1)[None]
+    grid = from_numpy(np.ascontiguousarray(grid, dtype=np.float32))
+    planes = from_numpy(np.ascontiguousarray(a, dtype=np.float32).reshape(1, -1, h, w))
+    out = NF.grid_sample(planes, grid, mode=mode, padding_mode="zeros", align_corners=False)
+    out = out.numpy().reshape(lead + gx.shape)
     if fill_values is not None:
+        ones = from_numpy(np.ones((1, 1, h, w), np.float32))
+        weight_in = NF.grid_sample(ones, grid, mode=mode, padding_mode="zeros",
+                                   align_corners=False).numpy()[0, 0]
         # torchvision samples a mask of ones alongside the image, then fills where the mask
         # fell short: below 0.5 for nearest, blended by the mask for bilinear.
         if mode == "nearest":
