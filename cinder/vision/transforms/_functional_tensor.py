@@ -2,9 +2,10 @@
 
 The pixel work runs on the tensor's values as a NumPy array (images are prepared on the CPU,
 usually inside DataLoader workers) and the result comes back as a tensor on the input's device
-with the input's dtype. The arithmetic follows torchvision's tensor kernels step for step
-(float32 intermediates, truncation or rounding back to integer dtypes where torchvision does),
-so results agree with torchvision's to float rounding.
+with the input's dtype; resize and the warps call ``nn.functional.interpolate`` and
+``grid_sample``, as torchvision's kernels do. The arithmetic follows torchvision's tensor
+kernels step for step (float32 intermediates, truncation or rounding back to integer dtypes
+where torchvision does), so results agree with torchvision's to float rounding.
 """
 
 import numpy as np
