@@ -195,3 +195,14 @@ def test_tensor_rotate_and_perspective_with_fill(tv, dtype, mode, fill):
                 transforms.functional.perspective(img, *corners, how, fill=fill))
 
     _compare(warps(cinder, CT), warps(torch, tv.transforms), 1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+@pytest.mark.parametrize("kernel,sigma", [([3, 3], [0.8, 0.8]), ([7, 5], [1.5, 0.7])])
+def test_tensor_gaussian_blur_batched(tv, dtype, kernel, sigma):
+    x = np.stack([RGB, RGB[::-1]]).transpose(0, 3, 1, 2).astype(dtype)
+    if dtype != np.uint8:
+        x /= 255
+    ours = CT.functional.gaussian_blur(cinder.from_numpy(x.copy()), kernel, sigma)
+    theirs = tv.transforms.functional.gaussian_blur(torch.from_numpy(x.copy()), kernel, sigma)
+    _compare(ours, theirs, 1e-6)

@@ -431,7 +431,8 @@ def equalize(img):
 
 
 def gaussian_blur(img, kernel_size, sigma):
-    """Separable Gaussian blur with reflect padding, rounded back for integer images."""
+    """Gaussian blur (``nn.functional.conv2d`` after reflect padding, as torchvision), rounded
+    back for integer images."""
     kx, ky = kernel_size
     sx, sy = sigma
 
@@ -441,13 +442,13 @@ def gaussian_blur(img, kernel_size, sigma):
         pdf = np.exp(-0.5 * (x / np.float32(s)) ** 2)
         return (pdf / pdf.sum()).astype(np.float32)
 
-    a = _float(img)
-    pads = [(0, 0)] * (a.ndim - 2) + [(ky // 2, ky // 2), (kx // 2, kx // 2)]
-    a = np.pad(a, pads, mode="reflect")
+    from ...nn import functional as NF
+    from ...ops.creation import from_numpy
     h, w = img.shape[-2:]
-    wy, wx = kernel1d(ky, sy), kernel1d(kx, sx)
-    rows = sum(wy[i] * a[..., i:i + h, :] for i in range(ky))
-    out = sum(wx[j] * rows[..., :, j:j + w] for j in range(kx))
+    planes = from_numpy(np.ascontiguousarray(_float(img)).reshape(-1, 1, h, w))
+    planes = NF.pad(planes, [kx // 2, kx // 2, ky // 2, ky // 2], mode="reflect")
+    kernel = from_numpy(np.outer(kernel1d(ky, sy), kernel1d(kx, sx))[None, None])
+    out = NF.conv2d(planes, kernel).numpy().reshape(img.shape)
     return wrap(cast_back(out, img.dtype), img)
 
 
