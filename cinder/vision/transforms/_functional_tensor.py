@@ -368,18 +368,20 @@ def solarize(img, threshold):
 
 
 def _blurred_for_sharpness(a, dtype):
-    """torchvision's 3x3 smoothing kernel (centre 5, others 1, /13) on interior pixels."""
-    out = a.copy()
+    """torchvision's 3x3 smoothing kernel (centre 5, others 1, /13) on interior pixels, by
+    ``nn.functional.conv2d`` as torchvision."""
+    from ...nn import functional as NF
+    from ...ops.creation import from_numpy
     k = np.ones((3, 3), np.float32)
     k[1, 1] = 5.0
     k /= k.sum()
     h, w = a.shape[-2:]
-    acc = np.zeros(a.shape[:-2] + (h - 2, w - 2), np.float32)
-    for dy in range(3):
-        for dx in range(3):
-            acc += k[dy, dx] * a[..., dy:dy + h - 2, dx:dx + w - 2]
+    planes = from_numpy(np.ascontiguousarray(a, dtype=np.float32).reshape(-1, 1, h, w))
+    acc = NF.conv2d(planes, from_numpy(k[None, None])).numpy()
+    acc = acc.reshape(a.shape[:-2] + (h - 2, w - 2))
     if not dtype.is_floating_point:
         acc = np.round(acc)
+    out = a.copy()
     out[..., 1:-1, 1:-1] = acc
     return out
 
