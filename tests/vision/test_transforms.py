@@ -160,3 +160,49 @@ def test_v2_names(tv):
     out = v2.Compose([v2.ToImage(), v2.ToDtype(cinder.float32, scale=True)])(Image.fromarray(RGB))
     np.testing.assert_allclose(out.numpy(), x / 255.0, atol=1e-7)
     assert v2.RandomCrop is not None and v2.RandomAffine is not None
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.float64])
+@pytest.mark.parametrize("mode", ["BILINEAR", "BICUBIC", "NEAREST"])
+@pytest.mark.parametrize("antialias", [True, False])
+def test_tensor_resize_dtypes_and_batches(tv, dtype, mode, antialias):
+    x = np.stack([RGB, RGB[::-1]]).transpose(0, 3, 1, 2).astype(dtype)
+    if dtype != np.uint8:
+        x /= 255
+    args = dict(size=[7, 31], antialias=antialias)
+    ours = CT.functional.resize(cinder.from_numpy(x.copy()),
+                                interpolation=getattr(CT.InterpolationMode, mode), **args)
+    theirs = tv.transforms.functional.resize(
+        torch.from_numpy(x.copy()), interpolation=getattr(tv.transforms.InterpolationMode, mode),
+        **args)
+    _compare(ours, theirs, 1e-5 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+@pytest.mark.parametrize("mode", ["NEAREST", "BILINEAR"])
+@pytest.mark.parametrize("fill", [None, (0.3, 0.6, 0.9)])
+def test_tensor_rotate_and_perspective_with_fill(tv, dtype, mode, fill):
+    x = np.stack([RGB, RGB[::-1]]).transpose(0, 3, 1, 2).astype(dtype)
+    if dtype == np.uint8:
+        fill = fill and [round(v * 255) for v in fill]
+    else:
+        x /= 255
+    corners = [[0, 0], [23, 0], [23, 19], [0, 19]], [[2, 1], [20, 3], [22, 18], [1, 17]]
+
+    def warps(lib, transforms):
+        img, how = lib.from_numpy(x.copy()), getattr(transforms.InterpolationMode, mode)
+        return (transforms.functional.rotate(img, 33, how, fill=fill),
+                transforms.functional.perspective(img, *corners, how, fill=fill))
+
+    _compare(warps(cinder, CT), warps(torch, tv.transforms), 1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+@pytest.mark.parametrize("kernel,sigma", [([3, 3], [0.8, 0.8]), ([7, 5], [1.5, 0.7])])
+def test_tensor_gaussian_blur_batched(tv, dtype, kernel, sigma):
+    x = np.stack([RGB, RGB[::-1]]).transpose(0, 3, 1, 2).astype(dtype)
+    if dtype != np.uint8:
+        x /= 255
+    ours = CT.functional.gaussian_blur(cinder.from_numpy(x.copy()), kernel, sigma)
+    theirs = tv.transforms.functional.gaussian_blur(torch.from_numpy(x.copy()), kernel, sigma)
+    _compare(ours, theirs, 1e-6)

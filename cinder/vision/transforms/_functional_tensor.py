@@ -2,13 +2,15 @@
 
 The pixel work runs on the tensor's values as a NumPy array (images are prepared on the CPU,
 usually inside DataLoader workers) and the result comes back as a tensor on the input's device
-with the input's dtype. The arithmetic follows torchvision's tensor kernels step for step
-(float32 intermediates, truncation or rounding back to integer dtypes where torchvision does),
-so results agree with torchvision's to float rounding.
+with the input's dtype; resize and the warps call ``nn.functional.interpolate`` and
+``grid_sample``, as torchvision's kernels do. The arithmetic follows torchvision's tensor
+kernels step for step (float32 intermediates, truncation or rounding back to integer dtypes
+where torchvision does), so results agree with torchvision's to float rounding.
 """
 
 import numpy as np
 
+from ... import _dtype as D
 from ... import _tensor
 from ...backend import to_numpy
 from ...ops.creation import as_tensor
@@ -122,118 +124,55 @@ def pad(img, padding, fill=0, padding_mode="constant"):
 
 
 # ------------------------------------------------------------------------------------------------
-# Resampling: separable weight matrices (resize) and inverse-mapped grids (affine, perspective)
+# Resampling: resize (nn.functional.interpolate) and inverse-mapped grids (affine, perspective)
 # ------------------------------------------------------------------------------------------------
 
 
-def _cubic(x, a):
-    x = np.abs(x)
-    return np.where(x <= 1, ((a + 2) * x - (a + 3)) * x * x + 1,
-                    np.where(x < 2, (((x - 5) * x + 8) * x - 4) * a, 0.0))
-
-
-def _weights_aa(n_in, n_out, mode):
-    """Antialiased weights (the scheme PIL uses and torch's antialias=True mirrors):
-    the filter widens by the scale when shrinking, taps are normalised to sum to one."""
-    scale = n_in / n_out
-    support_scale = max(scale, 1.0)
-    if mode == "bilinear":
-        support, kernel = 1.0, (lambda x: np.maximum(0.0, 1.0 - np.abs(x)))
-    else:
-        support, kernel = 2.0, (lambda x: _cubic(x, -0.5))
-    support *= support_scale
-    w = np.zeros((n_out, n_in))
-    for i in range(n_out):              # one row per output pixel: small, fixed cost
-        center = scale * (i + 0.5)
-        lo = max(int(center - support + 0.5), 0)
-        hi = min(int(center + support + 0.5), n_in)
-        taps = kernel((np.arange(lo, hi) - center + 0.5) / support_scale)
-        total = taps.sum()
-        w[i, lo:hi] = taps / total if total != 0 else taps
-    return w
-
-
-def _weights_plain(n_in, n_out, mode, align_corners=False):
-    """Weights of ordinary (non-antialiased) interpolation, as torch.nn.functional.interpolate."""
-    w = np.zeros((n_out, n_in))
-    rows = np.arange(n_out)
-    if mode == "nearest":
-        scale = np.float32(n_in) / np.float32(n_out)
-        src = np.minimum(np.floor(rows.astype(np.float32) * scale).astype(np.int64), n_in - 1)
-        w[rows, src] = 1.0
-        return w
-    if align_corners:
-        scale = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-        x = rows * scale
-    else:
-        x = (rows + 0.5) * (n_in / n_out) - 0.5
-    if mode == "bilinear":
-        x = np.maximum(x, 0.0)
-        x0 = np.floor(x).astype(np.int64)
-        frac = x - x0
-        x1 = np.minimum(x0 + 1, n_in - 1)
-        x0 = np.minimum(x0, n_in - 1)
-        np.add.at(w, (rows, x0), 1 - frac)      # n_out entries only: cheap
-        np.add.at(w, (rows, x1), frac)
-        return w
-    x0 = np.floor(x).astype(np.int64)
-    t = x - x0
-    for k in range(-1, 3):                      # bicubic, a = -0.75, indices clamped
-        idx = np.clip(x0 + k, 0, n_in - 1)
-        np.add.at(w, (rows, idx), _cubic(t - k, -0.75))
-    return w
-
-
 def resize(img, size, interpolation="bilinear", antialias=True):
-    """Resize the last two dims to ``size`` = [h, w]."""
+    """Resize the last two dims to ``size`` = [h, w] with ``nn.functional.interpolate``, as
+    torchvision's kernel does: float32 work, integers rounded back (bicubic clamped first)."""
+    from ...nn import functional as NF
     check_image(img)
     h_out, w_out = size
     h_in, w_in = img.shape[-2:]
     if (h_out, w_out) == (h_in, w_in):
         return img
-    a = arr(img).astype(np.float32)
-    if interpolation in ("nearest", "nearest-exact"):
-        wh = _weights_plain(h_in, h_out, "nearest")
-        ww = _weights_plain(w_in, w_out, "nearest")
-    elif antialias:
-        wh, ww = _weights_aa(h_in, h_out, interpolation), _weights_aa(w_in, w_out, interpolation)
-    else:
-        wh = _weights_plain(h_in, h_out, interpolation)
-        ww = _weights_plain(w_in, w_out, interpolation)
-    out = np.matmul(np.matmul(wh.astype(np.float32), a), ww.T.astype(np.float32))
-    if not img.dtype.is_floating_point:
+    if interpolation not in ("bilinear", "bicubic"):
+        antialias = False
+    align_corners = False if interpolation in ("bilinear", "bicubic") else None
+    dtype = img.dtype
+    x = img.detach()
+    if x.dtype not in (D.float32, D.float64):
+        x = x.to(D.float32)
+    lead = tuple(img.shape[:-2])
+    out = NF.interpolate(x.reshape(1, -1, h_in, w_in), size=[h_out, w_out], mode=interpolation,
+                         align_corners=align_corners, antialias=antialias)
+    out = out.reshape(lead + (h_out, w_out))
+    if not dtype.is_floating_point:
         if interpolation == "bicubic":
-            out = np.clip(out, 0, max_value(img.dtype))
-        out = np.round(out)
-    return wrap(out, img)
+            out = out.clamp(0, max_value(dtype))
+        out = out.round()
+    return out.to(dtype)
 
 
 def _grid_sample(a, gx, gy, mode, fill):
-    """Sample ``a`` (..., C, H, W) at pixel coordinates (gx, gy) of shape (H', W');
-    points outside the image take ``fill`` (zeros when fill is None)."""
+    """Sample ``a`` (..., C, H, W) at pixel coordinates (gx, gy) of shape (H', W') with
+    ``nn.functional.grid_sample``; points outside the image take ``fill`` (zeros when None)."""
+    from ...nn import functional as NF
+    from ...ops.creation import from_numpy
     h, w = a.shape[-2:]
     lead = a.shape[:-2]
     fill_values = None if fill is None else np.broadcast_to(
         np.asarray(fill, dtype=np.float32).reshape(-1, 1, 1), lead[-1:] + (1, 1))
-    if mode == "nearest":
-        xi, yi = np.rint(gx).astype(np.int64), np.rint(gy).astype(np.int64)
-        inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-        out = a[..., np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)] * inside
-        weight_in = inside.astype(np.float32)
-    else:
-        x0, y0 = np.floor(gx), np.floor(gy)
-        out = np.zeros(lead + gx.shape, np.float32)
-        weight_in = np.zeros(gx.shape, np.float32)
-        for dy in (0, 1):
-            for dx in (0, 1):
-                xi, yi = x0 + dx, y0 + dy
-                wgt = (1 - np.abs(gx - xi)) * (1 - np.abs(gy - yi))
-                ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-                xi = np.clip(xi, 0, w - 1).astype(np.int64)
-                yi = np.clip(yi, 0, h - 1).astype(np.int64)
-                out += a[..., yi, xi] * (wgt * ok)
-                weight_in += wgt * ok
+    grid = np.stack(((2 * gx + 1) / w - 1, (2 * gy + 1) / h - 1), axis=-1)[None]
+    grid = from_numpy(np.ascontiguousarray(grid, dtype=np.float32))
+    planes = from_numpy(np.ascontiguousarray(a, dtype=np.float32).reshape(1, -1, h, w))
+    out = NF.grid_sample(planes, grid, mode=mode, padding_mode="zeros", align_corners=False)
+    out = out.numpy().reshape(lead + gx.shape)
     if fill_values is not None:
+        ones = from_numpy(np.ones((1, 1, h, w), np.float32))
+        weight_in = NF.grid_sample(ones, grid, mode=mode, padding_mode="zeros",
+                                   align_corners=False).numpy()[0, 0]
         # torchvision samples a mask of ones alongside the image, then fills where the mask
         # fell short: below 0.5 for nearest, blended by the mask for bilinear.
         if mode == "nearest":
@@ -429,18 +368,20 @@ def solarize(img, threshold):
 
 
 def _blurred_for_sharpness(a, dtype):
-    """torchvision's 3x3 smoothing kernel (centre 5, others 1, /13) on interior pixels."""
-    out = a.copy()
+    """torchvision's 3x3 smoothing kernel (centre 5, others 1, /13) on interior pixels, by
+    ``nn.functional.conv2d`` as torchvision."""
+    from ...nn import functional as NF
+    from ...ops.creation import from_numpy
     k = np.ones((3, 3), np.float32)
     k[1, 1] = 5.0
     k /= k.sum()
     h, w = a.shape[-2:]
-    acc = np.zeros(a.shape[:-2] + (h - 2, w - 2), np.float32)
-    for dy in range(3):
-        for dx in range(3):
-            acc += k[dy, dx] * a[..., dy:dy + h - 2, dx:dx + w - 2]
+    planes = from_numpy(np.ascontiguousarray(a, dtype=np.float32).reshape(-1, 1, h, w))
+    acc = NF.conv2d(planes, from_numpy(k[None, None])).numpy()
+    acc = acc.reshape(a.shape[:-2] + (h - 2, w - 2))
     if not dtype.is_floating_point:
         acc = np.round(acc)
+    out = a.copy()
     out[..., 1:-1, 1:-1] = acc
     return out
 
@@ -492,7 +433,8 @@ def equalize(img):
 
 
 def gaussian_blur(img, kernel_size, sigma):
-    """Separable Gaussian blur with reflect padding, rounded back for integer images."""
+    """Gaussian blur (``nn.functional.conv2d`` after reflect padding, as torchvision), rounded
+    back for integer images."""
     kx, ky = kernel_size
     sx, sy = sigma
 
@@ -502,13 +444,13 @@ def gaussian_blur(img, kernel_size, sigma):
         pdf = np.exp(-0.5 * (x / np.float32(s)) ** 2)
         return (pdf / pdf.sum()).astype(np.float32)
 
-    a = _float(img)
-    pads = [(0, 0)] * (a.ndim - 2) + [(ky // 2, ky // 2), (kx // 2, kx // 2)]
-    a = np.pad(a, pads, mode="reflect")
+    from ...nn import functional as NF
+    from ...ops.creation import from_numpy
     h, w = img.shape[-2:]
-    wy, wx = kernel1d(ky, sy), kernel1d(kx, sx)
-    rows = sum(wy[i] * a[..., i:i + h, :] for i in range(ky))
-    out = sum(wx[j] * rows[..., :, j:j + w] for j in range(kx))
+    planes = from_numpy(np.ascontiguousarray(_float(img)).reshape(-1, 1, h, w))
+    planes = NF.pad(planes, [kx // 2, kx // 2, ky // 2, ky // 2], mode="reflect")
+    kernel = from_numpy(np.outer(kernel1d(ky, sy), kernel1d(kx, sx))[None, None])
+    out = NF.conv2d(planes, kernel).numpy().reshape(img.shape)
     return wrap(cast_back(out, img.dtype), img)
 
 
