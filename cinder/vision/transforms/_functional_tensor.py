@@ -14,6 +14,8 @@ from ... import _dtype as D
 from ... import _tensor
 from ...backend import to_numpy
 from ...ops.creation import as_tensor
+from ...nn import functional as NF
+from ...ops.creation import from_numpy
 
 # ------------------------------------------------------------------------------------------------
 # Conversions between tensors and arrays
@@ -131,7 +133,6 @@ def pad(img, padding, fill=0, padding_mode="constant"):
 def resize(img, size, interpolation="bilinear", antialias=True):
     """Resize the last two dims to ``size`` = [h, w] with ``nn.functional.interpolate``, as
     torchvision's kernel does: float32 work, integers rounded back (bicubic clamped first)."""
-    from ...nn import functional as NF
     check_image(img)
     h_out, w_out = size
     h_in, w_in = img.shape[-2:]
@@ -158,8 +159,6 @@ def resize(img, size, interpolation="bilinear", antialias=True):
 def _grid_sample(a, gx, gy, mode, fill):
     """Sample ``a`` (..., C, H, W) at pixel coordinates (gx, gy) of shape (H', W') with
     ``nn.functional.grid_sample``; points outside the image take ``fill`` (zeros when None)."""
-    from ...nn import functional as NF
-    from ...ops.creation import from_numpy
     h, w = a.shape[-2:]
     lead = a.shape[:-2]
     fill_values = None if fill is None else np.broadcast_to(
@@ -370,8 +369,6 @@ def solarize(img, threshold):
 def _blurred_for_sharpness(a, dtype):
     """torchvision's 3x3 smoothing kernel (centre 5, others 1, /13) on interior pixels, by
     ``nn.functional.conv2d`` as torchvision."""
-    from ...nn import functional as NF
-    from ...ops.creation import from_numpy
     k = np.ones((3, 3), np.float32)
     k[1, 1] = 5.0
     k /= k.sum()
@@ -444,8 +441,6 @@ def gaussian_blur(img, kernel_size, sigma):
         pdf = np.exp(-0.5 * (x / np.float32(s)) ** 2)
         return (pdf / pdf.sum()).astype(np.float32)
 
-    from ...nn import functional as NF
-    from ...ops.creation import from_numpy
     h, w = img.shape[-2:]
     planes = from_numpy(np.ascontiguousarray(_float(img)).reshape(-1, 1, h, w))
     planes = NF.pad(planes, [kx // 2, kx // 2, ky // 2, ky // 2], mode="reflect")
