@@ -24,3 +24,4 @@ from .densenet import (DenseNet121_Weights, DenseNet161_Weights,  # noqa: F401,E
 from .shufflenetv2 import *  # noqa: F401,F403,E402
 from .mnasnet import *  # noqa: F401,F403,E402
 from .googlenet import *  # noqa: F401,F403,E402
+from .inception import *  # noqa: F401,F403,E402
