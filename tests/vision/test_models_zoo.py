@@ -24,6 +24,19 @@ def _build(tv, name, **kwargs):
     return ours, theirs
 
 
+_RANDOM_INITS = ("kaiming_uniform_", "kaiming_normal_", "uniform_", "normal_", "trunc_normal_",
+                 "xavier_uniform_", "xavier_normal_")
+
+
+@pytest.fixture
+def skip_random_init(monkeypatch):
+    """Structure-only builds of the big variants: random init fills are skipped on both sides
+    (their values are checked on the small variants); module structure is unchanged."""
+    for name in _RANDOM_INITS:
+        monkeypatch.setattr(cinder.nn.init, name, lambda tensor, *a, **k: tensor)
+        monkeypatch.setattr(torch.nn.init, name, lambda tensor, *a, **k: tensor)
+
+
 def _same_structure(ours, theirs):
     assert repr(ours) == repr(theirs)
     assert list(ours.state_dict()) == list(theirs.state_dict())
@@ -103,3 +116,53 @@ def test_inception_registry_and_weights(tv, tmp_path, monkeypatch):
     assert ours.AuxLogits is None and ours.transform_input
     with pytest.raises(ValueError, match="length of inception_blocks should be 7"):
         CM.Inception3(inception_blocks=[1, 2], init_weights=False)
+
+
+# ---------------------------------------------------------------- EfficientNet
+
+def test_efficientnet_b0_init_and_outputs(tv):
+    ours, theirs = _build(tv, "efficientnet_b0")
+    _same_structure(ours, theirs)
+    _same_init(ours, theirs)
+    _same_outputs(ours, theirs, 32)
+
+
+def test_efficientnet_v2_init_and_fused_block_outputs(tv):
+    _same_init(*_build(tv, "efficientnet_v2_s"))
+    # a short V2-style stack (FusedMBConv with and without expansion, then MBConv) for the
+    # forward comparison: efficientnet_v2_s's 40 blocks would take seconds
+    def short(lib):
+        m = lib.models.efficientnet
+        setting = [m.FusedMBConvConfig(1, 3, 1, 24, 24, 2), m.FusedMBConvConfig(4, 3, 2, 24, 48, 2),
+                   m.MBConvConfig(4, 3, 2, 48, 64, 2)]
+        return m.EfficientNet(setting, 0.2, last_channel=1280, num_classes=10)
+    cinder.manual_seed(1)
+    torch.manual_seed(1)
+    ours, theirs = short(cinder.vision), short(tv)
+    _same_structure(ours, theirs)
+    _same_init(ours, theirs)
+    _same_outputs(ours, theirs, 33)
+
+
+@pytest.mark.parametrize("name", ["efficientnet_b1", "efficientnet_b2", "efficientnet_b3",
+                                  "efficientnet_b4", "efficientnet_b5", "efficientnet_b6",
+                                  "efficientnet_b7", "efficientnet_v2_m", "efficientnet_v2_l"])
+def test_efficientnet_big_variants_structure(tv, name, skip_random_init):
+    _same_structure(*_build(tv, name))
+
+
+def test_efficientnet_stochastic_depth_and_registry(tv, tmp_path, monkeypatch):
+    ours, theirs = _build(tv, "efficientnet_b0", stochastic_depth_prob=0.5, dropout=0.1)
+    _same_structure(ours, theirs)
+    probs = [m.p for m in ours.modules() if type(m).__name__ == "StochasticDepth"]
+    assert probs == [m.p for m in theirs.modules() if type(m).__name__ == "StochasticDepth"]
+    _same_registry(tv, [n for n in tv.models.list_models() if n.startswith("efficientnet")])
+    _refuses_missing_file(monkeypatch, tmp_path, CM.efficientnet_b1, CM.EfficientNet_B1_Weights)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError, match="efficientnet_b1_rwightman-bac287d4.pth"):
+            CM.efficientnet_b1(pretrained=True)     # the legacy flag means IMAGENET1K_V1
+    assert "'pretrained' is deprecated" in str(caught[0].message)
+    assert "`weights=EfficientNet_B1_Weights.IMAGENET1K_V1`" in str(caught[1].message)
+    with pytest.raises(ValueError, match="Unsupported model type"):
+        CM.efficientnet._efficientnet_conf("efficientnet_x")

@@ -25,3 +25,4 @@ from .shufflenetv2 import *  # noqa: F401,F403,E402
 from .mnasnet import *  # noqa: F401,F403,E402
 from .googlenet import *  # noqa: F401,F403,E402
 from .inception import *  # noqa: F401,F403,E402
+from .efficientnet import *  # noqa: F401,F403,E402

@@ -156,20 +156,25 @@ def get_weight(name):
 
 
 def handle_legacy(weights_enum, weights, kwargs):
-    """``pretrained=True`` (old API) means the enum's DEFAULT weights, with the old warning."""
+    """``pretrained=True`` (old API) means the enum's IMAGENET1K_V1 weights (not DEFAULT, as in
+    torchvision), with torchvision's deprecation warnings; ``pretrained=False`` means none."""
     import warnings
     if "pretrained" in kwargs:
         pretrained = kwargs.pop("pretrained")
         warnings.warn("The parameter 'pretrained' is deprecated since 0.13 and may be removed in "
                       "the future, please use 'weights' instead.", stacklevel=3)
-        if weights is None and pretrained:
-            warnings.warn("Arguments other than a weight enum or `None` for 'weights' are "
-                          "deprecated since 0.13 and may be removed in the future. The current "
-                          "behavior is equivalent to passing `weights="
-                          f"{weights_enum.__name__}.DEFAULT`. You can also use `weights="
-                          f"{weights_enum.__name__}.DEFAULT` to get the most up-to-date "
-                          "weights.", stacklevel=3)
-            weights = weights_enum.DEFAULT
+        if weights is None:
+            legacy = getattr(weights_enum, "IMAGENET1K_V1", None) if pretrained else None
+            if pretrained and legacy is None:
+                raise ValueError(f"No weights available for model {weights_enum.__name__}")
+            msg = ("Arguments other than a weight enum or `None` for 'weights' are deprecated "
+                   "since 0.13 and may be removed in the future. The current behavior is "
+                   f"equivalent to passing `weights={legacy}`.")
+            if pretrained:
+                msg += (f" You can also use `weights={weights_enum.__name__}.DEFAULT` to get "
+                        "the most up-to-date weights.")
+            warnings.warn(msg, stacklevel=3)
+            weights = legacy
     return weights_enum.verify(weights)
 
 
@@ -240,9 +245,10 @@ def builder(name, weights_enum):
     return wrap
 
 
-def weights(url, crop=224, resize=256, **meta):
-    """A Weights entry with the ImageClassification preset of the given sizes."""
+def weights(url, crop=224, resize=256, preset=None, **meta):
+    """A Weights entry with the ImageClassification preset of the given sizes (``preset``:
+    its other keywords, such as ``interpolation``, ``mean`` and ``std``)."""
     from ..transforms._presets import ImageClassification
     return Weights(url=url, transforms=partial(ImageClassification, crop_size=crop,
-                                               resize_size=resize),
+                                               resize_size=resize, **(preset or {})),
                    meta=dict(meta))
