@@ -166,3 +166,52 @@ def test_efficientnet_stochastic_depth_and_registry(tv, tmp_path, monkeypatch):
     assert "`weights=EfficientNet_B1_Weights.IMAGENET1K_V1`" in str(caught[1].message)
     with pytest.raises(ValueError, match="Unsupported model type"):
         CM.efficientnet._efficientnet_conf("efficientnet_x")
+
+
+# ---------------------------------------------------------------- RegNet
+
+_REGNETS = ["regnet_y_400mf", "regnet_y_800mf", "regnet_y_1_6gf", "regnet_y_3_2gf",
+            "regnet_y_8gf", "regnet_y_16gf", "regnet_y_32gf", "regnet_y_128gf", "regnet_x_400mf",
+            "regnet_x_800mf", "regnet_x_1_6gf", "regnet_x_3_2gf", "regnet_x_8gf",
+            "regnet_x_16gf", "regnet_x_32gf"]
+
+
+@pytest.mark.parametrize("name", ["regnet_y_400mf", "regnet_x_400mf"])
+def test_regnet_init_and_outputs(tv, name):
+    ours, theirs = _build(tv, name)
+    _same_structure(ours, theirs)
+    _same_init(ours, theirs)
+    _same_outputs(ours, theirs, 32)
+
+
+def test_regnet_stage_designs_match(tv, monkeypatch):
+    # every builder's generated stages, without building (regnet_y_128gf has 645M parameters)
+    captured = {}
+    for lib, key in ((CM.regnet, "ours"), (tv.models.regnet, "theirs")):
+        def record(params, *args, key=key, **kwargs):
+            captured.setdefault(key, []).append(params)
+        monkeypatch.setattr(lib, "RegNet", record)
+        if key == "theirs":
+            monkeypatch.setattr(lib, "_regnet", record)
+    for name in _REGNETS:
+        getattr(CM, name)()
+        getattr(tv.models, name)()
+    for a, b in zip(captured["ours"], captured["theirs"], strict=True):
+        assert [list(t) for t in a._get_expanded_params()] == \
+            [list(t) for t in b._get_expanded_params()]
+        assert a.se_ratio == b.se_ratio
+    with pytest.raises(ValueError, match="Invalid RegNet settings"):
+        CM.regnet.BlockParams.from_init_params(depth=4, w_0=12, w_a=1.0, w_m=2.0, group_width=8)
+
+
+@pytest.mark.parametrize("name", ["regnet_y_3_2gf", "regnet_x_8gf"])
+def test_regnet_bigger_variants_structure(tv, name, skip_random_init):
+    _same_structure(*_build(tv, name))
+
+
+def test_regnet_registry_and_weights(tv, tmp_path, monkeypatch):
+    _same_registry(tv, _REGNETS)
+    _refuses_missing_file(monkeypatch, tmp_path, CM.regnet_y_400mf, CM.RegNet_Y_400MF_Weights)
+    with pytest.raises(ValueError, match="No weights available"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        CM.regnet_y_128gf(pretrained=True)

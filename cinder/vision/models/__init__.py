@@ -26,3 +26,4 @@ from .mnasnet import *  # noqa: F401,F403,E402
 from .googlenet import *  # noqa: F401,F403,E402
 from .inception import *  # noqa: F401,F403,E402
 from .efficientnet import *  # noqa: F401,F403,E402
+from .regnet import *  # noqa: F401,F403,E402
