@@ -109,7 +109,7 @@ def test_inception_outputs_and_aux_head(inception):
     assert CM.InceptionOutputs._fields == ("logits", "aux_logits")
 
 
-def test_inception_registry_and_weights(tv, tmp_path, monkeypatch):
+def test_inception_registry_and_weights(tv, tmp_path, monkeypatch, skip_random_init):
     _same_registry(tv, ["inception_v3"])
     _refuses_missing_file(monkeypatch, tmp_path, CM.inception_v3, CM.Inception_V3_Weights)
     ours = CM.inception_v3(aux_logits=False, transform_input=True, init_weights=False)
@@ -151,7 +151,8 @@ def test_efficientnet_big_variants_structure(tv, name, skip_random_init):
     _same_structure(*_build(tv, name))
 
 
-def test_efficientnet_stochastic_depth_and_registry(tv, tmp_path, monkeypatch):
+def test_efficientnet_stochastic_depth_and_registry(tv, tmp_path, monkeypatch,
+                                                   skip_random_init):
     ours, theirs = _build(tv, "efficientnet_b0", stochastic_depth_prob=0.5, dropout=0.1)
     _same_structure(ours, theirs)
     probs = [m.p for m in ours.modules() if type(m).__name__ == "StochasticDepth"]
@@ -209,9 +210,41 @@ def test_regnet_bigger_variants_structure(tv, name, skip_random_init):
     _same_structure(*_build(tv, name))
 
 
-def test_regnet_registry_and_weights(tv, tmp_path, monkeypatch):
+def test_regnet_registry_and_weights(tv, tmp_path, monkeypatch, skip_random_init):
     _same_registry(tv, _REGNETS)
     _refuses_missing_file(monkeypatch, tmp_path, CM.regnet_y_400mf, CM.RegNet_Y_400MF_Weights)
     with pytest.raises(ValueError, match="No weights available"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         CM.regnet_y_128gf(pretrained=True)
+
+
+# ---------------------------------------------------------------- ConvNeXt
+
+def test_convnext_init_and_outputs(tv):
+    # a two-stage ConvNeXt of the same blocks: convnext_tiny's 28M truncated-normal draws take
+    # seconds on either library
+    def small(lib):
+        m = lib.models.convnext
+        return m.ConvNeXt([m.CNBlockConfig(16, 32, 1), m.CNBlockConfig(32, None, 2)],
+                          stochastic_depth_prob=0.1, layer_scale=0.5, num_classes=10)
+    cinder.manual_seed(2)
+    torch.manual_seed(2)
+    ours, theirs = small(cinder.vision), small(tv)
+    _same_structure(ours, theirs)
+    _same_init(ours, theirs)
+    _same_outputs(ours, theirs, 32)
+    assert repr(cinder.vision.models.convnext.CNBlockConfig(96, 192, 3)) == \
+        repr(tv.models.convnext.CNBlockConfig(96, 192, 3))
+
+
+@pytest.mark.parametrize("name", ["convnext_tiny", "convnext_small", "convnext_base",
+                                  "convnext_large"])
+def test_convnext_variants_structure(tv, name, skip_random_init):
+    _same_structure(*_build(tv, name))
+
+
+def test_convnext_registry_and_weights(tv, tmp_path, monkeypatch, skip_random_init):
+    _same_registry(tv, ["convnext_tiny", "convnext_small", "convnext_base", "convnext_large"])
+    _refuses_missing_file(monkeypatch, tmp_path, CM.convnext_tiny, CM.ConvNeXt_Tiny_Weights)
+    with pytest.raises(ValueError, match="block_setting should not be empty"):
+        CM.ConvNeXt([])

@@ -27,3 +27,4 @@ from .googlenet import *  # noqa: F401,F403,E402
 from .inception import *  # noqa: F401,F403,E402
 from .efficientnet import *  # noqa: F401,F403,E402
 from .regnet import *  # noqa: F401,F403,E402
+from .convnext import *  # noqa: F401,F403,E402

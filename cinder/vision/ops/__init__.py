@@ -5,7 +5,7 @@ from .boxes import (batched_nms, box_area, box_convert, box_iou,  # noqa: F401
                     generalized_box_iou, masks_to_boxes, nms, remove_small_boxes)
 from .focal_loss import sigmoid_focal_loss  # noqa: F401
 from .misc import (Conv2dNormActivation, Conv3dNormActivation, FrozenBatchNorm2d,  # noqa: F401
-                   MLP, SqueezeExcitation, StochasticDepth)
+                   MLP, Permute, SqueezeExcitation, StochasticDepth)
 from .poolers import MultiScaleRoIAlign  # noqa: F401
 from .roi_align import RoIAlign, RoIPool, ps_roi_align, roi_align, roi_pool  # noqa: F401
 from .stochastic_depth import stochastic_depth  # noqa: F401

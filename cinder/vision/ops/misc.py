@@ -137,3 +137,14 @@ class StochasticDepth(nn.Module):
 
     def __repr__(self):
         return f"{self.__class__.__name__}(p={self.p}, mode={self.mode})"
+
+
+class Permute(nn.Module):
+    """Reorder the input's dimensions (a view), e.g. ``Permute([0, 2, 3, 1])`` for NCHW->NHWC."""
+
+    def __init__(self, dims):
+        super().__init__()
+        self.dims = dims
+
+    def forward(self, x):
+        return _F["permute"](x, self.dims)
