@@ -248,3 +248,49 @@ def test_convnext_registry_and_weights(tv, tmp_path, monkeypatch, skip_random_in
     _refuses_missing_file(monkeypatch, tmp_path, CM.convnext_tiny, CM.ConvNeXt_Tiny_Weights)
     with pytest.raises(ValueError, match="block_setting should not be empty"):
         CM.ConvNeXt([])
+
+
+# ---------------------------------------------------------------- ViT
+
+@pytest.mark.parametrize("options", [{}, {"representation_size": 24, "num_classes": 7},
+                                     "conv_stem"])
+def test_vit_init_and_outputs(tv, options):
+    # a small ViT of the same classes (vit_b_16's 86M parameters take seconds to draw)
+    def small(lib):
+        m = lib.models.vision_transformer
+        kw = dict(options) if isinstance(options, dict) else {
+            "conv_stem_configs": [m.ConvStemConfig(8, 3, 2), m.ConvStemConfig(12, 3, 4)]}
+        return m.VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2,
+                                   hidden_dim=16, mlp_dim=32, **kw)
+    cinder.manual_seed(3)
+    torch.manual_seed(3)
+    ours, theirs = small(cinder.vision), small(tv)
+    _same_structure(ours, theirs)
+    _same_init(ours, theirs)
+    with torch.no_grad():               # the zero-initialised head would hide the encoder
+        theirs.heads.head.weight.normal_()
+    _same_outputs(ours, theirs, 32)
+    with pytest.raises(AssertionError, match="Wrong image height! Expected 32 but got 16!"):
+        ours(cinder.zeros(1, 3, 16, 32))
+
+
+@pytest.mark.parametrize("name", ["vit_b_16", "vit_b_32", "vit_l_16", "vit_l_32"])
+def test_vit_variants_structure(tv, name, skip_random_init):
+    _same_structure(*_build(tv, name))
+
+
+def test_vit_registry_weights_and_embeddings(tv, tmp_path, monkeypatch, skip_random_init):
+    names = ["vit_b_16", "vit_b_32", "vit_l_16", "vit_l_32", "vit_h_14"]
+    _same_registry(tv, names)
+    _refuses_missing_file(monkeypatch, tmp_path, CM.vit_b_32, CM.ViT_B_32_Weights)
+    with pytest.raises(ValueError, match="image_size"):     # SWAG weights fix the size
+        CM.vit_b_16(weights=CM.ViT_B_16_Weights.IMAGENET1K_SWAG_E2E_V1, image_size=224)
+    pos = np.random.default_rng(4).standard_normal((1, 17, 8)).astype(np.float32)
+    state = {"encoder.pos_embedding": pos, "heads.head.weight": np.ones((3, 8), np.float32)}
+    ours = CM.vision_transformer.interpolate_embeddings(
+        48, 8, {k: cinder.from_numpy(v) for k, v in state.items()}, reset_heads=True)
+    theirs = tv.models.vision_transformer.interpolate_embeddings(
+        48, 8, {k: torch.from_numpy(v) for k, v in state.items()}, reset_heads=True)
+    assert list(ours) == list(theirs) == ["encoder.pos_embedding"]
+    np.testing.assert_allclose(ours["encoder.pos_embedding"].numpy(),
+                               theirs["encoder.pos_embedding"].numpy(), rtol=1e-5, atol=1e-6)

@@ -28,3 +28,4 @@ from .inception import *  # noqa: F401,F403,E402
 from .efficientnet import *  # noqa: F401,F403,E402
 from .regnet import *  # noqa: F401,F403,E402
 from .convnext import *  # noqa: F401,F403,E402
+from .vision_transformer import *  # noqa: F401,F403,E402
