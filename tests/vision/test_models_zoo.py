@@ -48,6 +48,7 @@ def _same_init(ours, theirs):
     st = theirs.state_dict()
     for key, value in ours.state_dict().items():    # the same RNG calls in the same order
         np.testing.assert_array_equal(value.numpy(), st[key].numpy(), err_msg=key)
+        assert str(value.dtype) == str(st[key].dtype), key
 
 
 def _same_outputs(ours, theirs, size, rtol=1e-4, atol=1e-4):
@@ -294,3 +295,52 @@ def test_vit_registry_weights_and_embeddings(tv, tmp_path, monkeypatch, skip_ran
     assert list(ours) == list(theirs) == ["encoder.pos_embedding"]
     np.testing.assert_allclose(ours["encoder.pos_embedding"].numpy(),
                                theirs["encoder.pos_embedding"].numpy(), rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- Swin
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_swin_init_and_outputs(tv, version):
+    # two small stages; a 40x40 input gives 10x10 then 5x5 patch maps, so the windows of 4
+    # need padding and the shifted blocks need their masks in both stages
+    def small(lib):
+        m = lib.models.swin_transformer
+        extra = {} if version == "v1" else {"block": m.SwinTransformerBlockV2,
+                                            "downsample_layer": m.PatchMergingV2}
+        return m.SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2],
+                                 num_heads=[2, 4], window_size=[4, 4], num_classes=10, **extra)
+    cinder.manual_seed(5)
+    torch.manual_seed(5)
+    ours, theirs = small(cinder.vision), small(tv)
+    _same_structure(ours, theirs)
+    _same_init(ours, theirs)
+    _same_outputs(ours, theirs, 40)
+
+
+def test_swin_attention_gradients(tv):
+    cinder.manual_seed(6)
+    ours = CM.swin_transformer.ShiftedWindowAttentionV2(8, [4, 4], [2, 2], 2)
+    theirs = tv.models.swin_transformer.ShiftedWindowAttentionV2(8, [4, 4], [2, 2], 2)
+    theirs.load_state_dict(
+        {k: torch.from_numpy(v.numpy().copy()) for k, v in ours.state_dict().items()})
+    x = np.random.default_rng(6).standard_normal((2, 6, 7, 8)).astype(np.float32)
+    a, b = cinder.from_numpy(x).requires_grad_(), torch.from_numpy(x).requires_grad_()
+    ours(a).square().sum().backward()
+    theirs(b).square().sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-3, atol=1e-4)
+    for (name, p), q in zip(ours.named_parameters(), theirs.parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-3, atol=1e-4,
+                                   err_msg=name)
+
+
+@pytest.mark.parametrize("name", ["swin_t", "swin_s", "swin_b", "swin_v2_t", "swin_v2_s",
+                                  "swin_v2_b"])
+def test_swin_variants_structure(tv, name, skip_random_init):
+    _same_structure(*_build(tv, name))
+
+
+def test_swin_registry_and_weights(tv, tmp_path, monkeypatch, skip_random_init):
+    _same_registry(tv, ["swin_t", "swin_s", "swin_b", "swin_v2_t", "swin_v2_s", "swin_v2_b"])
+    _refuses_missing_file(monkeypatch, tmp_path, CM.swin_t, CM.Swin_T_Weights)
+    with pytest.raises(ValueError, match="window_size and shift_size must be of length 2"):
+        CM.swin_transformer.ShiftedWindowAttention(8, [4], [0, 0], 2)

@@ -29,3 +29,4 @@ from .efficientnet import *  # noqa: F401,F403,E402
 from .regnet import *  # noqa: F401,F403,E402
 from .convnext import *  # noqa: F401,F403,E402
 from .vision_transformer import *  # noqa: F401,F403,E402
+from .swin_transformer import *  # noqa: F401,F403,E402
