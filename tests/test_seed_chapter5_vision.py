@@ -17,15 +17,19 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _workdir(path):
-    """Eight 'photos' in data/dogcat and data/dogcat_2/{cat,dog}, and MNIST's raw files."""
+    """Eight 'photos' in data/dogcat and data/dogcat_2/{cat,dog}, the same plus an unreadable
+    file in data/dogcat_wrong, and MNIST's raw files."""
     from PIL import Image
     rng = np.random.default_rng(0)
     (path / "data" / "dogcat").mkdir(parents=True)
+    (path / "data" / "dogcat_wrong").mkdir(parents=True)
+    (path / "data" / "dogcat_wrong" / "cat.corrupt.jpg").write_bytes(b"not a JPEG")
     for kind in ("cat", "dog"):
         (path / "data" / "dogcat_2" / kind).mkdir(parents=True)
         for i in range(4):
             img = Image.fromarray(rng.integers(0, 256, (300 + 10 * i, 260, 3), dtype=np.uint8))
             img.save(path / "data" / "dogcat" / f"{kind}.{1000 + i}.jpg")
+            img.save(path / "data" / "dogcat_wrong" / f"{kind}.{1000 + i}.jpg")
             img.save(path / "data" / "dogcat_2" / kind / f"{kind}.{1000 + i}.jpg")
     raw = path / "data" / "MNIST" / "raw"
     raw.mkdir(parents=True)
@@ -50,7 +54,7 @@ def test_chapter5_vision_cells(tmp_path):
         _workdir(tmp_path / lib)
     theirs = _run("torch", tmp_path / "torch", tv_copy)
     ours = _run("cinder", tmp_path / "cinder", tv_copy)
-    assert len(ours) == len(theirs) == 7
+    assert len(ours) == len(theirs) == 12
     for i, (a, b) in enumerate(zip(ours, theirs)):
         assert "!!" not in b, f"cell {i} fails on PyTorch: {b}"
         assert a.replace("cinder", "torch") == b, f"cell {i}:\n{a}\n---\n{b}"
