@@ -10,6 +10,7 @@ from functools import partial
 import numpy as np
 
 from ... import nn
+from ...autograd.grad_mode import no_grad
 from ...nn import functional as F
 from ...ops import FUNCTIONS as _F
 from ..ops.misc import MLP, Permute, StochasticDepth
@@ -192,7 +193,7 @@ class ShiftedWindowAttentionV2(ShiftedWindowAttention):
                                      nn.Linear(512, num_heads, bias=False))
         if qkv_bias:
             length = self.qkv.bias.numel() // 3
-            with _no_grad():
+            with no_grad():
                 self.qkv.bias[length:2 * length].zero_()
 
     def define_relative_position_bias_table(self):
@@ -214,11 +215,6 @@ class ShiftedWindowAttentionV2(ShiftedWindowAttention):
 
     def forward(self, x):
         return self._attend(x, self.logit_scale)
-
-
-def _no_grad():
-    from ...autograd.grad_mode import no_grad
-    return no_grad()
 
 
 class SwinTransformerBlock(nn.Module):

@@ -8,6 +8,7 @@ from functools import partial
 from typing import Callable, NamedTuple
 
 from ... import nn
+from ...nn import functional as F
 from ...ops import FUNCTIONS as _F
 from ..ops.misc import MLP, Conv2dNormActivation
 from ..transforms._presets import InterpolationMode
@@ -195,7 +196,6 @@ def interpolate_embeddings(image_size, patch_size, model_state, interpolation_mo
                            reset_heads=False):
     """Resize a checkpoint's position embeddings to another image size (the class token's
     entry kept, the patch grid interpolated); ``reset_heads`` drops the head weights."""
-    from ...nn import functional as F
     pos_embedding = model_state["encoder.pos_embedding"]
     n, seq_length, hidden_dim = pos_embedding.shape
     if n != 1:
