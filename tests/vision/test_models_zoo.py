@@ -344,3 +344,9 @@ def test_swin_registry_and_weights(tv, tmp_path, monkeypatch, skip_random_init):
     _refuses_missing_file(monkeypatch, tmp_path, CM.swin_t, CM.Swin_T_Weights)
     with pytest.raises(ValueError, match="window_size and shift_size must be of length 2"):
         CM.swin_transformer.ShiftedWindowAttention(8, [4], [0, 0], 2)
+
+
+def test_the_classification_zoo_is_complete_but_maxvit(tv):
+    # every classification builder torchvision registers, except MaxViT (not written yet)
+    assert set(tv.models.list_models(module=tv.models)) - set(CM.list_models()) == {"maxvit_t"}
+    assert set(CM.list_models()) <= set(tv.models.list_models())
