@@ -346,7 +346,32 @@ def test_swin_registry_and_weights(tv, tmp_path, monkeypatch, skip_random_init):
         CM.swin_transformer.ShiftedWindowAttention(8, [4], [0, 0], 2)
 
 
-def test_the_classification_zoo_is_complete_but_maxvit(tv):
-    # every classification builder torchvision registers, except MaxViT (not written yet)
-    assert set(tv.models.list_models(module=tv.models)) - set(CM.list_models()) == {"maxvit_t"}
-    assert set(CM.list_models()) <= set(tv.models.list_models())
+# ---------------------------------------------------------------- MaxViT
+
+def test_maxvit_init_and_outputs(tv):
+    # two small blocks: 32x32 inputs give 8x8 and 4x4 maps, partitions of 2 (window and grid)
+    def small(lib):
+        return lib.models.maxvit.MaxVit(input_size=(32, 32), stem_channels=8, partition_size=2,
+                                        block_channels=[8, 16], block_layers=[1, 2],
+                                        head_dim=4, stochastic_depth_prob=0.2, num_classes=10)
+    cinder.manual_seed(7)
+    torch.manual_seed(7)
+    ours, theirs = small(cinder.vision), small(tv)
+    _same_structure(ours, theirs)
+    _same_init(ours, theirs)
+    _same_outputs(ours, theirs, 32)
+    with pytest.raises(ValueError, match="is not divisible by partition size 3"):
+        CM.maxvit.MaxVit(input_size=(32, 32), stem_channels=8, partition_size=3,
+                         block_channels=[8], block_layers=[1], head_dim=4,
+                         stochastic_depth_prob=0.0)
+
+
+def test_maxvit_t_structure_and_registry(tv, tmp_path, monkeypatch, skip_random_init):
+    _same_structure(*_build(tv, "maxvit_t"))
+    _same_registry(tv, ["maxvit_t"])
+    _refuses_missing_file(monkeypatch, tmp_path, CM.maxvit_t, CM.MaxVit_T_Weights)
+
+
+def test_the_classification_zoo_is_complete(tv):
+    # every classification builder torchvision registers
+    assert set(tv.models.list_models(module=tv.models)) == set(CM.list_models())

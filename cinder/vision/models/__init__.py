@@ -30,3 +30,4 @@ from .regnet import *  # noqa: F401,F403,E402
 from .convnext import *  # noqa: F401,F403,E402
 from .vision_transformer import *  # noqa: F401,F403,E402
 from .swin_transformer import *  # noqa: F401,F403,E402
+from .maxvit import *  # noqa: F401,F403,E402
