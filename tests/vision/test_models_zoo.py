@@ -375,3 +375,28 @@ def test_maxvit_t_structure_and_registry(tv, tmp_path, monkeypatch, skip_random_
 def test_the_classification_zoo_is_complete(tv):
     # every classification builder torchvision registers
     assert set(tv.models.list_models(module=tv.models)) == set(CM.list_models())
+
+
+def test_a_torchvision_checkpoint_loads_through_weights(tv, tmp_path, monkeypatch):
+    # what torchvision's download leaves in $TORCH_HOME: torch.save of the state_dict
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path))
+    torch.manual_seed(8)
+    reference = tv.models.regnet_y_400mf()
+    folder = tmp_path / "hub" / "checkpoints"
+    folder.mkdir(parents=True)
+    torch.save(reference.state_dict(), folder / "regnet_y_400mf-e6988f5f.pth")
+    ours = CM.regnet_y_400mf(weights="IMAGENET1K_V2")
+    for key, value in ours.state_dict().items():
+        np.testing.assert_array_equal(value.numpy(), reference.state_dict()[key].numpy())
+
+
+def test_vit_mlp_block_renames_version_1_keys(tv):
+    ours = CM.vision_transformer.MLPBlock(4, 8, 0.0)
+    old = {"linear_1.weight": np.ones((8, 4), np.float32), "linear_1.bias": np.ones(8, np.float32),
+           "linear_2.weight": np.ones((4, 8), np.float32), "linear_2.bias": np.ones(4, np.float32)}
+    state = {k: cinder.from_numpy(v) for k, v in old.items()}     # no _metadata: version 1
+    ours.load_state_dict(state)
+    assert list(ours.state_dict()) == list(tv.models.vision_transformer.MLPBlock(4, 8, 0.0)
+                                           .state_dict()) == ["0.weight", "0.bias", "3.weight",
+                                                              "3.bias"]
+    assert float(ours.state_dict()["3.bias"].sum()) == 4.0
