@@ -4,6 +4,7 @@ modules (repr, state_dict keys, parameter counts) with the same initial values, 
 same weights give the same eval-mode outputs. The large variants are compared by structure
 only (their forward passes would dominate the test time)."""
 
+import json
 import warnings
 
 import numpy as np
@@ -400,3 +401,18 @@ def test_vit_mlp_block_renames_version_1_keys(tv):
                                            .state_dict()) == ["0.weight", "0.bias", "3.weight",
                                                               "3.bias"]
     assert float(ours.state_dict()["3.bias"].sum()) == 4.0
+
+
+def test_every_weights_meta_matches_torchvision(tv):
+    """All of torchvision's published metadata (class names, accuracies, GFLOPs, file sizes,
+    recipe links) is in ``weights.meta``; only torchvision's ``_docs`` prose is left out."""
+    names = tv.models.list_models(module=tv.models)
+    assert sorted(names) == sorted(CM.list_models())
+    for name in names:
+        ours, theirs = CM.get_model_weights(name), tv.models.get_model_weights(name)
+        for a, b in zip(ours, theirs, strict=True):
+            expected = {k: v for k, v in b.meta.items() if k != "_docs"}
+            # through JSON: a NaN accuracy (VGG16's feature weights) compares equal there
+            assert json.dumps(a.meta, sort_keys=True) == json.dumps(expected, sort_keys=True), a
+            assert repr(a.transforms()) == repr(b.transforms()), repr(a)
+    assert CM.ResNet18_Weights.DEFAULT.meta["categories"][:2] == ["tench", "goldfish"]

@@ -7,6 +7,7 @@ error names the file and the folder to put it in.
 """
 
 import fnmatch
+import json
 import os
 import sys
 from dataclasses import dataclass
@@ -195,7 +196,7 @@ def build_model(make, enum, weights, progress, kwargs, when_weighted=None, fix_k
     weights = handle_legacy(enum, weights, kwargs)
     if weights is not None:
         kwargs.update(when_weighted or {})
-        ovewrite_named_param(kwargs, "num_classes", weights.meta["num_classes"])
+        ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
     model = make(**kwargs)
     if weights is not None:
         state_dict = weights.get_state_dict(progress=progress, check_hash=True)
@@ -237,10 +238,38 @@ def make_divisible(v, divisor, min_value=None):
     return new_v
 
 
+_PUBLISHED_META = None
+
+
+def _published_meta():
+    """torchvision's published facts per weights entry (class names, accuracies, GFLOPs, file
+    sizes, recipe and licence links), written by ``tools/make_weights_meta.py``."""
+    global _PUBLISHED_META
+    if _PUBLISHED_META is None:
+        path = os.path.join(os.path.dirname(__file__), "_weights_meta.json")
+        with open(path, encoding="utf-8") as f:
+            _PUBLISHED_META = json.load(f)
+    return _PUBLISHED_META
+
+
+def _add_published_meta(weights_enum):
+    """Complete each member's ``meta`` with the published facts (once per enum)."""
+    published = _published_meta()
+    for member in weights_enum:
+        facts = published["weights"].get(weights_enum.__name__, {}).get(member.name)
+        if facts is None or "categories" in member.meta:
+            continue
+        facts = dict(facts)
+        if facts["categories"] == "imagenet":
+            facts["categories"] = list(published["imagenet_categories"])
+        member.meta.update(facts)
+
+
 def builder(name, weights_enum):
     """Register a model builder and remember its weights enum (for get_model_weights)."""
     def wrap(fn):
         fn._weights_enum = weights_enum
+        _add_published_meta(weights_enum)
         return register_model(name)(fn)
     return wrap
 

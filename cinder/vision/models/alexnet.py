@@ -31,7 +31,7 @@ class AlexNet(nn.Module):
 
 class AlexNet_Weights(WeightsEnum):
     IMAGENET1K_V1 = weights("https://download.pytorch.org/models/alexnet-owt-7be5be79.pth",
-                            num_params=61100840, min_size=(63, 63), num_classes=1000)
+                            num_params=61100840, min_size=(63, 63))
     DEFAULT = IMAGENET1K_V1
 
 

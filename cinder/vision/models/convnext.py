@@ -113,8 +113,7 @@ _URL = "https://download.pytorch.org/models/"
 
 
 def _weights(file, resize, num_params):
-    return weights(_URL + file, resize=resize, num_params=num_params, min_size=(32, 32),
-                   num_classes=1000)
+    return weights(_URL + file, resize=resize, num_params=num_params, min_size=(32, 32))
 
 
 class ConvNeXt_Tiny_Weights(WeightsEnum):

@@ -125,7 +125,7 @@ _URL = "https://download.pytorch.org/models/"
 
 
 def _w(name, num_params):
-    return weights(_URL + name, num_params=num_params, min_size=(29, 29), num_classes=1000)
+    return weights(_URL + name, num_params=num_params, min_size=(29, 29))
 
 
 class DenseNet121_Weights(WeightsEnum):

@@ -220,12 +220,12 @@ _BILINEAR = {"interpolation": InterpolationMode.BILINEAR}
 
 def _v1(file, crop, resize, num_params, preset=_BICUBIC):
     return weights(_URL + file, crop=crop, resize=resize, preset=preset, num_params=num_params,
-                   min_size=(1, 1), num_classes=1000)
+                   min_size=(1, 1))
 
 
 def _v2(file, size, num_params, preset=_BILINEAR):
     return weights(_URL + file, crop=size, resize=size, preset=preset, num_params=num_params,
-                   min_size=(33, 33), num_classes=1000)
+                   min_size=(33, 33))
 
 
 class EfficientNet_B0_Weights(WeightsEnum):

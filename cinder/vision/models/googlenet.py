@@ -154,7 +154,7 @@ class GoogLeNet(nn.Module):
 
 class GoogLeNet_Weights(WeightsEnum):
     IMAGENET1K_V1 = weights("https://download.pytorch.org/models/googlenet-1378be20.pth",
-                            num_params=6624904, min_size=(15, 15), num_classes=1000)
+                            num_params=6624904, min_size=(15, 15))
     DEFAULT = IMAGENET1K_V1
 
 
@@ -168,7 +168,7 @@ def googlenet(*, weights=None, progress=True, **kwargs):
         kwargs.setdefault("transform_input", True)
         ovewrite_named_param(kwargs, "aux_logits", True)
         ovewrite_named_param(kwargs, "init_weights", False)
-        ovewrite_named_param(kwargs, "num_classes", weights.meta["num_classes"])
+        ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
     model = GoogLeNet(**kwargs)
     if weights is not None:
         model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))

@@ -256,8 +256,7 @@ class Inception3(nn.Module):
 
 class Inception_V3_Weights(WeightsEnum):
     IMAGENET1K_V1 = weights("https://download.pytorch.org/models/inception_v3_google-0cc3c7bd.pth",
-                            crop=299, resize=342, num_params=27161264, min_size=(75, 75),
-                            num_classes=1000)
+                            crop=299, resize=342, num_params=27161264, min_size=(75, 75))
     DEFAULT = IMAGENET1K_V1
 
 
@@ -271,7 +270,7 @@ def inception_v3(*, weights=None, progress=True, **kwargs):
         kwargs.setdefault("transform_input", True)
         ovewrite_named_param(kwargs, "aux_logits", True)
         ovewrite_named_param(kwargs, "init_weights", False)
-        ovewrite_named_param(kwargs, "num_classes", weights.meta["num_classes"])
+        ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
     model = Inception3(**kwargs)
     if weights is not None:
         model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))

@@ -314,7 +314,7 @@ class MaxVit_T_Weights(WeightsEnum):
     IMAGENET1K_V1 = weights("https://download.pytorch.org/models/maxvit_t-bc5ab103.pth",
                             crop=224, resize=224,
                             preset={"interpolation": InterpolationMode.BICUBIC},
-                            num_params=30919624, min_size=(224, 224), num_classes=1000)
+                            num_params=30919624, min_size=(224, 224))
     DEFAULT = IMAGENET1K_V1
 
 
@@ -323,7 +323,7 @@ def maxvit_t(*, weights=None, progress=True, **kwargs):
     """MaxViT-T; ``weights`` takes MaxVit_T_Weights values (they fix the input size)."""
     weights = handle_legacy(MaxVit_T_Weights, weights, kwargs)
     if weights is not None:
-        ovewrite_named_param(kwargs, "num_classes", weights.meta["num_classes"])
+        ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
         ovewrite_named_param(kwargs, "input_size", weights.meta["min_size"])
     model = MaxVit(stem_channels=64, block_channels=[64, 128, 256, 512],
                    block_layers=[2, 2, 5, 2], head_dim=32, stochastic_depth_prob=0.2,

@@ -77,9 +77,9 @@ class MobileNetV2(nn.Module):
 
 class MobileNet_V2_Weights(WeightsEnum):
     IMAGENET1K_V1 = weights("https://download.pytorch.org/models/mobilenet_v2-b0353104.pth",
-                            num_params=3504872, min_size=(1, 1), num_classes=1000)
+                            num_params=3504872, min_size=(1, 1))
     IMAGENET1K_V2 = weights("https://download.pytorch.org/models/mobilenet_v2-7ebf99e0.pth",
-                            resize=232, num_params=3504872, min_size=(1, 1), num_classes=1000)
+                            resize=232, num_params=3504872, min_size=(1, 1))
     DEFAULT = IMAGENET1K_V2
 
 

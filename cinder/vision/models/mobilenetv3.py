@@ -138,15 +138,15 @@ _URL = "https://download.pytorch.org/models/"
 
 class MobileNet_V3_Large_Weights(WeightsEnum):
     IMAGENET1K_V1 = weights(_URL + "mobilenet_v3_large-8738ca79.pth", num_params=5483032,
-                            min_size=(1, 1), num_classes=1000)
+                            min_size=(1, 1))
     IMAGENET1K_V2 = weights(_URL + "mobilenet_v3_large-5c1a4163.pth", resize=232,
-                            num_params=5483032, min_size=(1, 1), num_classes=1000)
+                            num_params=5483032, min_size=(1, 1))
     DEFAULT = IMAGENET1K_V2
 
 
 class MobileNet_V3_Small_Weights(WeightsEnum):
     IMAGENET1K_V1 = weights(_URL + "mobilenet_v3_small-047dcff4.pth", num_params=2542856,
-                            min_size=(1, 1), num_classes=1000)
+                            min_size=(1, 1))
     DEFAULT = IMAGENET1K_V1
 
 

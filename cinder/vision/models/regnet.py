@@ -175,17 +175,16 @@ _SWAG_PRESET = {"interpolation": InterpolationMode.BICUBIC}
 
 
 def _v1(file, num_params):
-    return weights(_URL + file, num_params=num_params, min_size=(1, 1), num_classes=1000)
+    return weights(_URL + file, num_params=num_params, min_size=(1, 1))
 
 
 def _v2(file, num_params):
-    return weights(_URL + file, resize=232, num_params=num_params, min_size=(1, 1),
-                   num_classes=1000)
+    return weights(_URL + file, resize=232, num_params=num_params, min_size=(1, 1))
 
 
 def _swag(file, num_params, size):
     return weights(_URL + file, crop=size, resize=size, preset=_SWAG_PRESET,
-                   num_params=num_params, min_size=(1, 1), num_classes=1000)
+                   num_params=num_params, min_size=(1, 1))
 
 
 def _enum(name, file_v1, file_v2, num_params, swag=None):

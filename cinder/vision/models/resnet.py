@@ -153,7 +153,7 @@ class ResNet(nn.Module):
 
 
 def _w(url, num_params, resize=256, **meta):
-    return weights(url, resize=resize, num_params=num_params, min_size=(1, 1), num_classes=1000,
+    return weights(url, resize=resize, num_params=num_params, min_size=(1, 1),
                    **meta)
 
 

@@ -97,8 +97,7 @@ _URL = "https://download.pytorch.org/models/"
 
 
 def _w(name, num_params, resize=256):
-    return weights(_URL + name, resize=resize, num_params=num_params, min_size=(1, 1),
-                   num_classes=1000)
+    return weights(_URL + name, resize=resize, num_params=num_params, min_size=(1, 1))
 
 
 class ShuffleNet_V2_X0_5_Weights(WeightsEnum):

@@ -78,13 +78,13 @@ _URL = "https://download.pytorch.org/models/"
 
 class SqueezeNet1_0_Weights(WeightsEnum):
     IMAGENET1K_V1 = weights(_URL + "squeezenet1_0-b66bff10.pth", min_size=(21, 21),
-                            num_params=1248424, num_classes=1000)
+                            num_params=1248424)
     DEFAULT = IMAGENET1K_V1
 
 
 class SqueezeNet1_1_Weights(WeightsEnum):
     IMAGENET1K_V1 = weights(_URL + "squeezenet1_1-b8a52dc0.pth", min_size=(17, 17),
-                            num_params=1235496, num_classes=1000)
+                            num_params=1235496)
     DEFAULT = IMAGENET1K_V1
 
 

@@ -311,7 +311,7 @@ _BICUBIC = {"interpolation": InterpolationMode.BICUBIC}
 
 def _weights(file, crop, resize, num_params):
     return weights(_URL + file, crop=crop, resize=resize, preset=_BICUBIC,
-                   num_params=num_params, min_size=(crop, crop), num_classes=1000)
+                   num_params=num_params, min_size=(crop, crop))
 
 
 class Swin_T_Weights(WeightsEnum):

@@ -62,7 +62,7 @@ _URL = "https://download.pytorch.org/models/"
 
 
 def _w(name, num_params):
-    return weights(_URL + name, num_params=num_params, min_size=(32, 32), num_classes=1000)
+    return weights(_URL + name, num_params=num_params, min_size=(32, 32))
 
 
 class VGG11_Weights(WeightsEnum):
@@ -87,6 +87,11 @@ class VGG13_BN_Weights(WeightsEnum):
 
 class VGG16_Weights(WeightsEnum):
     IMAGENET1K_V1 = _w("vgg16-397923af.pth", 138357544)
+    # The feature extractor ported from SSD: no classifier classes, its own mean and a std
+    # that only rescales to 0-255.
+    IMAGENET1K_FEATURES = weights(
+        _URL + "vgg16_features-amdegroot-88682ab5.pth", num_params=138357544, min_size=(32, 32),
+        preset={"mean": (0.48235, 0.45882, 0.40784), "std": (1.0 / 255.0,) * 3})
     DEFAULT = IMAGENET1K_V1
 
 

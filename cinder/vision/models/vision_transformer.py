@@ -224,13 +224,12 @@ _BICUBIC = {"interpolation": InterpolationMode.BICUBIC}
 
 
 def _plain(file, num_params, resize=256):
-    return weights(_URL + file, resize=resize, num_params=num_params, min_size=(224, 224),
-                   num_classes=1000)
+    return weights(_URL + file, resize=resize, num_params=num_params, min_size=(224, 224))
 
 
 def _swag(file, num_params, size):
     return weights(_URL + file, crop=size, resize=size, preset=_BICUBIC, num_params=num_params,
-                   min_size=(size, size), num_classes=1000)
+                   min_size=(size, size))
 
 
 class ViT_B_16_Weights(WeightsEnum):
@@ -279,7 +278,7 @@ def _make_builder(name):
     def build(*, weights=None, progress=True, **kwargs):
         weights = handle_legacy(enum, weights, kwargs)
         if weights is not None:     # the weights fix the classes and the image size
-            ovewrite_named_param(kwargs, "num_classes", weights.meta["num_classes"])
+            ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
             ovewrite_named_param(kwargs, "image_size", weights.meta["min_size"][0])
         model = VisionTransformer(image_size=kwargs.pop("image_size", 224),
                                   patch_size=patch_size, num_layers=num_layers,
