@@ -3,8 +3,8 @@ index_add/index_copy/index_fill/index_reduce, take/put, take_along_dim, masked_s
 argwhere, and the diagonal/triangle family (diag, diag_embed, diagflat, diagonal_scatter,
 select_scatter, slice_scatter, tril/triu, fill_diagonal_).
 
-Accumulating ops reduce through ``_segment.reduce_into`` (bincount or sorted ``reduceat``),
-never ``np.add.at``.
+Accumulating ops reduce through ``_segment.reduce_into``: NumPy's compiled ``ufunc.at`` loop
+where it has one (it adds in index order, as PyTorch does), else bincount or sorted ``reduceat``.
 """
 
 import math
@@ -129,7 +129,8 @@ def _index_arg(name, input, dim, index, source=None):
         raise IndexError(f"{name}(): Index is supposed to be a vector")
     idx = index._data.reshape(-1)
     n = (input._data.shape or (1,))[d]
-    if idx.size and (int(idx.min()) < -n or int(idx.max()) >= n):
+    lo = int(idx.min()) if idx.size else 0
+    if idx.size and (lo < -n or int(idx.max()) >= n):
         bad = int(idx[(idx < -n) | (idx >= n)][0])
         message = f"index {bad} is out of bounds for dimension {d} with size {n}"
         if name == "index_add":
@@ -148,7 +149,8 @@ def _index_arg(name, input, dim, index, source=None):
                                f"shapes. Destination slice shape: "
                                f"{ishape[:d] + ishape[d + 1:]} at dimension {d} and source "
                                f"slice shape: {sshape[:d] + sshape[d + 1:]} at dimension {d}.")
-    return d, xp_of(index).where(idx < 0, idx + n, idx) if idx.size else idx
+    # (negative positions count from the end; without any, the index is used as it is)
+    return d, xp_of(index).where(idx < 0, idx + n, idx) if lo < 0 else idx
 
 
 def _index_linear(input, d, idx):
@@ -158,6 +160,8 @@ def _index_linear(input, d, idx):
     shape = input._data.shape or (1,)
     outer = math.prod(shape[:d])
     inner = math.prod(shape[d + 1:])
+    if outer == inner == 1:
+        return idx
     lin = (xp.arange(outer)[:, None, None] * shape[d] + idx[None, :, None]) * inner \
         + xp.arange(inner)[None, None, :]
     return lin.reshape(shape[:d] + (idx.size,) + shape[d + 1:])
@@ -296,7 +300,8 @@ def _flat_index(name, input, index):
                            f"{getattr(getattr(index, '_dtype', None), 'scalar_name', 'None')}")
     n = input._data.size
     idx = index._data
-    if idx.size and (int(idx.min()) < -n or int(idx.max()) >= n):
+    lo = int(idx.min()) if idx.size else 0
+    if idx.size and (lo < -n or int(idx.max()) >= n):
         bad = int(idx[(idx < -n) | (idx >= n)].reshape(-1)[0])
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
                          "elements.")
