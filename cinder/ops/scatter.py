@@ -47,9 +47,7 @@ def _scatter_reduce_grads(grad, s):
         n = n.masked_fill(n == 0, 1)
         g_self, g_src = grad / n, (grad / n).gather(dim, index)
     elif red == "prod":
-        # (inputs without zeros: grad * result / x for every factor x)
-        g = grad * s.result
-        g_self, g_src = g / s.self, g.gather(dim, index) / s.src
+        g_self, g_src = _prod_grads(grad, s)
     else:
         value = s.result.gather(dim, index)
         self_is = (s.self == s.result).to(grad.dtype)
@@ -59,6 +57,28 @@ def _scatter_reduce_grads(grad, s):
         g_self, g_src = self_is * g, src_is * g.gather(dim, index)
     if not s.include_self:
         g_self = g_self.scatter(dim, index, 0)
+    return g_self, g_src
+
+
+def _prod_grads(grad, s):
+    """(grad_self, grad_src) of a product reduction, zeros included (PyTorch's formula): a
+    factor's gradient is the product of the other factors at its position. Dividing the
+    result by the factor gives that unless the factor is 0; then the product is recomputed
+    with that 0 taken as 1 (for self always, for src where it is the only zero at its
+    position; with two or more zeros every factor's gradient is 0 anyway)."""
+    from .creation import zeros_like
+    dim, index, x, src = s.dim, s.index, s.self, s.src
+    keep = s.include_self
+    masked_self = x.masked_fill(x == 0, 1)
+    g_self = grad * masked_self.scatter_reduce(dim, index, src, "prod", include_self=keep) \
+        / masked_self
+    src_zero = src == 0
+    zeros_at = zeros_like(x).scatter_add(dim, index, src_zero.to(x.dtype)).gather(dim, index)
+    single_zero = src_zero & (zeros_at == 1)
+    without_zero = x.scatter_reduce(dim, index, src.masked_fill(single_zero, 1), "prod",
+                                    include_self=keep)
+    g_src = (grad * without_zero).gather(dim, index).where(
+        single_zero, (grad * s.result).gather(dim, index) / src.masked_fill(src_zero, 1))
     return g_self, g_src
 
 
