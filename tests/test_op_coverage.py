@@ -69,7 +69,6 @@ TESTED_ELSEWHERE = {
     "_rnn_layer": "nn/test_rnn.py",
     "_scaled_dot_product_attention": "nn/test_attention.py",
     **{name: "linalg/test_linalg.py" for name in _LINALG},
-    **{name: "linalg/test_special.py" for name in OPS if name.startswith("special_")},
     **{name: "linalg/test_windows.py" for name in OPS if name.endswith("_window")},
     "stft": "linalg/test_windows.py", "istft": "linalg/test_windows.py",
     "cpu": "test_devices.py",
