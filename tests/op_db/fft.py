@@ -6,8 +6,9 @@ from . import COMPLEX, FLOATS, GRAD_C, Dtype, ErrorSample, OpEntry, Sample
 
 FAMILY = "fft"
 TOL = {"float32": (1e-5, 1e-5), "complex64": (1e-5, 1e-5)}
-# integer inputs are promoted to float (int64 stands for the integer types)
-DTYPES = FLOATS + COMPLEX + ("int64",)
+# (integer inputs, promoted to float, are run by the other-dtypes runner on the first two
+# samples of each entry, as is complex128)
+DTYPES = FLOATS + ("complex64",)
 _NORMS = ("ortho", "forward")
 
 
@@ -19,7 +20,7 @@ def _fft(name):
 
 def _samples_1d(dtype, make):
     x = make((3, 7), low=-2, high=2)
-    out = [Sample(x), Sample(x, 5), Sample(x, 9, 0), Sample(make((6,), low=-2, high=2)),
+    out = [Sample(x), Sample(x, 5), Sample(x, 9, 0),
            Sample(make((4, 5), low=-2, high=2, layout="transposed"), dim=0)]
     out += [Sample(x, norm=n) for n in _NORMS]
     return out
@@ -28,8 +29,7 @@ def _samples_1d(dtype, make):
 def _samples_nd(nd):
     def gen(dtype, make):
         x = make((2, 4, 6), low=-2, high=2)
-        out = [Sample(x), Sample(x, s=(3, 8)), Sample(x, norm="ortho"),
-               Sample(x, norm="forward")]
+        out = [Sample(x), Sample(x, s=(3, 8)), Sample(x, norm="ortho")]
         if nd:
             out.append(Sample(x, dim=(0, 2)))
             out.append(Sample(x, s=(3, 4), dim=(0, 1)))

@@ -13,10 +13,11 @@ gradient flows to every entry of the sample as in PyTorch's OpInfos.
 
 import numpy as np
 
-from . import COMPLEX, FLOATS, GRAD_C, HALFS, ErrorSample, OpEntry, Sample
+from . import FLOATS, GRAD_C, HALFS, ErrorSample, OpEntry, Sample
 
 FAMILY = "linalg_module"
-DTYPES = FLOATS + COMPLEX
+# (complex128 is run by the other-dtypes runner on the first two samples of each entry)
+DTYPES = FLOATS + ("complex64",)
 TOL = {"float32": (1e-4, 1e-4), "complex64": (1e-4, 1e-4), "float64": (1e-7, 1e-7),
        "complex128": (1e-7, 1e-7)}
 

@@ -8,7 +8,9 @@ Bessel functions of the second kind, (0, 1) for ndtri/logit, (-1, 1) for erfinv)
 from . import FLOATS, ErrorSample, OpEntry, Sample
 
 FAMILY = "special"
-DTYPES = FLOATS + ("int64",)
+# (integer inputs, promoted to float, are run by the other-dtypes runner on the first two
+# samples of each entry)
+DTYPES = FLOATS
 TOL = {"float32": (2e-5, 1e-5)}
 
 # name -> ((low, high) of the input, whether PyTorch has a derivative)
@@ -44,8 +46,7 @@ def _special(name):
 def _unary_samples(low, high):
     def gen(dtype, make):
         return [Sample(make((3, 4), low=low, high=high)), Sample(make((), low=low, high=high)),
-                Sample(make((5,), low=low, high=high, layout="strided")),
-                Sample(make((0, 2), low=low, high=high))]
+                Sample(make((5,), low=low, high=high, layout="strided"))]
     return gen
 
 
