@@ -310,3 +310,55 @@ ENTRIES = [
                                             Sample(make((3, 4, 2)), dim1=0, dim2=2)],
            grad_dtypes=GRAD_C),
 ]
+
+
+# The legacy torch.* names of the same functions (functions and Tensor methods).
+# cholesky_inverse and triangular_solve are composed over solve_triangular in cinder (PyTorch
+# has a node of their own), so their node names are not compared; gradients are.
+
+
+def _legacy(name, samples, *, grad_dtypes=GRAD_C, method=True, call=None, dtypes=DTYPES, **kw):
+    return OpEntry(name, samples=samples, dtypes=dtypes, method=method, grad=True,
+                   grad_dtypes=grad_dtypes, tol=TOL, grad_tol=TOL, family=FAMILY, call=call,
+                   **kw)
+
+
+def _cholesky_solve(lib, b, a, upper=False):
+    factor = lib.linalg.cholesky(_spd(lib, a), upper=upper)
+    return lib.cholesky_solve(b, factor, upper=upper)
+
+
+def _cholesky_inverse(lib, a, upper=False):
+    return lib.cholesky_inverse(lib.linalg.cholesky(_spd(lib, a), upper=upper), upper=upper)
+
+
+def _triangular_legacy(lib, b, a, upper=True, **kwargs):
+    tri = a.triu() if upper else a.tril()
+    return lib.triangular_solve(b, tri, upper=upper, **kwargs)
+
+
+ENTRIES += [
+    _legacy("det", _PLAIN),
+    _legacy("logdet", lambda dtype, make: [Sample(_square(make, (3, 3)))],
+            grad_dtypes=FLOATS, dtypes=FLOATS),
+    _legacy("slogdet", _PLAIN),
+    _legacy("inverse", _PLAIN, out=True),
+    _legacy("matrix_exp", lambda dtype, make: [Sample(make((3, 3), low=-1, high=1))],
+            skips={"forward": ("PyTorch's half matrix_exp overflows to inf (see linalg_"
+                               "matrix_exp)", HALFS)}),
+    _legacy("matrix_power", lambda dtype, make: [Sample(_square(make, (3, 3)), 3),
+                                                 Sample(_square(make, (2, 3, 3)), -2)]),
+    _legacy("pinverse", lambda dtype, make: [Sample(make((4, 3), low=-1, high=1))],
+            grad_dtypes=FLOATS),
+    _legacy("cholesky_solve", lambda dtype, make: [
+        Sample(make((3, 2)), make((3, 3), low=-1, high=1)),
+        Sample(make((3, 2)), make((3, 3), low=-1, high=1), upper=True)],
+        call=_cholesky_solve, method=False, grad_dtypes=FLOATS, check_grad_fn=False),
+    _legacy("cholesky_inverse", lambda dtype, make: [
+        Sample(make((3, 3), low=-1, high=1)), Sample(make((3, 3), low=-1, high=1), upper=True)],
+        call=_cholesky_inverse, method=False, grad_dtypes=FLOATS, check_grad_fn=False),
+    _legacy("triangular_solve", lambda dtype, make: [
+        Sample(make((3, 2)), _square(make, (3, 3))),
+        Sample(make((3, 2)), _square(make, (3, 3)), upper=False, transpose=True)],
+        call=_triangular_legacy, method=False, check_grad_fn=False),
+]
