@@ -14,6 +14,9 @@ import numpy as np
 import pytest
 import torch
 from op_db import blas, elementwise, joining, scatter, sorting, statistics
+from op_db import fft as fft_db
+from op_db import linalg_module
+from op_db import special as special_db
 from op_db import (
     ALL_DTYPES,
     T,
@@ -37,6 +40,8 @@ ENTRIES = (pointwise.ENTRIES + reduction.ENTRIES + linalg.ENTRIES + shape.ENTRIE
            + creation.ENTRIES + conversion.ENTRIES + elementwise.ENTRIES
            + sorting.ENTRIES + scatter.ENTRIES + joining.ENTRIES + blas.ENTRIES
            + statistics.ENTRIES)
+# torch.linalg / torch.fft / torch.special (the submodule functions)
+ENTRIES += linalg_module.ENTRIES + fft_db.ENTRIES + special_db.ENTRIES
 
 # ----------------------------------------------------------------------------------------------
 # Helpers

@@ -16,11 +16,40 @@ LinAlgError.__module__ = "torch.linalg"
 LinAlgError.__qualname__ = LinAlgError.__name__ = "LinAlgError"
 
 
+# PyTorch's dtype refusals differ by function: most check "floating point or complex" first
+# (RuntimeError), so float16/bfloat16 pass that check and reach a LAPACK kernel that has no
+# half version (NotImplementedError naming the kernel); a few have no up-front check at all,
+# so integer and bool inputs reach the kernel too. function -> (kernel, ints reach it)
+_KERNELS = {
+    "linalg.lu_factor": ("lu_cpu", True), "linalg.lu": ("lu_cpu", True),
+    "linalg.lu_solve": ("lu_cpu", True), "linalg.solve_triangular": ("triangular_solve_cpu", True),
+    "linalg.eigh": ("linalg_eigh_cpu", True), "linalg.eigvalsh": ("linalg_eigh_cpu", True),
+    "linalg.solve": ("lu_cpu", False), "linalg.det": ("lu_cpu", False),
+    "linalg.cholesky": ("cholesky_cpu", False), "linalg.svd": ("linalg_svd_cpu", False),
+    "linalg.svdvals": ("linalg_svd_cpu", False), "linalg.cond": ("linalg_svd_cpu", False),
+    "linalg.qr": ("geqrf_cpu", False), "linalg.eig": ("linalg_eig_out_cpu", False),
+    "linalg.eigvals": ("linalg_eig_out_cpu", False),
+    "torch.linalg.ldl_factor_ex": ("ldl_factor_kernel_cpu", False),
+    "torch.linalg.ldl_solve": ("ldl_factor_kernel_cpu", False),
+}
+# functions that refuse float16/bfloat16 up front (RuntimeError)
+_LOW_PRECISION = {"linalg.inv", "linalg.slogdet", "linalg.matrix_norm"}
+
+
 def check_float(A, fname, what="input"):
-    """linalg ops work on float32/float64/complex only (PyTorch's message)."""
-    if A._dtype not in (D.float32, D.float64, D.complex64, D.complex128):
-        raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as {what}. "
-                           f"Got {A._dtype.scalar_name}")
+    """linalg ops work on float32/float64/complex only (PyTorch's exception type and
+    message for each function)."""
+    if A._dtype in (D.float32, D.float64, D.complex64, D.complex128):
+        return
+    kernel, ints_too = _KERNELS.get(fname, (None, False))
+    half = A._dtype in (D.float16, D.bfloat16)
+    if half and fname in _LOW_PRECISION:
+        raise RuntimeError(f"{fname}: Low precision dtypes not supported. Got "
+                           f"{A._dtype.scalar_name}")
+    if kernel is not None and (half or ints_too):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{A._dtype.scalar_name}'")
+    raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as {what}. "
+                       f"Got {A._dtype.scalar_name}")
 
 
 def check_matrix(A, fname, name="A"):

@@ -65,21 +65,43 @@ def _parse_equation(equation, shapes):
 def _einsum_grad(i):
     def formula(grad, s):
         subs, out, ops = s.subs, s.out, s.operands
-        mine = subs[i]
-        if len(set(mine)) != len(mine):
-            raise RuntimeError("einsum backward: an operand with a repeated subscript (a "
-                               "diagonal) is not supported")
+        mine, shape = subs[i], tuple(s.shapes[i])
+        # a letter repeated inside this operand reads its diagonal: the gradient is taken for
+        # the operand with each letter once, then written back onto that diagonal
+        once = "".join(dict.fromkeys(mine))
+        size = {c: n for c, n in zip(reversed(mine), reversed(shape))}
         others = [o for j, o in enumerate(ops) if j != i]
         other_subs = [t for j, t in enumerate(subs) if j != i]
         known = set(out).union(*other_subs) if other_subs else set(out)
-        target = "".join(c for c in mine if c in known)
+        target = "".join(c for c in once if c in known)
         g = einsum(",".join([out] + other_subs) + "->" + target, grad, *others)
-        if target != mine:
+        if target != once:
             # letters summed away inside this operand alone: broadcast the gradient back
-            shape = [n if c in known else 1 for c, n in zip(mine, s.shapes[i])]
-            g = g.reshape(shape).expand(s.shapes[i])
-        return g.sum_to_size(s.shapes[i]) if tuple(g.shape) != tuple(s.shapes[i]) else g
+            g = g.reshape([size[c] if c in known else 1 for c in once]).expand(
+                [size[c] for c in once])
+        if once != mine:
+            g = _onto_diagonal(g, mine, shape)
+        return g.sum_to_size(shape) if tuple(g.shape) != shape else g
     return formula
+
+
+def _onto_diagonal(g, mine, shape):
+    """``g`` (one axis per distinct letter of ``mine``, in first-seen order) placed on the
+    diagonal of an array of ``shape``: zero wherever two axes with the same letter differ."""
+    xp = xp_of(g)
+    first = {}
+    mask = xp.ones((1,) * len(mine), dtype=bool)
+    for axis, c in enumerate(mine):
+        if c not in first:
+            first[c] = axis
+            continue
+        n = shape[axis]
+        view = [1] * len(mine)
+        view[first[c]] = view[axis] = n
+        mask = mask & xp.eye(n, dtype=bool).reshape(view)
+    seen = set()
+    spread = [n if not (c in seen or seen.add(c)) else 1 for c, n in zip(mine, shape)]
+    return g.reshape(spread) * wrap(mask.astype(g._data.dtype), g._dtype, g.device)
 
 
 _EINSUM_NODES = {}

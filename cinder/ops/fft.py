@@ -33,12 +33,19 @@ def _norm(norm):
     return norm
 
 
+def _refuse_half(dt):
+    # (PyTorch's CPU FFT (pocketfft) has no float16/bfloat16 kernels)
+    if dt in (D.float16, D.bfloat16):
+        raise RuntimeError(f"Unsupported dtype {dt.scalar_name}")
+
+
 def _complex_input(x):
     """Inputs are promoted to the default complex type (ints) or their complex type."""
     dt = x._dtype
+    _refuse_half(dt)
     if dt.category == D.COMPLEX:
         return x
-    if dt.category != D.FLOATING or dt in (D.float16, D.bfloat16):
+    if dt.category != D.FLOATING:
         dt = D.get_default_dtype() if dt.category != D.FLOATING else D.float32
     return x.to(dt.to_complex())
 
@@ -47,7 +54,8 @@ def _real_input(x, fname):
     dt = x._dtype
     if dt.category == D.COMPLEX:
         raise RuntimeError(f"{fname} expects a real input tensor, but got {dt.scalar_name}")
-    if dt.category != D.FLOATING or dt in (D.float16, D.bfloat16):
+    _refuse_half(dt)
+    if dt.category != D.FLOATING:
         return x.to(D.get_default_dtype() if dt.category != D.FLOATING else D.float32)
     return x
 
@@ -302,9 +310,13 @@ def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 # helpers: frequencies and shifts
 # ----------------------------------------------------------------------------------------------
 
-def _freq(values, n, d, dtype, device, requires_grad):
+def _freq(values, n, d, dtype, device, requires_grad, fname):
     from .. import tensor
     dt = dtype or D.get_default_dtype()
+    if dt.category == D.COMPLEX:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{dt.scalar_name}'")
+    if dt.category != D.FLOATING:
+        raise RuntimeError(f"{fname} requires a floating point or complex dtype")
     t = tensor((values / (d * n)).astype(dt.numpy_dtype), dtype=dt, device=device)
     return t.requires_grad_(requires_grad) if requires_grad else t
 
@@ -312,13 +324,14 @@ def _freq(values, n, d, dtype, device, requires_grad):
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """Sample frequencies of an ``n``-point transform: ``[0, 1, ..., -1] / (d * n)``."""
     k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
-    return _out(out, _freq(k.astype(np.float64), n, d, dtype, device, requires_grad))
+    return _out(out, _freq(k.astype(np.float64), n, d, dtype, device, requires_grad,
+                           "fftfreq"))
 
 
 def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """Non-negative sample frequencies of an ``n``-point real transform."""
     return _out(out, _freq(np.arange(n // 2 + 1, dtype=np.float64), n, d, dtype, device,
-                           requires_grad))
+                           requires_grad, "rfftfreq"))
 
 
 def _shift(input, dim, sign):

@@ -620,13 +620,16 @@ def _along_dim_key(name, input, d, index, src=None):
     xp = xp_of(input)
     idx = as_compute(index, index._dtype, input._device).reshape(ishape_)
     n = shape_[d]
-    if idx.size:
+    # (min/max are two fast reductions; a boolean mask costs three passes and a temporary)
+    if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n):
         bad = (idx < 0) | (idx >= n)
         if bad.any():
             first = int(idx.reshape(-1)[int(bad.reshape(-1).argmax())])
             raise RuntimeError(f"index {first} is out of bounds for dimension {d} with size {n}")
-    grids = xp.indices(ishape_, sparse=True)
-    return tuple(idx if i == d else g for i, g in enumerate(grids))
+    # open grids (arange along one dim each) for every dim but ``d``, which takes the index
+    ones = (1,) * len(ishape_)
+    return tuple(idx if i == d else xp.arange(k).reshape(ones[:i] + (k,) + ones[i + 1:])
+                 for i, k in enumerate(ishape_))
 
 
 def _gather_backward(grad, s):
@@ -674,7 +677,7 @@ def scatter_add(input, dim, index, src):
     out = input._data.copy()
     flat = out if out.ndim else out.reshape(1)
     vals = _src_block(src, index)
-    # a sorted/bincount segment sum: np.add.at is far slower on large inputs
+    # (a segment reduction: see ops/_segment.py for which kernel runs)
     reduce_into(xp_of(input), flat.reshape(-1), linear_index(key, flat.shape), vals, "sum")
     result = wrap(out, input._dtype, input._device)
     if needs_grad(input, src):

@@ -32,7 +32,9 @@ def _dims2(dim, A, fname):
 
 def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     """Matrix norm over the two dims ``dim``: 'fro', 'nuc', ±1, ±2, ±inf."""
-    check_float(A, "linalg.matrix_norm")
+    half = A._dtype in (D.float16, D.bfloat16)
+    if not half:        # (PyTorch computes the sum/max norms of half matrices too)
+        check_float(A, "linalg.matrix_norm")
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
@@ -44,6 +46,8 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None,
     if isinstance(ord, str) and ord != "nuc":
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if ord == "nuc" or abs(ord) == 2:
+        if half:
+            check_float(A, "linalg.matrix_norm")
         moved = A.movedim((d0, d1), (-2, -1))
         s = _svd(moved, False, "linalg.matrix_norm")[1] if moved.requires_grad else \
             linalg_svdvals(moved)
@@ -83,7 +87,9 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
 
 def linalg_cond(A, p=None, *, out=None):
     """Condition number of ``A`` in the norm ``p`` (2-norm ratio of singular values)."""
-    check_float(A, "linalg.cond")
+    if p is None or p in (2, -2) or A._dtype not in (D.float16, D.bfloat16):
+        # (half inputs with other norms reach linalg.inv, whose refusal PyTorch reports)
+        check_float(A, "linalg.cond")
     check_matrix(A, "linalg.cond")
     if p is None or p in (2, -2):
         s = linalg_svdvals(A) if not A.requires_grad else _svd(A, False, "linalg.cond")[1]
@@ -194,7 +200,8 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     X = linalg_pinv(A, rtol=rtol).matmul(Bm)
     rank = linalg_matrix_rank(A, rtol=rtol, atol=0.0) if driver != "gels" else \
         new(np.zeros(0, np.int64), A, D.int64)
-    res = new(np.zeros(0, A._dtype.to_real().numpy_dtype), A, A._dtype.to_real())
+    # (empty residuals still belong to the graph, as PyTorch's do: requires_grad follows X)
+    res = X.abs().reshape(-1)[:0]
     if m > n and driver != "gelsy" and bool((rank._data == n).all()):
         res = (A.matmul(X) - Bm).abs().pow(2).sum(-2)
     sv = linalg_svdvals(A.detach()) if driver in ("gelsd", "gelss") else \
@@ -285,6 +292,8 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     if input.shape[dim] != 3 or other.shape[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{input.shape[dim]} and {other.shape[dim]}")
+    if input._dtype is D.bool:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     a1, a2 = input.roll(-1, dim), input.roll(-2, dim)
     b1, b2 = other.roll(-1, dim), other.roll(-2, dim)
     return _out(out, a1 * b2 - a2 * b1)
@@ -303,6 +312,9 @@ def linalg_vecdot(x, y, *, dim=-1, out=None):
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found "
                            f"x of type {x._dtype.cpp_name} and y of type {y._dtype.cpp_name} "
                            "instead")
+    if x._dtype.category < D.FLOATING:
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as "
+                           f"input. Got {x._dtype.scalar_name}")
     return _out(out, (x.conj() * y).sum(dim))
 
 
@@ -310,14 +322,20 @@ def linalg_vander(x, *, N=None):
     """Vandermonde matrix: columns ``x**0, x**1, ..., x**(N-1)``."""
     if x.dim() < 1:
         raise RuntimeError("linalg.vander: x must have at least one dimension")
+    if x._dtype in (D.bool, D.float16, D.bfloat16):
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer "
+                           f"tensors, but got {x._dtype.scalar_name}")
     N = x.shape[-1] if N is None else N
     if N <= 1:
-        if N < 1:
-            raise RuntimeError("N must be greater than 1.")
-    from .. import arange
+        raise RuntimeError("N must be greater than 1.")
+    from .creation import ones
+    from .shape import cat
     dt = D.promote_types(x._dtype, D.int64)
-    powers = arange(N, dtype=dt, device=x.device)
-    return x.to(dt).unsqueeze(-1).pow(powers)
+    base = x.to(dt).unsqueeze(-1)
+    first = ones(tuple(x.shape) + (1,), dtype=dt, device=x.device)
+    # running products (as PyTorch): exact integer powers, any dtype, zeros handled by
+    # cumprod's backward
+    return cat([first, base.expand(*x.shape, N - 1).cumprod(-1)], -1)
 
 
 def linalg_tensorinv(A, ind=2, *, out=None):
@@ -349,6 +367,8 @@ def linalg_tensorsolve(A, B, dims=None, *, out=None):
 def linalg_householder_product(A, tau, *, out=None):
     """Product of Householder reflectors ``H_i = I - tau_i v_i v_i^H`` (first n columns)."""
     m, n = A.shape[-2], A.shape[-1]
+    if A._dtype not in (D.float32, D.float64, D.complex64, D.complex128):
+        raise NotImplementedError(f"\"orgqr_cpu\" not implemented for '{A._dtype.scalar_name}'")
     if m < n:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater "
                            "than or equal to input.shape[-1]")

@@ -70,6 +70,10 @@ def _out(out, result):
     if isinstance(result, tuple):
         for o, r in zip(out, result):
             write_out(o, r)
+        if hasattr(result, "_fields"):
+            # a named result comes back as PyTorch's ``return_types.<name>_out``
+            from .sorting import _out_type
+            return _out_type(type(result))(tuple(out))
         return out
     return write_out(out, result)
 
@@ -276,6 +280,9 @@ def linalg_slogdet(A, *, out=None):
 def slogdet(input, *, out=None):
     """Legacy name of ``linalg.slogdet`` (returns ``torch.return_types.slogdet``)."""
     ret = return_types.slogdet
+    if out is not None:
+        from .sorting import _out_type
+        ret = _out_type(ret)
     return ret(tuple(linalg_slogdet(input, out=out)))
 
 
@@ -403,6 +410,9 @@ MatrixExpNode = node_class("LinalgMatrixExpBackward0", {"self": _matrix_exp_grad
 def linalg_matrix_exp(A):
     """Matrix exponential of each square matrix (scaling and squaring, SciPy's expm)."""
     import scipy.linalg as sl
+    if A._dtype in (D.float16, D.bfloat16):
+        # (PyTorch accepts half matrices: computed in float32 here, rounded back)
+        return linalg_matrix_exp(A.float()).to(A._dtype)
     check_float(A, "linalg.matrix_exp")
     check_square(A, "linalg.matrix_exp")
     a = np.asarray(A._data)

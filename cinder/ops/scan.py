@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import return_types
+from ..autograd import grad_mode
 from .._tensor import Tensor, wrap_dim
 from ._prep import check_tensor_arg, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register, write_out
@@ -22,11 +23,49 @@ def _reverse_cumsum(t, dim):
 # ----------------------------------------------------------------------------------------------
 
 def _cumprod_backward(grad, s):
-    """For inputs without zeros: d/dx_i sum_k g_k prod_{j<=k} x_j = sum_{k>=i} g_k y_k / x_i."""
+    """d/dx_i of sum_k g_k y_k with y_k = prod_{j<=k} x_j.
+
+    Without zeros that is sum_{k>=i} g_k y_k / x_i. With zeros (as PyTorch's
+    cumprod_backward): before the first zero of a line the same formula holds; at the first
+    zero z it is sum_{k>=z} g_k prod_{j<=k, j!=z} x_j (the running product with x_z taken as
+    1); after it every factor list holds x_z = 0, so the gradient is 0. Written with cinder ops
+    so that second derivatives follow."""
     x, d = s.self, s.dim
     if x.dim() == 0:
         return grad * 1
-    return _reverse_cumsum(grad * s.result, d) / x
+    y = s.result
+    if x.is_complex():
+        x, y = x.conj(), y.conj()
+    is_zero = x == 0
+    if not bool(is_zero.any()):
+        return _reverse_cumsum(grad * y, d) / x
+    if grad_mode.STATE.grad_enabled:
+        # (create_graph: the masked O(n) form below treats the zero pattern as constant, so
+        # its own derivative misses terms; this form is exact to every order)
+        return _cumprod_backward_by_slices(grad, x, d)
+    zeros_so_far = is_zero.to(D.int64).cumsum(d)
+    before = zeros_so_far == 0
+    first_zero = is_zero & (zeros_so_far == 1)
+    safe_x = x.where(before, 1)
+    before_part = (_reverse_cumsum(grad * y, d) / safe_x).where(before, 0)
+    y_skip = x.where(~first_zero, 1).cumprod(d)
+    at_zero = (grad * y_skip).where(~before, 0).sum(d, keepdim=True)
+    return before_part + at_zero.where(first_zero, 0)
+
+
+def _cumprod_backward_by_slices(grad, x, d):
+    """The same gradient as sums of explicit products, one slice of ``dim`` at a time
+    (quadratic in the length of ``dim``; used only for higher-order gradients with zeros):
+    d/dx_k = sum_{j>=k} g_j * prod_{i<k} x_i * prod_{k<i<=j} x_i."""
+    from .shape import cat, stack
+    n = x.shape[d]
+    parts = []
+    for k in range(n):
+        until_k = x.narrow(d, 0, k).prod(d, keepdim=True)     # (1 when k == 0)
+        after_k = until_k * x.narrow(d, k + 1, n - k - 1).cumprod(d)
+        omitted = cat([until_k, after_k], d)
+        parts.append((grad.narrow(d, k, n - k) * omitted).sum(d))
+    return stack(parts, d)
 
 
 CumprodNode = node_class("CumprodBackward0", {"self": _cumprod_backward})

@@ -3,8 +3,8 @@ index_add/index_copy/index_fill/index_reduce, take/put, take_along_dim, masked_s
 argwhere, and the diagonal/triangle family (diag, diag_embed, diagflat, diagonal_scatter,
 select_scatter, slice_scatter, tril/triu, fill_diagonal_).
 
-Accumulating ops reduce through ``_segment.reduce_into`` (bincount or sorted ``reduceat``),
-never ``np.add.at``.
+Accumulating ops reduce through ``_segment.reduce_into``: NumPy's compiled ``ufunc.at`` loop
+where it has one (it adds in index order, as PyTorch does), else bincount or sorted ``reduceat``.
 """
 
 import math
@@ -47,9 +47,7 @@ def _scatter_reduce_grads(grad, s):
         n = n.masked_fill(n == 0, 1)
         g_self, g_src = grad / n, (grad / n).gather(dim, index)
     elif red == "prod":
-        # (inputs without zeros: grad * result / x for every factor x)
-        g = grad * s.result
-        g_self, g_src = g / s.self, g.gather(dim, index) / s.src
+        g_self, g_src = _prod_grads(grad, s)
     else:
         value = s.result.gather(dim, index)
         self_is = (s.self == s.result).to(grad.dtype)
@@ -59,6 +57,28 @@ def _scatter_reduce_grads(grad, s):
         g_self, g_src = self_is * g, src_is * g.gather(dim, index)
     if not s.include_self:
         g_self = g_self.scatter(dim, index, 0)
+    return g_self, g_src
+
+
+def _prod_grads(grad, s):
+    """(grad_self, grad_src) of a product reduction, zeros included (PyTorch's formula): a
+    factor's gradient is the product of the other factors at its position. Dividing the
+    result by the factor gives that unless the factor is 0; then the product is recomputed
+    with that 0 taken as 1 (for self always, for src where it is the only zero at its
+    position; with two or more zeros every factor's gradient is 0 anyway)."""
+    from .creation import zeros_like
+    dim, index, x, src = s.dim, s.index, s.self, s.src
+    keep = s.include_self
+    masked_self = x.masked_fill(x == 0, 1)
+    g_self = grad * masked_self.scatter_reduce(dim, index, src, "prod", include_self=keep) \
+        / masked_self
+    src_zero = src == 0
+    zeros_at = zeros_like(x).scatter_add(dim, index, src_zero.to(x.dtype)).gather(dim, index)
+    single_zero = src_zero & (zeros_at == 1)
+    without_zero = x.scatter_reduce(dim, index, src.masked_fill(single_zero, 1), "prod",
+                                    include_self=keep)
+    g_src = (grad * without_zero).gather(dim, index).where(
+        single_zero, (grad * s.result).gather(dim, index) / src.masked_fill(src_zero, 1))
     return g_self, g_src
 
 
@@ -129,7 +149,8 @@ def _index_arg(name, input, dim, index, source=None):
         raise IndexError(f"{name}(): Index is supposed to be a vector")
     idx = index._data.reshape(-1)
     n = (input._data.shape or (1,))[d]
-    if idx.size and (int(idx.min()) < -n or int(idx.max()) >= n):
+    lo = int(idx.min()) if idx.size else 0
+    if idx.size and (lo < -n or int(idx.max()) >= n):
         bad = int(idx[(idx < -n) | (idx >= n)][0])
         message = f"index {bad} is out of bounds for dimension {d} with size {n}"
         if name == "index_add":
@@ -148,7 +169,8 @@ def _index_arg(name, input, dim, index, source=None):
                                f"shapes. Destination slice shape: "
                                f"{ishape[:d] + ishape[d + 1:]} at dimension {d} and source "
                                f"slice shape: {sshape[:d] + sshape[d + 1:]} at dimension {d}.")
-    return d, xp_of(index).where(idx < 0, idx + n, idx) if idx.size else idx
+    # (negative positions count from the end; without any, the index is used as it is)
+    return d, xp_of(index).where(idx < 0, idx + n, idx) if lo < 0 else idx
 
 
 def _index_linear(input, d, idx):
@@ -158,6 +180,8 @@ def _index_linear(input, d, idx):
     shape = input._data.shape or (1,)
     outer = math.prod(shape[:d])
     inner = math.prod(shape[d + 1:])
+    if outer == inner == 1:
+        return idx
     lin = (xp.arange(outer)[:, None, None] * shape[d] + idx[None, :, None]) * inner \
         + xp.arange(inner)[None, None, :]
     return lin.reshape(shape[:d] + (idx.size,) + shape[d + 1:])
@@ -296,7 +320,8 @@ def _flat_index(name, input, index):
                            f"{getattr(getattr(index, '_dtype', None), 'scalar_name', 'None')}")
     n = input._data.size
     idx = index._data
-    if idx.size and (int(idx.min()) < -n or int(idx.max()) >= n):
+    lo = int(idx.min()) if idx.size else 0
+    if idx.size and (lo < -n or int(idx.max()) >= n):
         bad = int(idx[(idx < -n) | (idx >= n)].reshape(-1)[0])
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
                          "elements.")

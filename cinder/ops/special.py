@@ -46,15 +46,42 @@ def _finish(res, dt, dev, out):
     return result
 
 
-def _unary(name, kernel, grad=None, complex_ok=False):
-    """Publish ``special_<name>(input, *, out=None)`` computing ``kernel(array)``."""
-    node = node_class(f"Special{''.join(p.title() for p in name.split('_'))}Backward0",
-                      {"self": grad}) if grad else None
+# special functions that are aliases of (or composites over) a torch.* op record that op's
+# node in PyTorch; the rest have their own Special...Backward0 node
+_TORCH_NODES = {
+    "erf": "ErfBackward0", "erfc": "ErfcBackward0", "erfinv": "ErfinvBackward0",
+    "ndtr": "MulBackward1", "exp2": "Exp2Backward0", "expm1": "Expm1Backward0",
+    "log1p": "Log1PBackward0", "expit": "SigmoidBackward0", "sinc": "SincBackward0",
+    "digamma": "DigammaBackward0", "psi": "DigammaBackward0", "gammaln": "LgammaBackward0",
+    "i0": "I0Backward0", "xlogy": "XlogyBackward0",
+}
+
+
+def _node_name(name):
+    return _TORCH_NODES.get(name) or \
+        f"Special{''.join(p.title() for p in name.split('_'))}Backward0"
+
+
+def _refuse(kernel_name, dt, refuse):
+    """PyTorch's NotImplementedError for a dtype group its kernel lacks: 'half' (float16,
+    bfloat16), 'complex', 'int' (integers and bool)."""
+    if ("half" in refuse and dt in _HALF) or ("complex" in refuse and
+                                              dt.category == D.COMPLEX) or \
+            ("int" in refuse and dt.category < D.FLOATING):
+        raise NotImplementedError(f'"{kernel_name}_cpu" not implemented for '
+                                  f"'{dt.scalar_name}'")
+
+
+def _unary(name, kernel, grad=None, complex_ok=False, refuse=()):
+    """Publish ``special_<name>(input, *, out=None)`` computing ``kernel(array)``; ``refuse``
+    lists the dtype groups PyTorch has no kernel for."""
+    node = node_class(_node_name(name), {"self": grad}) if grad else None
 
     def fn(input, *, out=None):
         if not isinstance(input, Tensor):
             raise TypeError(f"special_{name}(): argument 'input' (position 1) must be Tensor, "
                             f"not {type(input).__name__}")
+        _refuse(name, input._dtype, refuse)
         dt = _float_dtype(input._dtype)
         if dt.category == D.COMPLEX and not complex_ok:
             raise NotImplementedError(f'"{name}_cpu" not implemented for '
@@ -71,15 +98,15 @@ def _unary(name, kernel, grad=None, complex_ok=False):
                     nodes=(node,) if node else ())
 
 
-def _binary(name, kernel, grads=None, tensor_first=True):
+def _binary(name, kernel, grads=None, tensor_first=True, refuse=(), kernel_name=None):
     """Publish ``special_<name>(input, other, *, out=None)``; either may be a number."""
-    node = node_class(f"Special{''.join(p.title() for p in name.split('_'))}Backward0",
-                      grads) if grads else None
+    node = node_class(_node_name(name), grads) if grads else None
 
     def fn(input, other, *, out=None):
         if not isinstance(input, Tensor) and not isinstance(other, Tensor):
             raise TypeError(f"special_{name}() received an invalid combination of arguments")
         a, b = _as_tensor(input, other), _as_tensor(other, input)
+        _refuse(kernel_name or name, _operand_dtypes(input, other)[0], refuse)
         dt = _float_dtype(*_operand_dtypes(input, other))
         with np.errstate(all="ignore"):
             res = kernel(_compute(np.asarray(a._data), dt), _compute(np.asarray(b._data), dt))
@@ -106,13 +133,15 @@ def _operand_dtypes(a, b):
 erf = _unary("erf", sc.erf, lambda g, s: g * (2 / SQRT_PI) * (-(s.self * s.self)).exp())
 erfc = _unary("erfc", sc.erfc, lambda g, s: g * (-2 / SQRT_PI) * (-(s.self * s.self)).exp())
 erfcx = _unary("erfcx", sc.erfcx,
-               lambda g, s: g * (2 * s.self * s.result - 2 / SQRT_PI))
+               lambda g, s: g * (2 * s.self * s.result - 2 / SQRT_PI), refuse=("half",))
 erfinv = _unary("erfinv", sc.erfinv,
                 lambda g, s: g * (SQRT_PI / 2) * (s.result * s.result).exp())
 ndtr = _unary("ndtr", sc.ndtr, lambda g, s: g * (-(s.self * s.self) / 2).exp() / SQRT_2PI)
-ndtri = _unary("ndtri", sc.ndtri, lambda g, s: g * SQRT_2PI * (s.result * s.result / 2).exp())
+ndtri = _unary("ndtri", sc.ndtri, lambda g, s: g * SQRT_2PI * (s.result * s.result / 2).exp(),
+               refuse=("half",))
 log_ndtr = _unary("log_ndtr", sc.log_ndtr,
-                  lambda g, s: g * (-(s.self * s.self) / 2 - s.result).exp() / SQRT_2PI)
+                  lambda g, s: g * (-(s.self * s.self) / 2 - s.result).exp() / SQRT_2PI,
+                  refuse=("half",))
 
 # ----------------------------------------------------------------------------------------------
 # exponentials, logarithms, logistic
@@ -135,6 +164,7 @@ def _sinc_grad(x, y):
 
 def special_logit(input, eps=None, *, out=None):
     """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when eps is given."""
+    _refuse("logit", input._dtype, ("complex",))
     dt = _float_dtype(input._dtype)
     a = _compute(np.asarray(input._data), dt)
     if eps is not None:
@@ -168,6 +198,7 @@ def special_polygamma(n, input, *, out=None):
     """The ``n``-th derivative of the digamma function."""
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
+    _refuse("polygamma", input._dtype, ("complex",))
     dt = _float_dtype(input._dtype)
     with np.errstate(all="ignore"):
         a = _compute(np.asarray(input._data), dt)
@@ -189,17 +220,9 @@ gammaln = _unary("gammaln", sc.gammaln, lambda g, s: g * special_polygamma(0, s.
 
 
 def special_multigammaln(input, p, *, out=None):
-    """Log of the multivariate gamma function of dimension ``p``."""
-    if p < 1:
-        raise RuntimeError("p has to be greater than or equal to 1")
-    if bool(((input <= (p - 1) / 2)).any()):
-        raise RuntimeError("All elements must be greater than (p-1)/2")
-    from .. import arange
-    offsets = arange(p, dtype=_float_dtype(input._dtype), device=input.device) / -2
-    terms = gammaln(input.unsqueeze(-1) + offsets)
-    const = p * (p - 1) / 4 * math.log(math.pi)
-    return _finish((terms.sum(-1) + const)._data, terms.dtype, input._device, out) \
-        if out is not None else terms.sum(-1) + const
+    """Log of the multivariate gamma function of dimension ``p`` (alias of ``mvlgamma``)."""
+    from .elementwise import mvlgamma
+    return mvlgamma(input, p, out=out)
 
 
 register("special_multigammaln", special_multigammaln, method=False, function_too=False,
@@ -211,23 +234,32 @@ def _no_derivative(what):
     return formula
 
 
-gammainc = _binary("gammainc", sc.gammainc, {
-    "self": _no_derivative("igamma: input"),
-    "other": lambda g, s: g * (-s.other + (s.self - 1) * s.other.log()
-                               - gammaln(s.self)).exp()})
-gammaincc = _binary("gammaincc", sc.gammaincc, {
-    "self": _no_derivative("igammac: input"),
-    "other": lambda g, s: -g * (-s.other + (s.self - 1) * s.other.log()
-                                - gammaln(s.self)).exp()})
+
+
+def special_gammainc(input, other, *, out=None):
+    """Regularized lower incomplete gamma function (alias of ``igamma``)."""
+    from . import OPS
+    return OPS["igamma"].function(input, other, out=out)
+
+
+def special_gammaincc(input, other, *, out=None):
+    """Regularized upper incomplete gamma function (alias of ``igammac``)."""
+    from . import OPS
+    return OPS["igammac"].function(input, other, out=out)
+
+
+gammainc, gammaincc = special_gammainc, special_gammaincc
+for _fn in (special_gammainc, special_gammaincc):
+    register(_fn.__name__, _fn, method=False, function_too=False, family="special")
 zeta = _binary("zeta", sc.zeta, {
     "self": _no_derivative("zeta"),
-    "other": lambda g, s: g * -s.self * zeta(s.self + 1, s.other)})
+    "other": lambda g, s: g * -s.self * zeta(s.self + 1, s.other)}, refuse=("half", "complex"))
 xlogy = _binary("xlogy", sc.xlogy, {
     "self": lambda g, s: xlogy(g, s.other).masked_fill((s.self == 0) & (s.other <= 0), 0),
-    "other": lambda g, s: g * s.self / s.other})
+    "other": lambda g, s: g * s.self / s.other}, refuse=("complex",))
 xlog1py = _binary("xlog1py", sc.xlog1py, {
     "self": lambda g, s: xlog1py(g, s.other).masked_fill((s.self == 0) & (s.other <= -1), 0),
-    "other": lambda g, s: g * s.self / (s.other + 1)})
+    "other": lambda g, s: g * s.self / (s.other + 1)}, refuse=("complex",))
 
 # ----------------------------------------------------------------------------------------------
 # Bessel functions
@@ -256,7 +288,8 @@ for _name, _kernel in [("bessel_j0", sc.j0), ("bessel_j1", sc.j1), ("bessel_y0",
                        ("scaled_modified_bessel_k1", sc.k1e),
                        ("spherical_bessel_j0", lambda a: sc.spherical_jn(0, a)),
                        ("airy_ai", lambda a: sc.airy(a)[0])]:
-    _unary(_name, _kernel)      # PyTorch defines no derivative for these
+    # (PyTorch defines no derivative for these, nor half kernels)
+    _unary(_name, _kernel, refuse=("half",))
 
 # ----------------------------------------------------------------------------------------------
 # orthogonal polynomials: three-term recurrences over the degree (vectorised over elements)
@@ -294,48 +327,42 @@ _POLYS = {
                               lambda k, x, p, q: ((2 * k + 1) * x * p - k * q) / (k + 1)),
 }
 for _name, (_f, _s, _step) in _POLYS.items():
-    _binary(_name, _recurrence(_f, _s, _step))
+    _binary(_name, _recurrence(_f, _s, _step), refuse=("half", "complex"))
     if _name.startswith("chebyshev"):
         _kern = _recurrence(_f, _s, _step)
-        _binary("shifted_" + _name, lambda x, n, _k=_kern: _k(2 * x - 1, n))
+        _binary("shifted_" + _name, lambda x, n, _k=_kern: _k(2 * x - 1, n),
+                refuse=("half", "complex"))
 
 # ----------------------------------------------------------------------------------------------
 # reductions along a dim, rounding
 # ----------------------------------------------------------------------------------------------
 
 
+# softmax, log_softmax, logsumexp, multigammaln, gammainc/gammaincc are aliases in PyTorch:
+# they run (and record the nodes of) torch.softmax, torch.mvlgamma, torch.igamma...
+
+
 def special_softmax(input, dim, dtype=None):
-    """``exp(x) / sum(exp(x))`` along ``dim`` (computed after subtracting the max)."""
-    x = input.to(dtype) if dtype is not None else input
-    if x._dtype.category < D.FLOATING:
-        x = x.to(D.get_default_dtype())
-    e = (x - x.amax(dim, keepdim=True).detach()).exp()
-    return e / e.sum(dim, keepdim=True)
+    """``exp(x) / sum(exp(x))`` along ``dim`` (alias of ``softmax``)."""
+    from .nn.activation import softmax
+    return softmax(input, dim, dtype=dtype)
 
 
 def special_log_softmax(input, dim, dtype=None):
-    """``x - logsumexp(x)`` along ``dim``."""
-    x = input.to(dtype) if dtype is not None else input
-    if x._dtype.category < D.FLOATING:
-        x = x.to(D.get_default_dtype())
-    return x - special_logsumexp(x, dim, keepdim=True)
+    """``x - logsumexp(x)`` along ``dim`` (alias of ``log_softmax``)."""
+    from .nn.activation import log_softmax
+    return log_softmax(input, dim, dtype=dtype)
 
 
 def special_logsumexp(input, dim, keepdim=False, *, out=None):
-    """``log(sum(exp(x)))`` over ``dim``, stable for large values."""
-    x = input if input._dtype.category >= D.FLOATING else input.to(D.get_default_dtype())
-    m = x.amax(dim, keepdim=True).detach()
-    m = m.masked_fill(m.isinf(), 0)
-    r = (x - m).exp().sum(dim, keepdim=True).log() + m
-    if not keepdim:
-        dims = [dim] if isinstance(dim, int) else list(dim)
-        r = r.squeeze(tuple(dims))
-    return _finish(r._data, r._dtype, r._device, out) if out is not None else r
+    """``log(sum(exp(x)))`` over ``dim``, stable for large values (alias of ``logsumexp``)."""
+    from .statistics import logsumexp
+    return logsumexp(input, dim, keepdim, out=out)
 
 
 def special_round(input, *, decimals=0, out=None):
     """Round half to even, to ``decimals`` decimal places (zero gradient)."""
-    if input._dtype.category < D.FLOATING:
+    if input._dtype.category < D.FLOATING or input._dtype.category == D.COMPLEX:
         raise NotImplementedError(f'"round_vml_cpu" not implemented for '
                                   f"'{input._dtype.scalar_name}'")
     res = np.round(np.asarray(input._data), decimals)

@@ -1,13 +1,17 @@
 """``torch.stft`` / ``torch.istft``: short-time Fourier transforms built on ``cinder.fft``.
 
-``stft`` is a composition of differentiable ops (reflect padding by index_select, framing with
-``unfold``, windowing, ``rfft``/``fft``), so its gradient comes from theirs. ``istft``'s
-overlap-add is computed with NumPy and has no gradient yet.
+Both are compositions of differentiable ops, so their gradients come from those ops (as in
+PyTorch, whose stft/istft are composites too). ``stft``: padding through the ``pad`` ops
+(reflect/replicate/circular/constant, ``nn/pad.py``), framing with ``unfold``, windowing,
+``rfft``/``fft``. ``istft``: ``irfft``/``ifft`` of every frame, windowing, then overlap-add of
+the frames and of the squared window with ``index_add`` (each output sample sums the frames
+that cover it), divided by that window envelope.
 """
+
+import warnings
 
 import numpy as np
 
-from ._prep import wrap
 from ._registry import register
 from .fft import fft as _fft, ifft as _ifft, irfft as _irfft, rfft as _rfft
 
@@ -28,15 +32,14 @@ def _padded_window(window, win_length, n_fft, like):
     return window
 
 
-def _reflect(x, pad):
-    from .. import tensor
-    n = x.shape[-1]
-    if pad >= n:
-        raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
-                           f"input dimension, but got: padding ({pad}, {pad}) at dimension "
-                           f"{x.dim() - 1} of input {list(x.shape)}")
-    idx = np.concatenate([np.arange(pad, 0, -1), np.arange(n), np.arange(n - 2, n - 2 - pad, -1)])
-    return x.index_select(-1, tensor(idx, device=x.device))
+def _center_pad(x, pad, mode):
+    """``x`` padded by ``pad`` samples at both ends of its last dim with ``mode``."""
+    from .nn.pad import constant_pad_nd, index_pad
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"stft: pad_mode={mode!r} is not supported")
+    if mode == "constant":
+        return constant_pad_nd(x, [pad, pad])
+    return index_pad(x, [pad, pad], mode)
 
 
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
@@ -59,9 +62,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         raise RuntimeError(f"stft: expected 0 < win_length <= n_fft, but got win_length={win}")
     x = input
     if center:
-        if pad_mode != "reflect":
-            raise NotImplementedError(f"stft: pad_mode={pad_mode!r} is not supported yet")
-        x = _reflect(x, n_fft // 2)
+        x = _center_pad(x, n_fft // 2, pad_mode)
     if not 0 < n_fft <= x.shape[-1]:
         raise RuntimeError(f"stft: expected 0 < n_fft < {x.shape[-1]}, but got n_fft={n_fft}")
     w = _padded_window(window, win, n_fft, input)
@@ -77,39 +78,59 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
 
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
           normalized=False, onesided=None, length=None, return_complex=False):
-    """Inverse of ``stft`` by windowed overlap-add (no gradient yet)."""
+    """Inverse of ``stft``: each frame's inverse FFT, windowed and overlap-added, divided by
+    the overlap-added squared window (the least-squares estimate of the signal)."""
     if not input.is_complex():
         raise RuntimeError("istft requires a complex-valued input tensor.")
     hop = n_fft // 4 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
     norm = "ortho" if normalized else "backward"
-    spec = input.detach().transpose(-1, -2)
+    spec = input.transpose(-1, -2)
     one = (spec.shape[-1] != n_fft) if onesided is None else onesided
     frames = _irfft(spec, n=n_fft, dim=-1, norm=norm) if one and not return_complex else \
         _ifft(spec, n=n_fft, dim=-1, norm=norm)
     if not return_complex and frames.is_complex():
         frames = frames.real
     w = _padded_window(window, win, n_fft, frames)
-    f = np.asarray(frames.numpy()) * np.asarray(w.detach().numpy())
-    n_frames = f.shape[-2]
+    n_frames = frames.shape[-2]
     total = n_fft + hop * (n_frames - 1)
-    y = np.zeros(f.shape[:-2] + (total,), f.dtype)
-    env = np.zeros(total)
-    w2 = np.asarray(w.detach().numpy()).real ** 2
-    for i in range(n_frames):      # one vectorised add per frame (frames overlap)
-        y[..., i * hop:i * hop + n_fft] += f[..., i, :]
-        env[i * hop:i * hop + n_fft] += w2
+    y = _overlap_add(frames * w, hop, total)
+    envelope = _overlap_add((w * w).expand(n_frames, n_fft), hop, total)
     start = n_fft // 2 if center else 0
-    end = total - n_fft // 2 if center and length is None else (
-        start + length if length is not None else total)
-    if np.any(np.abs(env[start:min(end, total)]) < 1e-11):
+    end = start + length if length is not None else (total - n_fft // 2 if center else total)
+    y, envelope = y[..., start:end], envelope[start:end]
+    if bool((envelope.abs() < 1e-11).any()):
         raise RuntimeError("istft: window overlap add min: 0 is less than 1e-11 (NOLA "
                            "constraint failed)")
-    y = y[..., start:end] / env[start:end]
-    if length is not None and y.shape[-1] < length:
-        y = np.concatenate([y, np.zeros(y.shape[:-1] + (length - y.shape[-1],), y.dtype)], -1)
-    dt = frames._dtype
-    return wrap(np.ascontiguousarray(y).astype(dt.numpy_dtype), dt, input._device)
+    y = y / envelope
+    if end > total:
+        _warn_padding_once()
+        from .nn.pad import constant_pad_nd
+        y = constant_pad_nd(y, [0, end - total])
+    return y
+
+
+def _overlap_add(frames, hop, total):
+    """Sum of ``frames`` (..., n_frames, n_fft), frame i placed at offset ``i * hop`` of a
+    signal of length ``total``."""
+    from .. import tensor, zeros
+    n_frames, n_fft = frames.shape[-2:]
+    starts = np.arange(n_frames)[:, None] * hop
+    where = tensor((starts + np.arange(n_fft)).reshape(-1), device=frames.device)
+    out = zeros(tuple(frames.shape[:-2]) + (total,), dtype=frames.dtype, device=frames.device)
+    return out.index_add(-1, where, frames.flatten(-2))
+
+
+_WARNED = []
+
+
+def _warn_padding_once():
+    # PyTorch warns once per process (TORCH_WARN_ONCE)
+    if not _WARNED:
+        _WARNED.append(True)
+        warnings.warn("The length of signal is shorter than the length parameter. Result is "
+                      "being padded with zeros in the tail. Please check your center and "
+                      "hop_length settings.", UserWarning, stacklevel=3)
 
 
 register("stft", stft, family="spectral")

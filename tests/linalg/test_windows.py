@@ -1,6 +1,8 @@
 """Window functions (torch.*_window, torch.signal.windows) against PyTorch."""
 # ruff: noqa: B023  (each lambda in a loop is called within its own iteration)
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -73,3 +75,32 @@ def test_istft_roundtrip():
         cinder.stft(cinder.tensor(x), 16)
     with pytest.raises(RuntimeError):
         torch.stft(torch.tensor(x), 16)
+
+
+@pytest.mark.parametrize("kw", [{}, {"hop_length": 4}, {"normalized": True}, {"length": 60},
+                                {"length": 80}, {"center": False, "hop_length": 4},
+                                {"win_length": 12}])
+def test_istft_gradient(kw):
+    """istft is a composite of differentiable ops: values and gradients (input spectrum and
+    window) against PyTorch's."""
+    spec = np.random.default_rng(7).standard_normal((2, 9, 17, 2))
+    spec = spec[..., 0] + 1j * spec[..., 1]
+    win = kw.get("win_length", 16)
+    window = 0.5 + 0.4 * np.hanning(win + 2)[1:-1]      # positive: NOLA holds for every hop
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")       # (length=80 pads: PyTorch warns once)
+        check(lambda L, s, w: L.istft(s, 16, window=w, **kw), [spec, window])
+
+
+@pytest.mark.parametrize("mode", ["reflect", "constant", "replicate", "circular"])
+def test_stft_pad_modes_gradient(mode):
+    x = _signal(2, 40)
+    check(lambda L, a: L.stft(a, 16, window=L.hann_window(16, dtype=L.float64),
+                              pad_mode=mode, return_complex=True), [x])
+
+
+def test_istft_nola_error():
+    spec = np.ones((9, 17), np.complex128)
+    for lib in (torch, cinder):
+        with pytest.raises(RuntimeError, match="window overlap add min"):
+            lib.istft(lib.tensor(spec), 16, window=lib.zeros(16, dtype=lib.float64))

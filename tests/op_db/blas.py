@@ -46,7 +46,17 @@ def _einsum_samples(dtype, make):
                                                               make((4, 2))),
             Sample("ij,ij->i", a, make((3, 4))), Sample("ijk->k", make((2, 3, 4))),
             Sample("ij,jk,kl->il", a, b, make((5, 2))), Sample("i,i", make((3,)), make((3,))),
-            Sample("ij,jk->ik", [a, b])]
+            Sample("ij,jk->ik", [a, b]),
+            # repeated subscripts inside one operand (diagonals): their gradient lands back
+            # on the diagonal
+            Sample("ii->i", make((3, 3))), Sample("iij->j", make((3, 3, 4))),
+            Sample("ii", make((3, 3))), Sample("iji->ij", make((2, 3, 2))),
+            Sample("ij,jj->i", make((2, 3)), make((3, 3)))]
+
+
+def _einsum_gradgrad(make):
+    return [Sample("ii,ij->j", make((3, 3)), make((3, 4))),
+            Sample("ij,jj->i", make((2, 3)), make((3, 3)))]
 
 
 def _tensordot_samples(dtype, make):
@@ -96,7 +106,7 @@ ENTRIES = [
             dtypes=BASIC, grad=True, method=False, family=FAMILY,
             errors=lambda make: [ErrorSample(Sample(make((2, 2, 2))))]),
     OpEntry("einsum", samples=_einsum_samples, dtypes=FLOATS, grad=True, method=False,
-            family=FAMILY, tol=_TOL, check_grad_fn=False,
+            family=FAMILY, tol=_TOL, check_grad_fn=False, gradgrad_samples=_einsum_gradgrad,
             errors=lambda make: [ErrorSample(Sample("ij,jk", make((2, 3)), make((4, 2)))),
                                  ErrorSample(Sample("ij", make((2, 3)), make((3,)))),
                                  ErrorSample(Sample("ijk", make((2, 3))))]),

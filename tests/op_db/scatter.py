@@ -25,6 +25,11 @@ def _scatter_reduce_samples(dtype, make):
                .skip("grad", "PyTorch's own backward refuses a src larger than index")
                .skip("gradcheck", "as for grad"))
     out.append(Sample(x, -1, idx1, make((3, 2), low=1, high=3), "amax", include_self=False))
+    # prod with zeros in self and src: one zero and two zeros landing on the same position
+    xz = make((3, 4), values=[[2, 0, 1, 3], [0, 2, 2, 1], [1, 3, 0, 2]])
+    srcz = make((2, 4), values=[[0, 2, 1, 0], [3, 0, 0, 0]])
+    for keep in (True, False):
+        out.append(Sample(xz, 0, index, srcz, "prod", include_self=keep))
     return out
 
 
@@ -42,7 +47,10 @@ def _index_samples(op):
         if op == "index_reduce":
             return [Sample(x, 0, idx, src0, r, **kw) for r in ("prod", "mean", "amax", "amin")
                     for kw in ({}, {"include_self": False})] + \
-                [Sample(x, 1, idx1, make((4, 3)), "amax")]
+                [Sample(x, 1, idx1, make((4, 3)), "amax")] + \
+                [Sample(make((4, 3), values=[[2, 0, 1], [0, 2, 2], [1, 3, 0], [2, 1, 3]]), 0,
+                        idx, make((3, 3), values=[[0, 2, 1], [3, 0, 0], [0, 1, 2]]), "prod",
+                        include_self=keep) for keep in (True, False)]
         out = [Sample(x, 0, idx, src0), Sample(x, 1, idx1, src1),
                Sample(make((5,)), 0, make((2,), "int64", values=[4, 0]), make((2,)))]
         if op == "index_add":

@@ -24,6 +24,21 @@ def _scan_samples(low=None, high=None):
     return gen
 
 
+def _cumprod_samples(dtype, make):
+    """The usual scan samples plus lines with one, two and leading zeros (PyTorch's backward
+    takes a separate path for those)."""
+    zeros = [[2.0, 0.0, 3.0, 0.0, 1.5], [0.0, 1.5, 2.0, 0.5, 1.0], [1.0, 2.0, 0.5, 1.5, 0.0],
+             [1.0, 2.5, 0.5, 1.5, 1.25]]
+    out = _scan_samples(0.5, 2)(dtype, make)
+    return out + [Sample(make((4, 5), values=zeros), 1), Sample(make((4, 5), values=zeros), 0)]
+
+
+def _cumprod_gradgrad(make):
+    zeros = [[2.0, 0.0, 3.0, 0.0], [0.0, 1.5, 2.0, 0.5], [1.0, 2.0, 0.5, 0.0]]
+    return [Sample(make((3, 4), values=zeros), 1), Sample(make((3, 4), values=zeros), 0),
+            Sample(make((3, 4), low=0.5, high=2), 1)]
+
+
 def _cumext_samples(dtype, make):
     ties = make((3, 5), low=-2, high=2)
     if dtype in FLOATS:
@@ -73,8 +88,8 @@ def _cov_samples(dtype, make):
 
 
 ENTRIES = [
-    OpEntry("cumprod", samples=_scan_samples(0.5, 2), dtypes=BASIC + HALFS, grad=True,
-            inplace=True, out=True, family=FAMILY, tol=_TOL),
+    OpEntry("cumprod", samples=_cumprod_samples, dtypes=BASIC + HALFS, grad=True,
+            inplace=True, out=True, family=FAMILY, tol=_TOL, gradgrad_samples=_cumprod_gradgrad),
     OpEntry("cummax", samples=_cumext_samples, dtypes=FLOATS + INTS + ("bool",), grad=True,
             out=True, family=FAMILY),
     OpEntry("cummin", samples=_cumext_samples, dtypes=FLOATS + INTS + ("bool",), grad=True,
