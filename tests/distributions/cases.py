@@ -126,14 +126,13 @@ CASES += [
     ("studentT", lambda L, T: L.distributions.StudentT(T(CONC + 0.5), T(LOC), T(SCALE)), X),
 ]
 
-# samplers that are not PyTorch's bit for bit (cinder lacks the ATen gamma/poisson/binomial
-# kernels): checked for shape, dtype, support and mean instead of equal values
-OWN_SAMPLER = {"binomial", "binomial_logits", "poisson", "gamma", "chi2", "beta", "dirichlet",
-               "studentT"}
-# reparameterized gradients PyTorch has that cinder does not (implicit gamma gradient)
-NO_RSAMPLE_GRAD = {"gamma", "chi2", "beta", "dirichlet", "studentT"}
-# methods PyTorch has that cinder does not yet (Gamma.cdf needs special.gammainc)
-MISSING = {("gamma", "cdf"), ("chi2", "cdf")}
+# samplers that are not PyTorch's bit for bit: checked for shape, dtype, support and mean
+# instead of equal values (none left: the gamma/poisson/binomial kernels are PyTorch's)
+OWN_SAMPLER = set()
+# reparameterized gradients PyTorch has that cinder does not (none left)
+NO_RSAMPLE_GRAD = set()
+# methods PyTorch has that cinder does not yet
+MISSING = set()
 
 KL_PAIRS += [
     ("geometric", lambda L, T: L.distributions.Geometric(T(P)),
@@ -170,13 +169,8 @@ CASES += [
     ("negative_binomial", lambda L, T: L.distributions.NegativeBinomial(T(POS * 3), T(P * 0.5)),
      COUNTS),
 ]
-OWN_SAMPLER |= {"inverse_gamma", "negative_binomial"}
-NO_RSAMPLE_GRAD |= {"inverse_gamma"}
-MISSING |= {("inverse_gamma", "cdf")}
 
 CASES += [
     ("fisher_snedecor", lambda L, T: L.distributions.FisherSnedecor(T(CONC * 4), T(POS * 5 + 5)),
      POS),
 ]
-OWN_SAMPLER |= {"fisher_snedecor"}
-NO_RSAMPLE_GRAD |= {"fisher_snedecor"}

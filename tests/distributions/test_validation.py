@@ -107,17 +107,21 @@ def test_expand_keeps_given_and_computed_param(expr):
     np.testing.assert_allclose(lg, tlg, rtol=1e-6)
 
 
-@pytest.mark.parametrize("make", ["Gamma(c, c)", "Chi2(c)", "StudentT(c)"])
-def test_gamma_rsample_concentration_grad_says_not_implemented(make):
-    """PyTorch differentiates gamma draws w.r.t. the concentration; cinder has no such op yet
-    and says so (it failed inside numpy() before). Without grad on it, rsample works."""
-    c = cinder.tensor([2.0, 3.0], requires_grad=True)
-    ct = torch.tensor([2.0, 3.0], requires_grad=True)
-    assert eval("L.distributions." + make, {"L": torch, "c": ct}).rsample().requires_grad
-    with pytest.raises(NotImplementedError, match="_standard_gamma_grad"):
-        eval("L.distributions." + make, {"L": cinder, "c": c}).rsample()
-    s = cinder.distributions.Gamma(c.detach(), c).rsample((4,))
-    assert s.shape == (4, 2) and s.requires_grad
+@pytest.mark.parametrize("make", ["Gamma(c, c)", "Chi2(c)", "StudentT(c)", "Beta(c, c + 1)",
+                                  "Dirichlet(c)", "FisherSnedecor(c, c + 2)"])
+def test_rsample_gradient_to_concentration(make):
+    """rsample of the gamma-based families differentiates the draw with respect to the
+    concentration (the implicit gradient): same draws and same gradients as PyTorch."""
+    grads = []
+    for lib in (cinder, torch):
+        c = lib.tensor([0.4, 2.0, 9.5], dtype=lib.float64, requires_grad=True)
+        lib.manual_seed(21)
+        s = eval("L.distributions." + make, {"L": lib, "c": c}).rsample((5,))
+        w = lib.arange(s.numel(), dtype=lib.float64).reshape(s.shape).sin()
+        (g,) = lib.autograd.grad((s * w).sum(), c)
+        grads.append((s.detach().numpy(), g.numpy()))
+    np.testing.assert_array_equal(grads[0][0], grads[1][0])
+    np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-9)
 
 
 @pytest.mark.parametrize("name", ["positive_definite", "positive_semidefinite"])

@@ -1,0 +1,332 @@
+"""PyTorch's CPU rejection samplers (``aten/src/ATen/native/Distributions.{h,cpp}``), replayed
+on cinder's copy of the generator so that a seeded ``torch._standard_gamma``,
+``torch._sample_dirichlet``, ``torch.poisson`` or ``torch.binomial`` gives PyTorch's numbers bit
+for bit.
+
+Why the elements are visited one after another: PyTorch's kernels run serially over the
+elements, and each element takes as many draws as its rejection loop needs (a gamma draw that
+is rejected asks for another normal and another uniform). Where the draws of element ``i``
+start therefore depends on every accept/reject decision before it, so the elements cannot be
+computed independently. The raw draws, though, are pulled from the MT19937 stream in bulk
+(``_Draws``); the per-element work is a handful of float operations on Python floats.
+
+Precision follows the C++ exactly: the ``double`` accumulator type for the algorithm, and the
+element type (``float`` for float32 tensors) where the C++ computes in ``scalar_t``
+(``alpha + 1.0f``, ``count * prob``...). Transcendentals are glibc's, as PyTorch calls them:
+Python's ``math`` functions wrap the same libm routines, except ``lgamma`` and the float
+``log1pf``, which are called through ctypes.
+"""
+
+import ctypes
+import ctypes.util
+import math
+import struct
+
+import numpy as np
+
+from .._random_engine import _uniform01_double
+
+_LIBM = ctypes.CDLL(ctypes.util.find_library("m"))
+_LIBM.lgamma.restype = ctypes.c_double
+_LIBM.lgamma.argtypes = (ctypes.c_double,)
+_LIBM.log1pf.restype = ctypes.c_float
+_LIBM.log1pf.argtypes = (ctypes.c_float,)
+_lgamma = _LIBM.lgamma
+_log1pf = _LIBM.log1pf
+
+_TWO_PI = 2.0 * math.pi
+_ONE_THIRD_F = struct.unpack("f", struct.pack("f", 1.0 / 3.0))[0]   # C++'s 1.0f / 3.0f
+_SQUEEZE_F = struct.unpack("f", struct.pack("f", 0.0331))[0]       # C++'s 0.0331f
+_F32 = struct.Struct("f")
+
+
+def _round_f32(x):
+    """A double rounded to the nearest float32 value (C++'s ``static_cast<float>``)."""
+    try:
+        return _F32.unpack(_F32.pack(x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def _log(x):
+    """C's ``log``: -inf at 0 (Python's ``math.log`` raises there)."""
+    return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
+
+
+def _floor(x):
+    """C's ``floor`` on a double, which keeps infinities and NaN."""
+    return math.floor(x) if math.isfinite(x) else x
+
+
+def _ceil(x):
+    return math.ceil(x) if math.isfinite(x) else x
+
+
+def _same(x):
+    return x
+
+
+def element_rounding(dtype):
+    """The rounding of the element type: float32 math rounds every result to float32."""
+    return _round_f32 if np.dtype(dtype) == np.float32 else _same
+
+
+class _Draws:
+    """Sequential reader over a generator's stream of ``uniform_real_distribution<double>``
+    draws and its cached ``normal_distribution<double>`` sample.
+
+    Draws are fetched from the MT19937 stream in blocks; ``close()`` rewinds the stream and
+    advances it by exactly the number of draws used, so the generator ends where PyTorch's
+    would.
+    """
+
+    def __init__(self, engine, expected):
+        self._engine = engine
+        self._start = engine._stream.copy()
+        self._buffer = []
+        self._used = 0
+        self._block = max(64, int(expected))
+        self.cached_normal = engine._next_double_normal
+
+    def uniform(self):
+        """One ``uniform_real_distribution<double>(0, 1)`` sample (a ``random64()`` draw)."""
+        if self._used == len(self._buffer):
+            fresh = self._engine._stream.next_u64(self._block)
+            self._buffer += _uniform01_double(fresh).tolist()
+            self._block *= 2
+        value = self._buffer[self._used]
+        self._used += 1
+        return value
+
+    def normal(self):
+        """One ``normal_distribution<double>(0, 1)`` sample: the cached one when there is one,
+        else Box-Muller on two uniforms, caching the sine half."""
+        cached = self.cached_normal
+        if cached is not None:
+            self.cached_normal = None
+            return cached
+        u1 = self.uniform()
+        u2 = self.uniform()
+        radius = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = _TWO_PI * u1
+        self.cached_normal = radius * math.sin(theta)
+        return radius * math.cos(theta) + 0.0   # "* stdv + mean": -0.0 becomes +0.0
+
+    def close(self):
+        """Leave the generator exactly after the draws that were used."""
+        stream = self._start
+        stream.next_u32(2 * self._used)
+        self._engine._stream = stream
+        self._engine._next_double_normal = self.cached_normal
+
+
+# ----------------------------------------------------------------------------------------------
+# Gamma: Marsaglia and Tsang, with the boost U ** (1 / alpha) for alpha < 1
+# ----------------------------------------------------------------------------------------------
+
+def _gamma_one(alpha, draws, rnd):
+    """``sample_gamma<scalar_t, double>``: ``alpha`` holds a ``scalar_t`` value and ``rnd``
+    rounds to ``scalar_t`` where the C++ computes in it."""
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        scale *= math.pow(1.0 - draws.uniform(), rnd(1.0 / alpha))
+        alpha = rnd(alpha + 1.0)
+    d = rnd(alpha - _ONE_THIRD_F)
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = draws.normal()
+            y = 1.0 + c * x
+            if y > 0:
+                break
+        v = y * y * y
+        u = 1.0 - draws.uniform()
+        xx = x * x
+        if u < 1.0 - _SQUEEZE_F * xx * xx:
+            return scale * d * v
+        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+def standard_gamma(engine, alpha, dtype):
+    """Gamma(alpha, 1) draws for the flat float array ``alpha``, in ``dtype`` (``_s_gamma_cpu``:
+    results below the dtype's smallest normal number are raised to it)."""
+    rnd = element_rounding(dtype)
+    draws = _Draws(engine, 3 * alpha.size + 16)
+    try:
+        out = [_gamma_one(a, draws, rnd) for a in alpha.tolist()]
+    finally:
+        draws.close()
+    result = np.array(out, dtype=np.float64).astype(dtype)
+    return np.maximum(result, np.finfo(dtype).tiny)
+
+
+def dirichlet(engine, alpha, dtype):
+    """``_s_dirichlet_cpu`` for ``alpha`` shaped (..., K): double gamma draws, normalised over
+    the last dim, cast to ``dtype`` and kept inside (0, 1)."""
+    flat = alpha.astype(np.float64).reshape(-1)
+    draws = _Draws(engine, 3 * flat.size + 16)
+    try:
+        gammas = [_gamma_one(a, draws, _same) for a in flat.tolist()]
+    finally:
+        draws.close()
+    gamma = np.maximum(np.array(gammas, dtype=np.float64), np.finfo(np.float64).tiny)
+    gamma = gamma.reshape(alpha.shape)
+    ratio = (gamma / gamma.sum(-1, keepdims=True)).astype(dtype)
+    below_one = np.nextafter(np.array(1.0, dtype), np.array(0.0, dtype))
+    return np.clip(ratio, np.finfo(dtype).tiny, below_one)
+
+
+# ----------------------------------------------------------------------------------------------
+# Poisson: Hormann's transformed rejection (PTRS) for rate >= 10, the product method below
+# ----------------------------------------------------------------------------------------------
+
+def _poisson_one(lam, draws):
+    """``sample_poisson(double lambda)``: an int64 count."""
+    if not lam >= 0:
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    if lam >= 10:
+        return _ptrs(lam, draws)
+    if lam == 0:
+        return 0
+    enlam = math.exp(-lam)
+    count = 0
+    prod = 1.0
+    while True:
+        prod *= draws.uniform()
+        if prod > enlam:
+            count += 1
+        else:
+            return count
+
+
+def _ptrs(lam, draws):
+    """The transformed rejection branch of ``sample_poisson``."""
+    slam = math.sqrt(lam)
+    loglam = math.log(lam)
+    b = 0.931 + 2.53 * slam
+    a = -0.059 + 0.02483 * b
+    log_invalpha = math.log(1.1239 + 1.1328 / (b - 3.4))
+    vr = 0.9277 - 3.6224 / (b - 2)
+    while True:
+        u = draws.uniform() - 0.5
+        v = draws.uniform()
+        us = 0.5 - abs(u)
+        k = _to_int64((2 * a / us + b) * u + lam + 0.43)
+        if us >= 0.07 and v <= vr:
+            return k
+        if k < 0 or (us < 0.013 and v > us):
+            continue
+        if (_log(v) + log_invalpha - math.log(a / (us * us) + b)
+                <= -lam + k * loglam - _lgamma(k + 1.0)):
+            return k
+
+
+def _to_int64(x):
+    """C++'s ``(int64_t)floor(x)``: x86 gives INT64_MIN for NaN and out-of-range values."""
+    if not -(2.0**63) <= x < 2.0**63:
+        return -(2**63)
+    return math.floor(x)
+
+
+def poisson(engine, rate, dtype):
+    """Poisson draws for the flat float array ``rate``, as ``dtype`` values."""
+    draws = _Draws(engine, 2 * rate.size + 16)
+    try:
+        out = [_poisson_one(r, draws) for r in rate.astype(np.float64).tolist()]
+    finally:
+        draws.close()
+    return np.array(out, dtype=np.float64).astype(dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# Binomial: BTRS (Hormann 1993) when count * p >= 10, geometric inversion below
+# ----------------------------------------------------------------------------------------------
+
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                  0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                  0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                  0.00833056343336287)
+
+
+def _stirling_tail(k):
+    """log(k!) minus its Stirling approximation: a table below 10, a series above."""
+    if k < 10:
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _binomial_inversion(count, prob, draws, rnd):
+    """Count the geometric waiting times that fit in ``count`` trials."""
+    logprob = _log1pf(-prob) if rnd is _round_f32 else math.log1p(-prob)
+    geom_sum = 0.0
+    num_geom = 0.0
+    while True:
+        geom = _ceil(_log(draws.uniform()) / logprob)
+        geom_sum += geom
+        if geom_sum > count:
+            return num_geom
+        num_geom = rnd(num_geom + 1)
+
+
+def _btrs(count, prob, draws, rnd):
+    """Transformed rejection with squeeze; ``count``/``prob`` hold ``scalar_t`` values."""
+    stddev = rnd(math.sqrt(rnd(rnd(count * prob) * rnd(1 - prob))))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = rnd(count * prob) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = rnd(prob / rnd(1 - prob))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = math.floor(rnd(rnd(count + 1) * prob))
+    while True:
+        u = draws.uniform() - 0.5
+        v = draws.uniform()
+        us = 0.5 - abs(u)
+        k = rnd(_floor((2 * a / us + b) * u + c))
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = _log(v * alpha / (a / (us * us) + b))
+        count_k1 = rnd(rnd(count - k) + 1)
+        upperbound = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
+                      + rnd(count + 1) * math.log((count - m + 1) / count_k1)
+                      + (k + 0.5) * math.log(r * count_k1 / rnd(k + 1))
+                      + _stirling_tail(m) + _stirling_tail(count - m)
+                      - _stirling_tail(k) - _stirling_tail(rnd(count - k)))
+        if v <= upperbound:
+            return k
+
+
+def _binomial_one(count, prob, draws, rnd):
+    """``sample_binomial<scalar_t, double>``."""
+    if count <= 0.0 or prob <= 0.0:
+        return 0.0
+    if prob >= 1.0:
+        return count
+    if prob <= 0.5:
+        if rnd(count * prob) >= 10.0:
+            return _btrs(count, prob, draws, rnd)
+        return _binomial_inversion(count, prob, draws, rnd)
+    if prob > 0.5:
+        qprob = rnd(1.0 - prob)
+        if rnd(count * qprob) >= 10.0:
+            return rnd(count - _btrs(count, qprob, draws, rnd))
+        return rnd(count - _binomial_inversion(count, qprob, draws, rnd))
+    return math.nan
+
+
+def binomial(engine, count, prob, dtype):
+    """Binomial draws for flat float arrays ``count`` and ``prob`` of the same size."""
+    rnd = element_rounding(dtype)
+    draws = _Draws(engine, 2 * count.size + 16)
+    try:
+        out = [_binomial_one(n, p, draws, rnd)
+               for n, p in zip(count.tolist(), prob.tolist())]
+    finally:
+        draws.close()
+    return np.array(out, dtype=np.float64).astype(dtype)
