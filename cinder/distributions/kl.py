@@ -12,6 +12,7 @@ from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -26,6 +27,7 @@ from .lowrank_multivariate_normal import (LowRankMultivariateNormal, _batch_lowr
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
@@ -403,3 +405,86 @@ def _kl_continuous_infinity(p, q):
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p, q):
     return _infinite_like(p.rate)
+
+
+# ----------------------------------------------------------------------------------------------
+# ContinuousBernoulli
+# ----------------------------------------------------------------------------------------------
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + cinder.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - cinder.log1p(-q.probs)
+    return t1 + t2 + t3
+
+
+def _cross_entropy_continuous_bernoulli(p, q):
+    """-E_p[log q] for a ContinuousBernoulli ``q`` and any ``p`` on [0, 1] with a mean: the
+    log density of q is linear in the value, so only p's mean enters."""
+    return -p.mean * q.logits - cinder.log1p(-q.probs) - q._cont_bern_log_norm()
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return -p.entropy() + _cross_entropy_continuous_bernoulli(p, q)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = -p.entropy() + _cross_entropy_continuous_bernoulli(p, q)
+    # a uniform reaching outside [0, 1] puts mass where q has none
+    outside = cinder.max(cinder.ge(p.high, q.support.upper_bound),
+                         cinder.le(p.low, q.support.lower_bound))
+    return cinder.where(outside, cinder.ones_like(result) * math.inf, result)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - cinder.log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t1 = -p.entropy()
+    t2 = (0.5 * (math.log(2.0 * math.pi) + cinder.square(q.loc / q.scale))
+          + cinder.log(q.scale))
+    t3 = ((p.variance + cinder.square(p.mean) - 2.0 * q.loc * p.mean)
+          / (2.0 * cinder.square(q.scale)))
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    # a uniform that does not cover [0, 1] misses part of p's support
+    misses = cinder.max(cinder.ge(q.low, p.support.lower_bound),
+                        cinder.le(q.high, p.support.upper_bound))
+    return cinder.where(misses, cinder.ones_like(result) * math.inf, result)
+
+
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p, q):
+    return _infinite_like(p.probs)
+
+
+@register_kl(Exponential, ContinuousBernoulli)
+def _kl_exponential_continuous_bernoulli(p, q):
+    return _infinite_like(p.rate)
+
+
+@register_kl(Gamma, ContinuousBernoulli)
+def _kl_gamma_continuous_bernoulli(p, q):
+    return _infinite_like(p.concentration)
+
+
+@register_kl(Gumbel, ContinuousBernoulli)
+@register_kl(Laplace, ContinuousBernoulli)
+@register_kl(Normal, ContinuousBernoulli)
+def _kl_loc_family_continuous_bernoulli(p, q):
+    return _infinite_like(p.loc)
+
+
+@register_kl(Pareto, ContinuousBernoulli)
+def _kl_pareto_continuous_bernoulli(p, q):
+    return _infinite_like(p.scale)

@@ -39,6 +39,27 @@ BAD = [
     "L.distributions.Distribution().mean",
     "L.distributions.Distribution().sample()",
     "L.distributions.Normal(L.zeros(2), 1.0).enumerate_support()",
+    "L.distributions.ContinuousBernoulli()",
+    "L.distributions.ContinuousBernoulli(0.3, 0.1)",
+    "L.distributions.ContinuousBernoulli(L.tensor([1.5]), validate_args=True)",
+    "L.distributions.ContinuousBernoulli(L.tensor([1.5]), validate_args=False).probs",
+    "L.distributions.ContinuousBernoulli(0.3).log_prob(L.tensor(1.5))",
+    "L.distributions.ContinuousBernoulli(0.3).mode",
+    "L.distributions.GeneralizedPareto(0.0, -1.0, 0.5)",
+    "L.distributions.GeneralizedPareto(0.0, 1.0, -0.5).log_prob(L.tensor(2.5))",
+    "L.distributions.GeneralizedPareto(0.0, 1.0, 0.5).log_prob(L.tensor(-1.0))",
+    "L.distributions.GeneralizedPareto(0.0, 1.0, -0.5).support",
+    "L.distributions.LKJCholesky(1, 0.5)",
+    "L.distributions.LKJCholesky(3, -0.5)",
+    "L.distributions.LKJCholesky(2, 0.5).log_prob(L.ones(2, 2))",
+    "L.distributions.Wishart(4.0)",
+    "L.distributions.Wishart(4.0, covariance_matrix=L.eye(2), scale_tril=L.eye(2))",
+    "L.distributions.Wishart(4.0, covariance_matrix=L.ones(2))",
+    "L.distributions.Wishart(1.0, covariance_matrix=L.eye(3))",
+    "L.distributions.Wishart(4.0, covariance_matrix=-L.eye(2))",
+    "L.distributions.Wishart(4.0, scale_tril=L.ones(2, 2))",
+    "L.distributions.Wishart(4.0, covariance_matrix=L.eye(2)).log_prob(-L.eye(2))",
+    "L.distributions.Wishart(L.tensor([4.0, 5.0]), covariance_matrix=L.eye(2)).batch_shape",
 ]
 
 
@@ -136,3 +157,31 @@ def test_definite_constraints(name, dtype):
         theirs = getattr(torch.distributions.constraints, name).check(
             torch.tensor(value, requires_grad=True))
         np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
+
+
+def test_wishart_warnings_and_rsample_backward():
+    """Low df warns; rsample warns "Singular sample detected." (PyTorch redraws every valid
+    sample once, and cinder follows it so that the draws match). Gradients agree where
+    PyTorch can compute them; with a sample_shape PyTorch's backward fails on the mask it
+    modified in place, while cinder computes the gradient (a deliberate difference)."""
+    outcomes = []
+    for lib in (cinder, torch):
+        with pytest.warns(UserWarning) as record:
+            d = lib.distributions.Wishart(lib.tensor(2.5), covariance_matrix=lib.eye(3))
+        messages = [str(w.message) for w in record]
+        lib.manual_seed(4)
+        cov = lib.tensor([[2.0, 0.3], [0.3, 1.0]], requires_grad=True)
+        with pytest.warns(UserWarning, match="Singular sample detected"):
+            s = lib.distributions.Wishart(4.0, covariance_matrix=cov).rsample()
+        (g,) = lib.autograd.grad(s.sum(), cov)
+        many = lib.distributions.Wishart(4.0, covariance_matrix=cov).rsample((3,))
+        outcomes.append((messages, tuple(d.batch_shape), s.detach().numpy(), g.numpy(), many,
+                         cov))
+    (mine, theirs) = outcomes
+    assert mine[:2] == theirs[:2]
+    np.testing.assert_allclose(mine[2], theirs[2], rtol=1e-5)   # matmuls of the same draws
+    np.testing.assert_allclose(mine[3], theirs[3], rtol=1e-5)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        theirs[4].sum().backward()
+    (g,) = cinder.autograd.grad(mine[4].sum(), mine[5])
+    assert bool(cinder.isfinite(g).all()) and bool((g != 0).any())
