@@ -250,3 +250,51 @@ KL_PAIRS += [
 # PyTorch 2.13's Wishart.rsample(sample_shape) updates its resampling mask in place after
 # indexing with it, so its backward fails (test_validation covers what cinder does instead)
 NO_RSAMPLE_GRAD |= {"wishart_cov", "wishart_precision", "wishart_tril"}
+
+_MIXED_P = {
+    "beta": lambda L, T: L.distributions.Beta(T(CONC), T(POS)),
+    "gamma": lambda L, T: L.distributions.Gamma(T(CONC), T(POS)),
+    "exponential": lambda L, T: L.distributions.Exponential(T(POS)),
+    "gumbel": lambda L, T: L.distributions.Gumbel(T(LOC), T(SCALE)),
+    "laplace": lambda L, T: L.distributions.Laplace(T(LOC), T(SCALE)),
+    "normal": lambda L, T: L.distributions.Normal(T(LOC), T(SCALE)),
+    "pareto": lambda L, T: L.distributions.Pareto(T(SCALE), T(CONC + 1.5)),
+    "pareto_heavy": lambda L, T: L.distributions.Pareto(T(SCALE), T(CONC)),
+    "uniform": lambda L, T: L.distributions.Uniform(T(U * 0.5), T(U * 0.5 + 0.4)),
+    "uniform_wide": lambda L, T: L.distributions.Uniform(T(LOC - 1), T(LOC + 1)),
+    "uniform_positive": lambda L, T: L.distributions.Uniform(T(POS), T(POS + 1)),
+    "uniform_far": lambda L, T: L.distributions.Uniform(T(POS + 2), T(POS + 3)),
+    "poisson": lambda L, T: L.distributions.Poisson(T(POS)),
+    "bernoulli": lambda L, T: L.distributions.Bernoulli(T(P)),
+}
+_MIXED_Q = {
+    "beta": lambda L, T: L.distributions.Beta(T(POS + 0.5), T(SCALE)),
+    "gamma": lambda L, T: L.distributions.Gamma(T(POS), T(SCALE)),
+    "exponential": lambda L, T: L.distributions.Exponential(T(SCALE)),
+    "gumbel": lambda L, T: L.distributions.Gumbel(T(X), T(POS)),
+    "normal": lambda L, T: L.distributions.Normal(T(X), T(POS)),
+    "pareto": lambda L, T: L.distributions.Pareto(T(SCALE * 0.5), T(POS)),
+    "uniform": lambda L, T: L.distributions.Uniform(T(LOC - 2), T(LOC + 3)),
+    "uniform_unit": lambda L, T: L.distributions.Uniform(T(U * 0.0 - 0.5), T(U * 0.0 + 1.5)),
+    "poisson": lambda L, T: L.distributions.Poisson(T(SCALE)),
+    "bernoulli": lambda L, T: L.distributions.Bernoulli(T(U)),
+    "binomial": lambda L, T: L.distributions.Binomial(5, T(U)),
+}
+KL_PAIRS += [(f"{a}_{b}", _MIXED_P[a], _MIXED_Q[b]) for a, b in [
+    ("bernoulli", "poisson"), ("beta", "exponential"), ("beta", "gamma"), ("beta", "normal"),
+    ("beta", "pareto"), ("beta", "uniform"), ("beta", "uniform_unit"),
+    ("exponential", "beta"), ("exponential", "gamma"), ("exponential", "pareto"),
+    ("gamma", "beta"), ("gamma", "exponential"), ("gamma", "gumbel"), ("gamma", "normal"),
+    ("gamma", "pareto"), ("gamma", "uniform"), ("gumbel", "beta"), ("gumbel", "gamma"),
+    ("gumbel", "normal"), ("gumbel", "pareto"), ("laplace", "beta"), ("laplace", "gamma"),
+    ("laplace", "pareto"), ("normal", "beta"), ("normal", "gamma"), ("normal", "pareto"),
+    ("pareto", "beta"), ("pareto", "exponential"), ("pareto_heavy", "exponential"),
+    ("pareto", "gamma"), ("pareto_heavy", "gamma"), ("pareto", "normal"),
+    ("pareto_heavy", "normal"), ("pareto", "pareto"), ("pareto", "uniform"),
+    ("poisson", "bernoulli"), ("poisson", "binomial"), ("uniform", "beta"),
+    ("uniform_wide", "beta"), ("uniform_positive", "gamma"), ("uniform_wide", "gamma"),
+    ("uniform_far", "pareto"), ("uniform_wide", "pareto")]]
+KL_PAIRS += [
+    ("halfnormal", lambda L, T: L.distributions.HalfNormal(T(SCALE)),
+     lambda L, T: L.distributions.HalfNormal(T(POS))),
+]
