@@ -73,7 +73,8 @@ def element_rounding(dtype):
 
 class _Draws:
     """Sequential reader over a generator's stream of ``uniform_real_distribution<double>``
-    draws and its cached ``normal_distribution<double>`` sample.
+    draws; it also carries the generator's cached ``normal_distribution<double>`` sample
+    (``cached_normal``) for the gamma loop, which makes its normals itself.
 
     Draws are fetched from the MT19937 stream in blocks; ``close()`` rewinds the stream and
     advances it by exactly the number of draws used, so the generator ends where PyTorch's
@@ -91,26 +92,24 @@ class _Draws:
     def uniform(self):
         """One ``uniform_real_distribution<double>(0, 1)`` sample (a ``random64()`` draw)."""
         if self._used == len(self._buffer):
-            fresh = self._engine._stream.next_u64(self._block)
-            self._buffer += _uniform01_double(fresh).tolist()
-            self._block *= 2
+            self.refill()
         value = self._buffer[self._used]
         self._used += 1
         return value
 
-    def normal(self):
-        """One ``normal_distribution<double>(0, 1)`` sample: the cached one when there is one,
-        else Box-Muller on two uniforms, caching the sine half."""
-        cached = self.cached_normal
-        if cached is not None:
-            self.cached_normal = None
-            return cached
-        u1 = self.uniform()
-        u2 = self.uniform()
-        radius = math.sqrt(-2.0 * math.log1p(-u2))
-        theta = _TWO_PI * u1
-        self.cached_normal = radius * math.sin(theta)
-        return radius * math.cos(theta) + 0.0   # "* stdv + mean": -0.0 becomes +0.0
+    def refill(self):
+        """Append a block of draws to the buffer (blocks double in size) and return it, for
+        loops that index the buffer themselves (the hot gamma loop)."""
+        fresh = self._engine._stream.next_u64(self._block)
+        self._buffer += _uniform01_double(fresh).tolist()
+        self._block *= 2
+        return self._buffer
+
+    def finish(self, used, cached_normal):
+        """``close()`` for loops that indexed the buffer themselves: ``used`` draws taken,
+        ``cached_normal`` left in the cache."""
+        self._used, self.cached_normal = used, cached_normal
+        self.close()
 
     def close(self):
         """Leave the generator exactly after the draws that were used."""
@@ -124,56 +123,88 @@ class _Draws:
 # Gamma: Marsaglia and Tsang, with the boost U ** (1 / alpha) for alpha < 1
 # ----------------------------------------------------------------------------------------------
 
-def _gamma_one(alpha, draws, rnd):
-    """``sample_gamma<scalar_t, double>``: ``alpha`` holds a ``scalar_t`` value and ``rnd``
-    rounds to ``scalar_t`` where the C++ computes in it."""
-    scale = 1.0
-    if alpha < 1.0:
-        if alpha == 0.0:
-            return 0.0
-        scale *= math.pow(1.0 - draws.uniform(), rnd(1.0 / alpha))
-        alpha = rnd(alpha + 1.0)
-    d = rnd(alpha - _ONE_THIRD_F)
-    c = 1.0 / math.sqrt(9.0 * d)
-    while True:
+def _gamma_constants(alpha):
+    """Per-element constants of ``sample_gamma<scalar_t, double>``, computed in the element
+    dtype where the C++ computes in ``scalar_t`` (NumPy's float32 +, /, sqrt round like C's):
+    the boost exponent ``1 / alpha`` for alpha < 1 (0 marks no boost), ``d = alpha - 1/3``
+    after the boost, and ``c = 1 / sqrt(9 d)`` in double."""
+    dt = alpha.dtype.type
+    small = alpha < 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        exponent = np.where(small, dt(1) / alpha, 0).astype(np.float64)
+        boosted = np.where(small, alpha + dt(1), alpha)
+        d = (boosted - dt(_ONE_THIRD_F)).astype(np.float64)
+        c = 1.0 / np.sqrt(9.0 * d)
+    return exponent.tolist(), d.tolist(), c.tolist()
+
+
+def _gammas(engine, alpha):
+    """Gamma draws (double) for the flat array ``alpha`` (float32 or float64), element by
+    element from the generator (``sample_gamma``); alpha == 0 gives 0 without drawing.
+
+    The draws and the normal cache are handled inline (a local index into the buffer)
+    rather than through ``_Draws.uniform``/``normal``: this loop is the cost of every
+    gamma-based sampler, and the calls were most of it.
+    """
+    exponents, ds, cs = _gamma_constants(alpha)
+    draws = _Draws(engine, 3 * alpha.size + 16)
+    buf, k, cached = draws.refill(), 0, draws.cached_normal
+    log, log1p, sqrt, sin, cos, pow_ = math.log, math.log1p, math.sqrt, math.sin, math.cos, math.pow
+    out = []
+    for a, exponent, d, c in zip(alpha.tolist(), exponents, ds, cs):
+        if a == 0:
+            out.append(0.0)
+            continue
+        if not d > 0:
+            # PyTorch's loop never ends here (NaN, or alpha <= -2/3 after the boost): say so
+            raise RuntimeError(f"_standard_gamma: the sampler cannot draw with concentration "
+                               f"{a}")
+        if k + 4 > len(buf):          # a trial takes at most 3 draws, the boost 1
+            buf = draws.refill()
+        scale = 1.0
+        if exponent:
+            scale = pow_(1.0 - buf[k], exponent)
+            k += 1
         while True:
-            x = draws.normal()
-            y = 1.0 + c * x
-            if y > 0:
+            while True:
+                if cached is not None:
+                    x, cached = cached, None
+                else:                 # Box-Muller: u1 for the angle, u2 for the radius
+                    radius = sqrt(-2.0 * log1p(-buf[k + 1]))
+                    theta = _TWO_PI * buf[k]
+                    k += 2
+                    cached = radius * sin(theta)
+                    x = radius * cos(theta) + 0.0
+                y = 1.0 + c * x
+                if not y <= 0:        # C++'s do-while: a NaN leaves the loop too
+                    break
+                if k + 4 > len(buf):
+                    buf = draws.refill()
+            v = y * y * y
+            u = 1.0 - buf[k]
+            k += 1
+            xx = x * x
+            if u < 1.0 - _SQUEEZE_F * xx * xx or log(u) < 0.5 * xx + d * (1.0 - v + log(v)):
+                out.append(scale * d * v)
                 break
-        v = y * y * y
-        u = 1.0 - draws.uniform()
-        xx = x * x
-        if u < 1.0 - _SQUEEZE_F * xx * xx:
-            return scale * d * v
-        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
-            return scale * d * v
+            if k + 4 > len(buf):
+                buf = draws.refill()
+    draws.finish(k, cached)
+    return np.array(out, dtype=np.float64)
 
 
 def standard_gamma(engine, alpha, dtype):
     """Gamma(alpha, 1) draws for the flat float array ``alpha``, in ``dtype`` (``_s_gamma_cpu``:
     results below the dtype's smallest normal number are raised to it)."""
-    rnd = element_rounding(dtype)
-    draws = _Draws(engine, 3 * alpha.size + 16)
-    try:
-        out = [_gamma_one(a, draws, rnd) for a in alpha.tolist()]
-    finally:
-        draws.close()
-    result = np.array(out, dtype=np.float64).astype(dtype)
+    result = _gammas(engine, alpha.astype(dtype)).astype(dtype)
     return np.maximum(result, np.finfo(dtype).tiny)
 
 
 def dirichlet(engine, alpha, dtype):
     """``_s_dirichlet_cpu`` for ``alpha`` shaped (..., K): double gamma draws, normalised over
     the last dim, cast to ``dtype`` and kept inside (0, 1)."""
-    flat = alpha.astype(np.float64).reshape(-1)
-    draws = _Draws(engine, 3 * flat.size + 16)
-    try:
-        gammas = [_gamma_one(a, draws, _same) for a in flat.tolist()]
-    finally:
-        draws.close()
-    gamma = np.maximum(np.array(gammas, dtype=np.float64), np.finfo(np.float64).tiny)
-    gamma = gamma.reshape(alpha.shape)
+    gammas = _gammas(engine, alpha.astype(np.float64).reshape(-1))
+    gamma = np.maximum(gammas, np.finfo(np.float64).tiny).reshape(alpha.shape)
     ratio = (gamma / gamma.sum(-1, keepdims=True)).astype(dtype)
     below_one = np.nextafter(np.array(1.0, dtype), np.array(0.0, dtype))
     return np.clip(ratio, np.finfo(dtype).tiny, below_one)

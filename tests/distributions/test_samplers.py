@@ -56,6 +56,15 @@ def test_gamma_after_randn_uses_the_cached_normal(dtype):
     _same_draws(fn, np.full((2, 5), 2.5, dtype), seed=7)
 
 
+def test_standard_gamma_refuses_concentrations_it_cannot_draw():
+    """PyTorch's loop never terminates for NaN or alpha <= -2/3; cinder raises instead (a
+    deliberate difference), and still draws PyTorch's values for -2/3 < alpha < 0."""
+    for bad in (float("nan"), -1.0):
+        with pytest.raises(RuntimeError, match="cannot draw"):
+            cinder._standard_gamma(cinder.tensor([2.0, bad]))
+    _same_draws(lambda L, a, g: L._standard_gamma(a), np.array([-0.5, -0.1, 0.3]))
+
+
 def test_standard_gamma_with_generator():
     _same_draws(lambda L, a, g: L._standard_gamma(a, generator=g), ALPHAS["moderate"],
                 generator=True)
