@@ -20,6 +20,7 @@ Python's ``math`` functions wrap the same libm routines, except ``lgamma`` and t
 import ctypes
 import ctypes.util
 import math
+import operator
 import struct
 
 import numpy as np
@@ -76,33 +77,38 @@ class _Draws:
     draws; it also carries the generator's cached ``normal_distribution<double>`` sample
     (``cached_normal``) for the gamma loop, which makes its normals itself.
 
-    Draws are fetched from the MT19937 stream in blocks; ``close()`` rewinds the stream and
-    advances it by exactly the number of draws used, so the generator ends where PyTorch's
-    would.
+    Draws are fetched from the MT19937 stream in blocks (doubling in size). A loop either
+    calls ``uniform()`` (a generator's ``__next__``: the cheapest call Python offers) or
+    indexes the list ``refill()`` returns and reports its count to ``finish``. ``close()``
+    rewinds the stream and advances it by exactly the draws used, so the generator ends where
+    PyTorch's would.
     """
 
     def __init__(self, engine, expected):
         self._engine = engine
         self._start = engine._stream.copy()
         self._buffer = []
-        self._used = 0
+        self._used = None                # set by finish() in the indexing mode
+        self._fetched = 0
+        self._current = iter(())
         self._block = max(64, int(expected))
         self.cached_normal = engine._next_double_normal
+        self.uniform = self._blocks().__next__
 
-    def uniform(self):
-        """One ``uniform_real_distribution<double>(0, 1)`` sample (a ``random64()`` draw)."""
-        if self._used == len(self._buffer):
-            self.refill()
-        value = self._buffer[self._used]
-        self._used += 1
-        return value
+    def _fetch(self):
+        fresh = _uniform01_double(self._engine._stream.next_u64(self._block)).tolist()
+        self._block *= 2
+        self._fetched += len(fresh)
+        return fresh
+
+    def _blocks(self):
+        while True:
+            self._current = iter(self._fetch())
+            yield from self._current
 
     def refill(self):
-        """Append a block of draws to the buffer (blocks double in size) and return it, for
-        loops that index the buffer themselves (the hot gamma loop)."""
-        fresh = self._engine._stream.next_u64(self._block)
-        self._buffer += _uniform01_double(fresh).tolist()
-        self._block *= 2
+        """Append a block of draws to the buffer and return the buffer (indexing mode)."""
+        self._buffer += self._fetch()
         return self._buffer
 
     def finish(self, used, cached_normal):
@@ -113,8 +119,11 @@ class _Draws:
 
     def close(self):
         """Leave the generator exactly after the draws that were used."""
+        used = self._used
+        if used is None:                 # uniform() mode: all fetched but the unread rest
+            used = self._fetched - operator.length_hint(self._current)
         stream = self._start
-        stream.next_u32(2 * self._used)
+        stream.next_u32(2 * used)
         self._engine._stream = stream
         self._engine._next_double_normal = self.cached_normal
 
@@ -290,74 +299,133 @@ def _stirling_tail(k):
     return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
 
 
-def _binomial_inversion(count, prob, draws, rnd):
+def _stirling_tails(k):
+    """``_stirling_tail`` over a float64 array."""
+    k = np.asarray(k, dtype=np.float64)
+    kp1sq = (k + 1) * (k + 1)
+    with np.errstate(all="ignore"):
+        series = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+    table = np.array(_STIRLING_TAIL)[np.clip(np.nan_to_num(k), 0, 9).astype(np.int64)]
+    return np.where(k < 10, table, series)
+
+
+_ZERO, _COUNT, _NAN, _INVERSION, _BTRS = range(5)
+
+
+def _binomial_plan(count, prob):
+    """Per element of ``sample_binomial<scalar_t, double>``: which branch it takes, whether
+    it counts failures (prob > 0.5 samples with 1 - prob), and the branch's constants (the
+    log of 1 - p for inversion, a tuple for BTRS), computed with NumPy in the element dtype
+    where the C++ computes in ``scalar_t``."""
+    with np.errstate(all="ignore"):
+        flip = prob > 0.5
+        q = np.where(flip, (1.0 - prob.astype(np.float64)).astype(count.dtype), prob)
+        kind = np.select(
+            [(count <= 0) | (prob <= 0), prob >= 1, np.isnan(prob), count * q >= 10],
+            [_ZERO, _COUNT, _NAN, _BTRS], _INVERSION)
+    consts = [None] * count.size
+    inversion = np.nonzero(kind == _INVERSION)[0]
+    log1p = _log1pf if count.dtype == np.float32 else math.log1p
+    for i, logprob in zip(inversion.tolist(), map(log1p, (-q[inversion]).tolist())):
+        consts[i] = logprob
+    btrs = np.nonzero(kind == _BTRS)[0]
+    for i, tup in zip(btrs.tolist(), _btrs_constants(count[btrs], q[btrs])):
+        consts[i] = tup
+    return kind.tolist(), flip.tolist(), consts
+
+
+def _btrs_constants(count, q):
+    """BTRS's per-element constants, and the parts of its bound that depend only on m, the
+    mode: one tuple per element."""
+    one = count.dtype.type(1)
+    with np.errstate(all="ignore"):
+        q64, n64 = q.astype(np.float64), count.astype(np.float64)
+        stddev = np.sqrt(count * q * (one - q)).astype(np.float64)
+        b = 1.15 + 2.53 * stddev
+        m = np.floor((count + one) * q).astype(np.float64)
+        r = (q / (one - q)).astype(np.float64)
+        log_m_term = _map(math.log, (m + 1) / (r * (n64 - m + 1)))
+        columns = (b, -0.0873 + 0.0248 * b + 0.01 * q64, (count * q).astype(np.float64) + 0.5,
+                   0.92 - 4.2 / b, r, (2.83 + 5.1 / b) * stddev, (m + 0.5) * log_m_term,
+                   (count + one).astype(np.float64), n64 - m + 1, _stirling_tails(m),
+                   _stirling_tails(n64 - m))
+    return zip(*(col.tolist() for col in columns))
+
+
+def _map(fn, values):
+    return np.fromiter(map(fn, values.tolist()), dtype=np.float64, count=values.size)
+
+
+def _binomial_inversion(count, logprob, uniform):
     """Count the geometric waiting times that fit in ``count`` trials."""
-    logprob = _log1pf(-prob) if rnd is _round_f32 else math.log1p(-prob)
     geom_sum = 0.0
     num_geom = 0.0
+    log, ceil, inf = math.log, math.ceil, math.inf
     while True:
-        geom = _ceil(_log(draws.uniform()) / logprob)
-        geom_sum += geom
+        u = uniform()
+        wait = log(u) / logprob if u > 0 else inf     # C: log(0) = -inf
+        geom_sum += ceil(wait) if wait < inf else wait
         if geom_sum > count:
             return num_geom
-        num_geom = rnd(num_geom + 1)
+        num_geom += 1.0         # exact: this branch only runs when count * prob < 10
 
 
-def _btrs(count, prob, draws, rnd):
-    """Transformed rejection with squeeze; ``count``/``prob`` hold ``scalar_t`` values."""
-    stddev = rnd(math.sqrt(rnd(rnd(count * prob) * rnd(1 - prob))))
-    b = 1.15 + 2.53 * stddev
-    a = -0.0873 + 0.0248 * b + 0.01 * prob
-    c = rnd(count * prob) + 0.5
-    v_r = 0.92 - 4.2 / b
-    r = rnd(prob / rnd(1 - prob))
-    alpha = (2.83 + 5.1 / b) * stddev
-    m = math.floor(rnd(rnd(count + 1) * prob))
+def _btrs(count, constants, uniform, rnd):
+    """Transformed rejection with squeeze (``btrs``), from the precomputed constants.
+
+    ``k`` and the counts derived from it are whole numbers; below 2**24 they are exact in
+    float32 too, so ``rnd`` (the float32 rounding) is only needed for larger counts.
+    """
+    b, a, c, v_r, r, alpha, m_term, count_p1, count_m1, stirling_m, stirling_count_m = \
+        constants
+    rnd = rnd if count >= 2**24 else _same
+    log, floor = math.log, math.floor
     while True:
-        u = draws.uniform() - 0.5
-        v = draws.uniform()
+        u = uniform() - 0.5
+        v = uniform()
         us = 0.5 - abs(u)
-        k = rnd(_floor((2 * a / us + b) * u + c))
+        try:
+            k = rnd(floor((2 * a / us + b) * u + c))
+        except (OverflowError, ValueError):      # us == 0: C's floor keeps inf / NaN
+            continue                             # ... and the k > count test rejects it
         if k < 0 or k > count:
             continue
         if us >= 0.07 and v <= v_r:
             return k
         v = _log(v * alpha / (a / (us * us) + b))
-        count_k1 = rnd(rnd(count - k) + 1)
-        upperbound = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
-                      + rnd(count + 1) * math.log((count - m + 1) / count_k1)
-                      + (k + 0.5) * math.log(r * count_k1 / rnd(k + 1))
-                      + _stirling_tail(m) + _stirling_tail(count - m)
-                      - _stirling_tail(k) - _stirling_tail(rnd(count - k)))
+        count_k = rnd(count - k)
+        count_k1 = rnd(count_k + 1)
+        upperbound = (m_term + count_p1 * log(count_m1 / count_k1)
+                      + (k + 0.5) * log(r * count_k1 / rnd(k + 1))
+                      + stirling_m + stirling_count_m
+                      - _stirling_tail(k) - _stirling_tail(count_k))
         if v <= upperbound:
             return k
-
-
-def _binomial_one(count, prob, draws, rnd):
-    """``sample_binomial<scalar_t, double>``."""
-    if count <= 0.0 or prob <= 0.0:
-        return 0.0
-    if prob >= 1.0:
-        return count
-    if prob <= 0.5:
-        if rnd(count * prob) >= 10.0:
-            return _btrs(count, prob, draws, rnd)
-        return _binomial_inversion(count, prob, draws, rnd)
-    if prob > 0.5:
-        qprob = rnd(1.0 - prob)
-        if rnd(count * qprob) >= 10.0:
-            return rnd(count - _btrs(count, qprob, draws, rnd))
-        return rnd(count - _binomial_inversion(count, qprob, draws, rnd))
-    return math.nan
 
 
 def binomial(engine, count, prob, dtype):
     """Binomial draws for flat float arrays ``count`` and ``prob`` of the same size."""
     rnd = element_rounding(dtype)
+    count, prob = count.astype(dtype), prob.astype(dtype)
+    kinds, flips, consts = _binomial_plan(count, prob)
+    if (np.isnan(count) & (np.array(kinds) == _INVERSION)).any():
+        # PyTorch's inversion loop never ends for a NaN count: say so instead
+        raise RuntimeError("binomial: the sampler cannot draw with a NaN count")
     draws = _Draws(engine, 2 * count.size + 16)
+    uniform = draws.uniform
+    out = []
     try:
-        out = [_binomial_one(n, p, draws, rnd)
-               for n, p in zip(count.tolist(), prob.tolist())]
+        for n, kind, flip, const in zip(count.tolist(), kinds, flips, consts):
+            if kind == _ZERO:
+                out.append(0.0)
+            elif kind == _COUNT:
+                out.append(n)
+            elif kind == _NAN:
+                out.append(math.nan)
+            else:
+                k = (_binomial_inversion(n, const, uniform) if kind == _INVERSION
+                     else _btrs(n, const, uniform, rnd))
+                out.append(rnd(n - k) if flip else k)
     finally:
         draws.close()
     return np.array(out, dtype=np.float64).astype(dtype)
