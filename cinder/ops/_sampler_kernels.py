@@ -223,59 +223,61 @@ def dirichlet(engine, alpha, dtype):
 # Poisson: Hormann's transformed rejection (PTRS) for rate >= 10, the product method below
 # ----------------------------------------------------------------------------------------------
 
-def _poisson_one(lam, draws):
-    """``sample_poisson(double lambda)``: an int64 count."""
-    if not lam >= 0:
-        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    if lam >= 10:
-        return _ptrs(lam, draws)
-    if lam == 0:
-        return 0
+def _product_method(lam, uniform):
+    """``sample_poisson`` for 0 < rate < 10: multiply uniforms until below exp(-rate)."""
     enlam = math.exp(-lam)
     count = 0
-    prod = 1.0
-    while True:
-        prod *= draws.uniform()
-        if prod > enlam:
-            count += 1
-        else:
-            return count
+    prod = uniform()
+    while prod > enlam:
+        count += 1
+        prod *= uniform()
+    return count
 
 
-def _ptrs(lam, draws):
-    """The transformed rejection branch of ``sample_poisson``."""
-    slam = math.sqrt(lam)
-    loglam = math.log(lam)
-    b = 0.931 + 2.53 * slam
-    a = -0.059 + 0.02483 * b
-    log_invalpha = math.log(1.1239 + 1.1328 / (b - 3.4))
-    vr = 0.9277 - 3.6224 / (b - 2)
+def _ptrs_constants(lam):
+    """The rate-only constants of the transformed rejection, with glibc's sqrt and log."""
+    b = 0.931 + 2.53 * math.sqrt(lam)
+    return (math.log(lam), b, -0.059 + 0.02483 * b,
+            math.log(1.1239 + 1.1328 / (b - 3.4)), 0.9277 - 3.6224 / (b - 2))
+
+
+def _ptrs(lam, constants, uniform):
+    """The transformed rejection branch of ``sample_poisson`` (rate >= 10)."""
+    loglam, b, a, log_invalpha, vr = constants
+    log, floor = math.log, math.floor
     while True:
-        u = draws.uniform() - 0.5
-        v = draws.uniform()
+        u = uniform() - 0.5
+        v = uniform()
         us = 0.5 - abs(u)
-        k = _to_int64((2 * a / us + b) * u + lam + 0.43)
+        x = (2 * a / us + b) * u + lam + 0.43
+        # C++'s (int64_t)floor(x): x86 gives INT64_MIN for NaN and out-of-range values
+        k = floor(x) if -(2.0**63) <= x < 2.0**63 else -(2**63)
         if us >= 0.07 and v <= vr:
             return k
         if k < 0 or (us < 0.013 and v > us):
             continue
-        if (_log(v) + log_invalpha - math.log(a / (us * us) + b)
-                <= -lam + k * loglam - _lgamma(k + 1.0)):
+        if _log(v) + log_invalpha - log(a / (us * us) + b) <= -lam + k * loglam - _lgamma(
+                k + 1.0):
             return k
 
 
-def _to_int64(x):
-    """C++'s ``(int64_t)floor(x)``: x86 gives INT64_MIN for NaN and out-of-range values."""
-    if not -(2.0**63) <= x < 2.0**63:
-        return -(2**63)
-    return math.floor(x)
-
-
 def poisson(engine, rate, dtype):
-    """Poisson draws for the flat float array ``rate``, as ``dtype`` values."""
+    """Poisson draws (``sample_poisson``) for the flat float array ``rate``, as ``dtype``."""
+    rates = rate.astype(np.float64)
+    if not (rates >= 0).all():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     draws = _Draws(engine, 2 * rate.size + 16)
+    uniform = draws.uniform
+    constants = {}            # per distinct large rate (rates are often all equal)
+    out = []
     try:
-        out = [_poisson_one(r, draws) for r in rate.astype(np.float64).tolist()]
+        for lam in rates.tolist():
+            if lam >= 10:
+                if lam not in constants:
+                    constants[lam] = _ptrs_constants(lam)
+                out.append(_ptrs(lam, constants[lam], uniform))
+            else:
+                out.append(_product_method(lam, uniform) if lam > 0 else 0)
     finally:
         draws.close()
     return np.array(out, dtype=np.float64).astype(dtype)

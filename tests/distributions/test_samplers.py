@@ -63,6 +63,11 @@ def test_standard_gamma_refuses_concentrations_it_cannot_draw():
         with pytest.raises(RuntimeError, match="cannot draw"):
             cinder._standard_gamma(cinder.tensor([2.0, bad]))
     _same_draws(lambda L, a, g: L._standard_gamma(a), np.array([-0.5, -0.1, 0.3]))
+    with pytest.raises(RuntimeError, match="NaN count"):
+        cinder.binomial(cinder.tensor([3.0, float("nan")]), cinder.tensor([0.3, 0.3]))
+    # a NaN count that never reaches the loop is PyTorch's value
+    _same_draws(lambda L, n, p, g: L.binomial(n, p), np.array([np.nan, np.nan, 4.0]),
+                np.array([0.0, 1.0, 0.5]))
 
 
 def test_standard_gamma_with_generator():
