@@ -56,6 +56,20 @@ def test_gamma_after_randn_uses_the_cached_normal(dtype):
     _same_draws(fn, np.full((2, 5), 2.5, dtype), seed=7)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("alpha,n", [(1.0, 3000), (1.3, 257), (7.5, 64)])
+@pytest.mark.parametrize("cached", [False, True])
+def test_standard_gamma_shared_alpha(alpha, n, dtype, cached):
+    """One alpha >= 1 for all elements takes the vectorised trial path; alpha = 1 over 3000
+    draws meets normals with 1 + c x <= 0 (which break the trial layout) several times; a
+    randn(3) before leaves a cached normal for the first trial."""
+    def fn(L, a, g):
+        if cached:
+            L.randn(3)
+        return L._standard_gamma(a)
+    _same_draws(fn, np.full(n, alpha, dtype), seed=n)
+
+
 def test_standard_gamma_refuses_concentrations_it_cannot_draw():
     """PyTorch's loop never terminates for NaN or alpha <= -2/3; cinder raises instead (a
     deliberate difference), and still draws PyTorch's values for -2/3 < alpha < 0."""
