@@ -88,6 +88,7 @@ class _Draws:
         self._engine = engine
         self._start = engine._stream.copy()
         self._buffer = []
+        self.array = np.empty(0)
         self._used = None                # set by finish() in the indexing mode
         self._fetched = 0
         self._current = iter(())
@@ -96,19 +97,22 @@ class _Draws:
         self.uniform = self._blocks().__next__
 
     def _fetch(self):
-        fresh = _uniform01_double(self._engine._stream.next_u64(self._block)).tolist()
+        fresh = _uniform01_double(self._engine._stream.next_u64(self._block))
         self._block *= 2
-        self._fetched += len(fresh)
+        self._fetched += fresh.size
         return fresh
 
     def _blocks(self):
         while True:
-            self._current = iter(self._fetch())
+            self._current = iter(self._fetch().tolist())
             yield from self._current
 
     def refill(self):
-        """Append a block of draws to the buffer and return the buffer (indexing mode)."""
-        self._buffer += self._fetch()
+        """Append a block of draws to the buffer and return the buffer (indexing mode; the
+        same draws are in the NumPy array ``array`` for vectorised loops)."""
+        fresh = self._fetch()
+        self.array = np.concatenate([self.array, fresh])
+        self._buffer += fresh.tolist()
         return self._buffer
 
     def finish(self, used, cached_normal):
@@ -238,7 +242,7 @@ def _equal_alpha_trials(count, d, c, draws, k, cached, out):
         pairs = (trials - head + 1) // 2
         while len(draws._buffer) < k + head + 4 * pairs:
             draws.refill()
-        block = np.array(draws._buffer[k + head:k + head + 4 * pairs]).reshape(pairs, 4)
+        block = draws.array[k + head:k + head + 4 * pairs].reshape(pairs, 4)
         radius = np.sqrt(-2.0 * _map(math.log1p, -block[:, 1]))
         theta = _TWO_PI * block[:, 0]
         cos_x = radius * _map(math.cos, theta) + 0.0
@@ -249,7 +253,7 @@ def _equal_alpha_trials(count, d, c, draws, k, cached, out):
         moved = head + 4 * (np.arange(x.size) // 2) + 3 + np.arange(x.size) % 2
         if head:
             x = np.concatenate([[cached], x])
-            uniforms = np.concatenate([[draws._buffer[k]], uniforms])
+            uniforms = np.concatenate([draws.array[k:k + 1], uniforms])
             moved = np.concatenate([[1], moved])
         y = 1.0 + c * x
         bad = np.flatnonzero(y <= 0)
