@@ -88,7 +88,6 @@ class _Draws:
         self._engine = engine
         self._start = engine._stream.copy()
         self._buffer = []
-        self.array = np.empty(0)
         self._used = None                # set by finish() in the indexing mode
         self._fetched = 0
         self._current = iter(())
@@ -97,22 +96,19 @@ class _Draws:
         self.uniform = self._blocks().__next__
 
     def _fetch(self):
-        fresh = _uniform01_double(self._engine._stream.next_u64(self._block))
+        fresh = _uniform01_double(self._engine._stream.next_u64(self._block)).tolist()
         self._block *= 2
-        self._fetched += fresh.size
+        self._fetched += len(fresh)
         return fresh
 
     def _blocks(self):
         while True:
-            self._current = iter(self._fetch().tolist())
+            self._current = iter(self._fetch())
             yield from self._current
 
     def refill(self):
-        """Append a block of draws to the buffer and return the buffer (indexing mode; the
-        same draws are in the NumPy array ``array`` for vectorised loops)."""
-        fresh = self._fetch()
-        self.array = np.concatenate([self.array, fresh])
-        self._buffer += fresh.tolist()
+        """Append a block of draws to the buffer and return the buffer (indexing mode)."""
+        self._buffer += self._fetch()
         return self._buffer
 
     def finish(self, used, cached_normal):
@@ -152,38 +148,19 @@ def _gamma_constants(alpha):
 
 
 def _gammas(engine, alpha):
-    """Gamma draws (double) for the flat array ``alpha`` (float32 or float64), in PyTorch's
-    order from the generator (``sample_gamma``); alpha == 0 gives 0 without drawing.
+    """Gamma draws (double) for the flat array ``alpha`` (float32 or float64), element by
+    element from the generator (``sample_gamma``); alpha == 0 gives 0 without drawing.
 
-    Many elements with one shared alpha >= 1 (``Gamma(2.0, 1.0).sample((n,))``) take the
-    vectorised path ``_equal_alpha_trials``; anything else the element-by-element loop.
+    The draws and the normal cache are handled inline (a local index into the buffer)
+    rather than through ``_Draws.uniform``/``normal``: this loop is the cost of every
+    gamma-based sampler, and the calls were most of it.
     """
     exponents, ds, cs = _gamma_constants(alpha)
     draws = _Draws(engine, 3 * alpha.size + 16)
-    draws.refill()
-    out = []
-    first = alpha[0] if alpha.size else 0
-    if alpha.size >= 32 and 1 <= first < math.inf and (alpha == first).all():
-        k, cached = _equal_alpha_trials(alpha.size, ds[0], cs[0], draws, 0,
-                                        draws.cached_normal, out)
-    else:
-        k, cached = _gamma_elements(zip(alpha.tolist(), exponents, ds, cs), draws, 0,
-                                    draws.cached_normal, out)
-    draws.finish(k, cached)
-    return np.array(out, dtype=np.float64)
-
-
-def _gamma_elements(elements, draws, k, cached, out):
-    """The element-by-element loop: ``elements`` yields (alpha, boost exponent, d, c); draws
-    are read from ``draws``' buffer from index ``k`` with ``cached`` the cached normal. The
-    results are appended to ``out``; returns the new (k, cached).
-
-    The draws and the normal cache are handled inline (a local index into the buffer)
-    rather than through method calls: this loop is the cost of every gamma-based sampler.
-    """
-    buf = draws._buffer
+    buf, k, cached = draws.refill(), 0, draws.cached_normal
     log, log1p, sqrt, sin, cos, pow_ = math.log, math.log1p, math.sqrt, math.sin, math.cos, math.pow
-    for a, exponent, d, c in elements:
+    out = []
+    for a, exponent, d, c in zip(alpha.tolist(), exponents, ds, cs):
         if a == 0:
             out.append(0.0)
             continue
@@ -221,74 +198,8 @@ def _gamma_elements(elements, draws, k, cached, out):
                 break
             if k + 4 > len(buf):
                 buf = draws.refill()
-    return k, cached
-
-
-def _equal_alpha_trials(count, d, c, draws, k, cached, out):
-    """``count`` gamma draws sharing one alpha >= 1 (no boost), trial by trial in NumPy.
-
-    Without the boost an element is just a run of trials (a normal, then a uniform) ending
-    at the first accepted one, and the trials sit at fixed places in the stream: a fresh
-    Box-Muller pair, the uniform of its cosine trial, the uniform of its sine trial (4 draws
-    per 2 trials). So a whole batch of trials is computed at once and the accepted ones, in
-    order, are the results. Only a normal with ``1 + c x <= 0`` (redrawn without a
-    uniform) breaks that layout: the element in progress there is finished by the scalar
-    loop and the batch restarts after it.
-    """
-    batch = count + count // 8 + 32       # enough trials for every element, usually
-    while count:
-        trials = min(count + count // 8 + 32, batch)
-        head = 1 if cached is not None else 0        # a cached normal: its trial comes first
-        pairs = (trials - head + 1) // 2
-        while len(draws._buffer) < k + head + 4 * pairs:
-            draws.refill()
-        block = draws.array[k + head:k + head + 4 * pairs].reshape(pairs, 4)
-        radius = np.sqrt(-2.0 * _map(math.log1p, -block[:, 1]))
-        theta = _TWO_PI * block[:, 0]
-        cos_x = radius * _map(math.cos, theta) + 0.0
-        sin_x = radius * _map(math.sin, theta)
-        x = np.stack([cos_x, sin_x], 1).ravel()
-        uniforms = block[:, 2:].ravel()
-        # after trial t (of the pairs): how far k moved, and what the cache holds
-        moved = head + 4 * (np.arange(x.size) // 2) + 3 + np.arange(x.size) % 2
-        if head:
-            x = np.concatenate([[cached], x])
-            uniforms = np.concatenate([draws.array[k:k + 1], uniforms])
-            moved = np.concatenate([[1], moved])
-        y = 1.0 + c * x
-        bad = np.flatnonzero(y <= 0)
-        usable = bad[0] if bad.size else x.size
-        accepted = _accepted(x[:usable], y[:usable], 1.0 - uniforms[:usable], d)
-        done = np.flatnonzero(accepted)[:count]
-        yd = y[done]
-        out.extend((d * (yd * yd * yd)).tolist())
-        count -= done.size
-        last = done[-1] if count == 0 else usable - 1    # the last trial consumed
-        if last >= 0:
-            trial_of_pair = last - head
-            cached = (sin_x[trial_of_pair // 2] if trial_of_pair >= 0 and trial_of_pair % 2 == 0
-                      else None)
-            k += int(moved[last])
-        # after a y <= 0 trial, batches shrink to a few times the distance to it (the trials
-        # computed beyond it are wasted); they grow back while none turns up
-        batch = max(64, 4 * int(usable)) if bad.size else 2 * batch
-        if count and bad.size:           # finish the element whose normal gave y <= 0
-            k, cached = _gamma_elements([(1.0, 0, d, c)], draws, k, cached, out)
-            count -= 1
-    return k, cached
-
-
-def _accepted(x, y, u, d):
-    """Marsaglia and Tsang's acceptance test for trials (x normal, u = 1 - uniform): the
-    squeeze first, the log test (glibc's log) only where the squeeze fails."""
-    v = y * y * y
-    xx = x * x
-    accept = u < 1.0 - _SQUEEZE_F * xx * xx
-    rest = np.flatnonzero(~accept)
-    if rest.size:
-        vr, xr = v[rest], xx[rest]
-        accept[rest] = _map(math.log, u[rest]) < 0.5 * xr + d * (1.0 - vr + _map(math.log, vr))
-    return accept
+    draws.finish(k, cached)
+    return np.array(out, dtype=np.float64)
 
 
 def standard_gamma(engine, alpha, dtype):

@@ -60,9 +60,9 @@ def test_gamma_after_randn_uses_the_cached_normal(dtype):
 @pytest.mark.parametrize("alpha,n", [(1.0, 3000), (1.3, 257), (7.5, 64)])
 @pytest.mark.parametrize("cached", [False, True])
 def test_standard_gamma_shared_alpha(alpha, n, dtype, cached):
-    """One alpha >= 1 for all elements takes the vectorised trial path; alpha = 1 over 3000
-    draws meets normals with 1 + c x <= 0 (which break the trial layout) several times; a
-    randn(3) before leaves a cached normal for the first trial."""
+    """Many draws with one alpha: alpha = 1 over 3000 draws meets normals with 1 + c x <= 0
+    (redrawn without a uniform) several times; a randn(3) before leaves a cached normal for
+    the first trial."""
     def fn(L, a, g):
         if cached:
             L.randn(3)
