@@ -27,13 +27,21 @@ import numpy as np
 
 from .._random_engine import _uniform01_double
 
-_LIBM = ctypes.CDLL(ctypes.util.find_library("m"))
-_LIBM.lgamma.restype = ctypes.c_double
-_LIBM.lgamma.argtypes = (ctypes.c_double,)
-_LIBM.log1pf.restype = ctypes.c_float
-_LIBM.log1pf.argtypes = (ctypes.c_float,)
-_lgamma = _LIBM.lgamma
-_log1pf = _LIBM.log1pf
+
+def _c_math():
+    """glibc's ``lgamma`` and ``log1pf`` through ctypes (Python's ``math.lgamma`` is its own
+    implementation, and it has no float32 functions). Without a C math library to load, the
+    closest Python functions stand in (the results may then differ from PyTorch's in rare
+    accept/reject decisions)."""
+    try:
+        libm = ctypes.CDLL(ctypes.util.find_library("m"))
+        lgamma, log1pf = libm.lgamma, libm.log1pf
+    except (OSError, TypeError, AttributeError):
+        return math.lgamma, lambda x: _round_f32(math.log1p(x))
+    lgamma.restype, lgamma.argtypes = ctypes.c_double, (ctypes.c_double,)
+    log1pf.restype, log1pf.argtypes = ctypes.c_float, (ctypes.c_float,)
+    return lgamma, log1pf
+
 
 _TWO_PI = 2.0 * math.pi
 _ONE_THIRD_F = struct.unpack("f", struct.pack("f", 1.0 / 3.0))[0]   # C++'s 1.0f / 3.0f
@@ -49,18 +57,12 @@ def _round_f32(x):
         return math.copysign(math.inf, x)
 
 
+_lgamma, _log1pf = _c_math()
+
+
 def _log(x):
     """C's ``log``: -inf at 0 (Python's ``math.log`` raises there)."""
     return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
-
-
-def _floor(x):
-    """C's ``floor`` on a double, which keeps infinities and NaN."""
-    return math.floor(x) if math.isfinite(x) else x
-
-
-def _ceil(x):
-    return math.ceil(x) if math.isfinite(x) else x
 
 
 def _same(x):
