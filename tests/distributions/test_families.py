@@ -37,8 +37,8 @@ ULP_SAMPLES = {"laplace", "cauchy", "gumbel", "gumbel_scalar", "lognormal",
                "relaxed_bernoulli_logits", "relaxed_onehot", "von_mises", "von_mises_f64",
                "half_normal", "half_cauchy", "pareto", "weibull", "logistic_normal",
                "kumaraswamy",
-               # x.pow(-1) of the (identical) gamma draws: NumPy's float32 pow may differ
-               # from PyTorch's reciprocal in the last bit
+               # x.pow(tensor(-1.)) of the identical gamma draws: PyTorch's vectorised pow
+               # differs from NumPy's in the last bit
                "inverse_gamma",
                # inverse-CDF samplers through log1p
                "continuous_bernoulli", "continuous_bernoulli_logits",
