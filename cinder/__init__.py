@@ -35,6 +35,8 @@ from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_ena
 from ._tensor_str import set_printoptions, get_printoptions, printoptions  # noqa: F401
 from .ops.random import bernoulli, multinomial, normal  # noqa: F401
 from .ops.creation import from_numpy, tensor  # noqa: F401
+from .ops.distributions import (_standard_gamma, _standard_gamma_grad, _sample_dirichlet,  # noqa
+                                _dirichlet_grad)
 
 globals().update(_ALIASES)
 globals().update(_CPU_TYPES)

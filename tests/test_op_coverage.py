@@ -57,6 +57,9 @@ TESTED_ELSEWHERE = {
                                              "is_nonzero", "result_type")},
     **{name: "nn/test_layers_functional.py" for name in _NN_LAYERS},
     **{name: "test_sampling.py" for name in ("geometric_", "log_normal_", "cauchy_")},
+    **{name: "distributions/test_samplers.py" for name in (
+        "_standard_gamma", "_standard_gamma_grad", "_sample_dirichlet", "_dirichlet_grad",
+        "poisson", "binomial")},
     **{name: "test_function_forms.py" for name in (
         "is_conj", "is_neg", "is_same_size", "is_nonzero", "unsafe_chunk", "unsafe_split",
         "unsafe_split_with_sizes", "is_signed", "is_inference", "get_device", "typename",

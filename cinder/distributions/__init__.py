@@ -8,11 +8,13 @@ from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .fishersnedecor import FisherSnedecor
+from .generalized_pareto import GeneralizedPareto
 from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
@@ -23,6 +25,7 @@ from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -42,6 +45,7 @@ from .transforms import *  # noqa: F401,F403
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
@@ -52,6 +56,7 @@ __all__ = [
     "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
     "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "constraints",
     "kl_divergence", "register_kl", "transform_to", "transforms", "InverseGamma", "Kumaraswamy",
-    "LogisticNormal", "NegativeBinomial", "FisherSnedecor",
+    "LogisticNormal", "NegativeBinomial", "FisherSnedecor", "ContinuousBernoulli",
+    "GeneralizedPareto", "LKJCholesky", "Wishart",
 ]
 __all__.extend(transforms.__all__)

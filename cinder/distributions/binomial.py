@@ -2,7 +2,7 @@
 
 import cinder
 
-from . import _samplers, constraints
+from . import constraints
 from .distribution import Distribution
 from .utils import (
     broadcast_all, check_probs_or_logits, expand_probs_or_logits, lazy_property,
@@ -75,10 +75,9 @@ class Binomial(Distribution):
         return self._param.size()
 
     def sample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
-        """Draws from cinder's stream (not PyTorch's values: see ``_samplers``)."""
         shape = self._extended_shape(sample_shape)
         with cinder.no_grad():
-            return _samplers.binomial(self.total_count.expand(shape), self.probs.expand(shape))
+            return cinder.binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

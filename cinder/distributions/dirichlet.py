@@ -1,19 +1,46 @@
 """Dirichlet distribution over the probability simplex."""
 
 import cinder
+from cinder.autograd import Function
+from cinder.autograd.function import once_differentiable
 from cinder.nn.functional import one_hot
 
-from . import _samplers, constraints
+from . import constraints
 from .exp_family import ExponentialFamily
 
 __all__ = ["Dirichlet"]
 
 
+def _Dirichlet_backward(x, concentration, grad_output):
+    """The gradient of a Dirichlet draw ``x`` with respect to its concentration, given the
+    gradient ``grad_output`` of the loss with respect to ``x``."""
+    total = concentration.sum(-1, True).expand_as(concentration)
+    grad = cinder._dirichlet_grad(x, concentration, total)
+    return grad * (grad_output - (x * grad_output).sum(-1, True))
+
+
+class _Dirichlet(Function):
+    """A Dirichlet draw as an autograd Function: ``_sample_dirichlet`` forward, the implicit
+    reparameterization gradient backward."""
+
+    @staticmethod
+    def forward(ctx, concentration):
+        x = cinder._sample_dirichlet(concentration)
+        ctx.save_for_backward(x, concentration)
+        return x
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        x, concentration = ctx.saved_tensors
+        return _Dirichlet_backward(x, concentration, grad_output)
+
+
 class Dirichlet(ExponentialFamily):
     """Dirichlet distribution with ``concentration`` (last dim: the categories).
 
-    Samples are normalised Gamma draws from cinder's stream (not PyTorch's values); they carry
-    no gradient to ``concentration`` (PyTorch's implicit reparameterization is not implemented).
+    Samples are PyTorch's (``torch._sample_dirichlet``); ``rsample`` carries the implicit
+    reparameterization gradient to ``concentration``.
     """
 
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
@@ -37,8 +64,7 @@ class Dirichlet(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        gammas = _samplers.standard_gamma(self.concentration.detach().expand(shape))
-        return gammas / gammas.sum(-1, True)
+        return _Dirichlet.apply(self.concentration.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -4,7 +4,7 @@ from numbers import Number
 
 import cinder
 
-from . import _samplers, constraints
+from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
@@ -14,9 +14,8 @@ __all__ = ["Gamma"]
 class Gamma(ExponentialFamily):
     """Gamma distribution with shape ``concentration`` and inverse scale ``rate``.
 
-    Sampling draws from cinder's stream but not PyTorch's values (see ``_samplers``); the
-    reparameterized sample carries gradients to ``rate`` only (PyTorch's implicit gradient
-    with respect to ``concentration`` is not implemented).
+    ``rsample`` draws PyTorch's numbers (``torch._standard_gamma``) and carries gradients to
+    both parameters (the implicit reparameterization gradient for ``concentration``).
     """
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
@@ -55,9 +54,10 @@ class Gamma(ExponentialFamily):
 
     def rsample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         shape = self._extended_shape(sample_shape)
-        value = _samplers.standard_gamma(self.concentration.expand(shape)) / self.rate.expand(
+        value = cinder._standard_gamma(self.concentration.expand(shape)) / self.rate.expand(
             shape)
-        return value.clamp(min=cinder.finfo(value.dtype).tiny)
+        value.detach().clamp_(min=cinder.finfo(value.dtype).tiny)   # in place, as PyTorch
+        return value
 
     def log_prob(self, value):
         value = cinder.as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
@@ -66,6 +66,11 @@ class Gamma(ExponentialFamily):
         return (cinder.xlogy(self.concentration, self.rate)
                 + cinder.xlogy(self.concentration - 1, value)
                 - self.rate * value - cinder.lgamma(self.concentration))
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return cinder.special.gammainc(self.concentration, self.rate * value)
 
     def entropy(self):
         return (self.concentration - cinder.log(self.rate) + cinder.lgamma(self.concentration)

@@ -12,6 +12,7 @@ from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -19,6 +20,7 @@ from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
 from .lowrank_multivariate_normal import (LowRankMultivariateNormal, _batch_lowrank_logdet,
@@ -26,6 +28,7 @@ from .lowrank_multivariate_normal import (LowRankMultivariateNormal, _batch_lowr
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
@@ -402,4 +405,345 @@ def _kl_continuous_infinity(p, q):
 
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p, q):
+    return _infinite_like(p.rate)
+
+
+# ----------------------------------------------------------------------------------------------
+# ContinuousBernoulli
+# ----------------------------------------------------------------------------------------------
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + cinder.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - cinder.log1p(-q.probs)
+    return t1 + t2 + t3
+
+
+def _cross_entropy_continuous_bernoulli(p, q):
+    """-E_p[log q] for a ContinuousBernoulli ``q`` and any ``p`` on [0, 1] with a mean: the
+    log density of q is linear in the value, so only p's mean enters."""
+    return -p.mean * q.logits - cinder.log1p(-q.probs) - q._cont_bern_log_norm()
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return -p.entropy() + _cross_entropy_continuous_bernoulli(p, q)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = -p.entropy() + _cross_entropy_continuous_bernoulli(p, q)
+    # a uniform reaching outside [0, 1] puts mass where q has none
+    outside = cinder.max(cinder.ge(p.high, q.support.upper_bound),
+                         cinder.le(p.low, q.support.lower_bound))
+    return cinder.where(outside, cinder.ones_like(result) * math.inf, result)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - cinder.log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t1 = -p.entropy()
+    t2 = (0.5 * (math.log(2.0 * math.pi) + cinder.square(q.loc / q.scale))
+          + cinder.log(q.scale))
+    t3 = ((p.variance + cinder.square(p.mean) - 2.0 * q.loc * p.mean)
+          / (2.0 * cinder.square(q.scale)))
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    # a uniform that does not cover [0, 1] misses part of p's support
+    misses = cinder.max(cinder.ge(q.low, p.support.lower_bound),
+                        cinder.le(q.high, p.support.upper_bound))
+    return cinder.where(misses, cinder.ones_like(result) * math.inf, result)
+
+
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p, q):
+    return _infinite_like(p.probs)
+
+
+@register_kl(Exponential, ContinuousBernoulli)
+def _kl_exponential_continuous_bernoulli(p, q):
+    return _infinite_like(p.rate)
+
+
+@register_kl(Gamma, ContinuousBernoulli)
+def _kl_gamma_continuous_bernoulli(p, q):
+    return _infinite_like(p.concentration)
+
+
+@register_kl(Gumbel, ContinuousBernoulli)
+@register_kl(Laplace, ContinuousBernoulli)
+@register_kl(Normal, ContinuousBernoulli)
+def _kl_loc_family_continuous_bernoulli(p, q):
+    return _infinite_like(p.loc)
+
+
+@register_kl(Pareto, ContinuousBernoulli)
+def _kl_pareto_continuous_bernoulli(p, q):
+    return _infinite_like(p.scale)
+
+
+# ----------------------------------------------------------------------------------------------
+# The remaining pairs PyTorch registers: same families, and mixed continuous families
+# ----------------------------------------------------------------------------------------------
+
+def _x_log_x(tensor):
+    return tensor * tensor.log()
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
+    result[p.support.lower_bound < q.support.lower_bound] = math.inf
+    return result
+
+
+def _check_same_event_shape(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with"
+                         "                          different event shapes cannot be computed")
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_same_event_shape(p, q)
+    w, d = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag
+    p_tril = p._unbroadcasted_scale_tril
+    log_det_ratio = (_batch_lowrank_logdet(w, d, q._capacitance_tril)
+                     - 2 * p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    mahalanobis = _batch_lowrank_mahalanobis(w, d, q.loc - p.loc, q._capacitance_tril)
+    # tr(inv(Q) P) with inv(Q) = inv(D) - A^T A (Woodbury), A = inv(C) W^T inv(D)
+    a = cinder.linalg.solve_triangular(q._capacitance_tril, w.mT / d.unsqueeze(-2),
+                                       upper=False)
+    trace = (_batch_trace_XXT(p_tril * d.rsqrt().unsqueeze(-1))
+             - _batch_trace_XXT(a.matmul(p_tril)))
+    return 0.5 * (log_det_ratio + trace + mahalanobis - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
+    _check_same_event_shape(p, q)
+    w, d = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag
+    q_tril = q._unbroadcasted_scale_tril
+    log_det_ratio = (2 * q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+                     - _batch_lowrank_logdet(w, d, p._capacitance_tril))
+    mahalanobis = _batch_mahalanobis(q_tril, q.loc - p.loc)
+    # tr(inv(Q) (W W^T + D)) as two squared Frobenius norms of triangular solves
+    batch = cinder.broadcast_shapes(q_tril.shape[:-2], w.shape[:-2])
+    n = p.event_shape[0]
+    q_tril = q_tril.expand(batch + (n, n))
+    factor = w.expand(batch + (n, p.cov_factor.size(-1)))
+    diag = cinder.diag_embed(d.sqrt()).expand(batch + (n, n))
+    trace = (_batch_trace_XXT(cinder.linalg.solve_triangular(q_tril, factor, upper=False))
+             + _batch_trace_XXT(cinder.linalg.solve_triangular(q_tril, diag, upper=False)))
+    return 0.5 * (log_det_ratio + trace + mahalanobis - p.event_shape[0])
+
+
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p, q):
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+def _beta_mean(p):
+    return p.concentration1 / (p.concentration1 + p.concentration0)
+
+
+@register_kl(Beta, Exponential)
+def _kl_beta_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * _beta_mean(p)
+
+
+@register_kl(Beta, Gamma)
+def _kl_beta_gamma(p, q):
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    # E[log X] of the Beta
+    t3 = (q.concentration - 1) * (p.concentration1.digamma()
+                                  - (p.concentration1 + p.concentration0).digamma())
+    return -p.entropy() + t2 - t3 + q.rate * _beta_mean(p)
+
+
+@register_kl(Beta, Normal)
+def _kl_beta_normal(p, q):
+    mean = _beta_mean(p)
+    var_normal = q.scale.pow(2)
+    t2 = 0.5 * (var_normal * 2 * math.pi).log()
+    # half of E[X^2] = Var + mean^2
+    t3 = (mean * (1 - mean) / (p.concentration1 + p.concentration0 + 1) + mean.pow(2)) * 0.5
+    return -p.entropy() + t2 + (t3 - q.loc * mean + q.loc.pow(2) * 0.5) / var_normal
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    result[(q.low > p.support.lower_bound) | (q.high < p.support.upper_bound)] = math.inf
+    return result
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p, q):
+    ratio = q.rate / p.rate
+    return (-q.concentration * cinder.log(ratio) + ratio + q.concentration.lgamma()
+            + q.concentration * euler_constant - (1 + euler_constant))
+
+
+@register_kl(Gamma, Exponential)
+def _kl_gamma_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p, q):
+    beta_scale_prod = p.rate * q.scale
+    loc_scale_ratio = q.loc / q.scale
+    t1 = ((p.concentration - 1) * p.concentration.digamma() - p.concentration.lgamma()
+          - p.concentration)
+    t2 = beta_scale_prod.log() + p.concentration / beta_scale_prod
+    t3 = (cinder.exp(loc_scale_ratio)
+          * (1 + beta_scale_prod.reciprocal()).pow(-p.concentration) - loc_scale_ratio)
+    return t1 + t2 + t3
+
+
+@register_kl(Gamma, Normal)
+def _kl_gamma_normal(p, q):
+    var_normal = q.scale.pow(2)
+    beta_sqr = p.rate.pow(2)
+    t1 = (0.5 * cinder.log(beta_sqr * var_normal * 2 * math.pi) - p.concentration
+          - p.concentration.lgamma())
+    t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
+    t3 = q.loc * p.concentration / p.rate
+    return (t1 + (p.concentration - 1) * p.concentration.digamma()
+            + (t2 - t3 + 0.5 * q.loc.pow(2)) / var_normal)
+
+
+@register_kl(Gumbel, Normal)
+def _kl_gumbel_normal(p, q):
+    param_ratio = p.scale / q.scale
+    t1 = (param_ratio / math.sqrt(2 * math.pi)).log()
+    t2 = (math.pi * param_ratio * 0.5).pow(2) / 3
+    t3 = ((p.loc + p.scale * euler_constant - q.loc) / q.scale).pow(2) * 0.5
+    return -t1 + t2 + t3 - (euler_constant + 1)
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p, q):
+    scale_rate_prod = p.scale * q.rate
+    result = ((p.alpha / scale_rate_prod).log() - p.alpha.reciprocal()
+              + p.alpha * scale_rate_prod / (p.alpha - 1) - 1)
+    result[p.alpha <= 1] = math.inf      # the Pareto has no mean
+    return result
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p, q):
+    common_term = p.scale.log() + p.alpha.reciprocal()
+    t1 = p.alpha.log() - common_term
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * common_term
+    t4 = q.rate * p.alpha * p.scale / (p.alpha - 1)
+    result = t1 + t2 + t3 + t4 - 1
+    result[p.alpha <= 1] = math.inf
+    return result
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    var_normal = 2 * q.scale.pow(2)
+    common_term = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t3 = p.alpha * common_term.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common_term - q.loc).pow(2)
+    result = t1 - p.alpha.reciprocal() + (t3 + t4) / var_normal - 1
+    result[p.alpha <= 2] = math.inf      # the Pareto has no variance
+    return result
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p, q):
+    width = p.high - p.low
+    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    t3 = ((q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + width)
+          / width)
+    t4 = (q.concentration1.lgamma() + q.concentration0.lgamma()
+          - (q.concentration1 + q.concentration0).lgamma())
+    result = t3 + t4 - cinder.log(width) - t2
+    result[(p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)] = math.inf
+    return result
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p, q):
+    width = p.high - p.low
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    result = -width.log() + t2 + t3 + q.rate * (p.high + p.low) / 2
+    result[p.low < q.support.lower_bound] = math.inf
+    return result
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    width = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * width).log()
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    result = t2 * (q.alpha + 1) - t1
+    result[p.low < q.support.lower_bound] = math.inf
+    return result
+
+
+# pairs whose q gives zero density on part of p's support: the divergence is infinite
+@register_kl(Beta, Pareto)
+def _kl_beta_infinity(p, q):
+    return _infinite_like(p.concentration1)
+
+
+@register_kl(Exponential, Beta)
+@register_kl(Exponential, Pareto)
+def _kl_exponential_infinity_more(p, q):
+    return _infinite_like(p.rate)
+
+
+@register_kl(Gamma, Beta)
+@register_kl(Gamma, Pareto)
+@register_kl(Gamma, Uniform)
+def _kl_gamma_infinity(p, q):
+    return _infinite_like(p.concentration)
+
+
+@register_kl(Gumbel, Beta)
+@register_kl(Gumbel, Gamma)
+@register_kl(Gumbel, Pareto)
+@register_kl(Laplace, Beta)
+@register_kl(Laplace, Gamma)
+@register_kl(Laplace, Pareto)
+@register_kl(Normal, Beta)
+@register_kl(Normal, Gamma)
+@register_kl(Normal, Pareto)
+def _kl_real_line_infinity(p, q):
+    return _infinite_like(p.loc)
+
+
+@register_kl(Pareto, Beta)
+@register_kl(Pareto, Uniform)
+def _kl_pareto_infinity(p, q):
+    return _infinite_like(p.scale)
+
+
+@register_kl(Poisson, Bernoulli)
+@register_kl(Poisson, Binomial)
+def _kl_poisson_infinity(p, q):
     return _infinite_like(p.rate)

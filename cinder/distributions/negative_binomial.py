@@ -3,7 +3,7 @@
 import cinder
 from cinder.nn.functional import logsigmoid
 
-from . import _samplers, constraints
+from . import constraints
 from .distribution import Distribution
 from .gamma import Gamma
 from .utils import (
@@ -74,10 +74,10 @@ class NegativeBinomial(Distribution):
                      validate_args=False)
 
     def sample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
-        """A Poisson draw at a Gamma-distributed rate (cinder's samplers, see ``_samplers``)."""
+        """A Poisson draw at a Gamma-distributed rate."""
         with cinder.no_grad():
             rate = self._gamma.sample(sample_shape=sample_shape)
-            return _samplers.poisson(rate)
+            return cinder.poisson(rate)
 
     def log_prob(self, value):
         if self._validate_args:

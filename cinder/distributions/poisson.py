@@ -4,7 +4,7 @@ from numbers import Number
 
 import cinder
 
-from . import _samplers, constraints
+from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
@@ -43,10 +43,9 @@ class Poisson(ExponentialFamily):
         return new
 
     def sample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
-        """Draws from cinder's stream (not PyTorch's values: see ``_samplers``)."""
         shape = self._extended_shape(sample_shape)
         with cinder.no_grad():
-            return _samplers.poisson(self.rate.expand(shape))
+            return cinder.poisson(self.rate.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

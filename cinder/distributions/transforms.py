@@ -14,12 +14,13 @@ import cinder
 from cinder.nn.functional import logsigmoid, pad, softplus
 
 from . import constraints
-from .utils import _sum_rightmost, broadcast_all
+from .utils import _sum_rightmost, broadcast_all, tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = [
     "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
-    "CumulativeDistributionTransform",
-    "ExpTransform", "IndependentTransform", "LowerCholeskyTransform", "PowerTransform",
+    "CorrCholeskyTransform", "CumulativeDistributionTransform",
+    "ExpTransform", "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+    "PowerTransform",
     "ReshapeTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform",
     "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "Transform",
     "identity_transform",
@@ -725,6 +726,82 @@ class LowerCholeskyTransform(Transform):
 
     def _inverse(self, y):
         return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class CorrCholeskyTransform(Transform):
+    """From unconstrained vectors of length D (D - 1) / 2 to Cholesky factors of D x D
+    correlation matrices (lower triangular, positive diagonal, rows of unit length).
+
+    The vector fills the strictly lower triangle row by row; each row goes through tanh into
+    (-1, 1) and then a signed stick-breaking: with ``z = r**2``, entry k keeps the share
+    ``sqrt(prod_{j<k} (1 - z_j))`` of the unit length, and the diagonal takes the rest.
+    """
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        x = cinder.tanh(x)
+        eps = cinder.finfo(x.dtype).eps
+        x = x.clamp(min=-1 + eps, max=1 - eps)
+        r = vec_to_tril_matrix(x, diag=-1)
+        # sign(r) * sqrt(z * remaining) = r * sqrt(remaining): no sign bookkeeping needed
+        remaining_sqrt = (1 - r**2).sqrt().cumprod(-1)
+        r = r + cinder.eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        return r * pad(remaining_sqrt[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        # undo the stick-breaking: divide each entry by the length left before it
+        left = pad((1 - cinder.cumsum(y * y, dim=-1))[..., :-1], [1, 0], value=1)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left, diag=-1).sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2      # atanh
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        # Domain and codomain have different dimensions: this is log|det J| of x against the
+        # flattened strict lower triangle of y (Stan's reference manual).
+        left = 1 - (y * y).cumsum(dim=-1)
+        # diag=-2 reads each row's length left before the entry without shifting
+        stick_breaking_logdet = 0.5 * tril_matrix_to_vec(left, diag=-2).log().sum(-1)
+        tanh_logdet = -2 * (x + softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return shape[:-1] + (d, d)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return shape[:-2] + (d * (d - 1) // 2,)
+
+
+class PositiveDefiniteTransform(Transform):
+    """From unconstrained square matrices to positive-definite ones: ``L L^T`` with ``L`` the
+    ``LowerCholeskyTransform`` of the input."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other):
+        return isinstance(other, PositiveDefiniteTransform)
+
+    __hash__ = Transform.__hash__
+
+    def _call(self, x):
+        x = LowerCholeskyTransform()(x)
+        return x @ x.mT
+
+    def _inverse(self, y):
+        return LowerCholeskyTransform().inv(cinder.linalg.cholesky(y))
 
 
 class CumulativeDistributionTransform(Transform):

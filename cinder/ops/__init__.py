@@ -5,6 +5,7 @@ from . import indexing  # noqa: F401
 from . import operators, random  # noqa
 from . import elementwise, sorting, scatter, diagonal, joining  # noqa: F401
 from . import blas, contractions, scan, statistics, sampling, unsupported  # noqa: F401
+from . import distributions  # noqa: F401  (gamma, dirichlet, poisson, binomial samplers)
 from . import function_forms  # noqa: F401
 from . import nn  # noqa: F401  (nn kernels: cinder/ops/nn/)
 from . import linalg_solve, linalg_decomp, linalg_func  # noqa: F401  (torch.linalg)

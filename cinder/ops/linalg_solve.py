@@ -375,12 +375,32 @@ def cholesky(input, upper=False, *, out=None):
 
 
 def cholesky_solve(B, L, upper=False, *, out=None):
-    """Solve ``A X = B`` given the Cholesky factor of ``A``."""
+    """Solve ``A X = B`` given the Cholesky factor of ``A`` (``L L^H``, or ``U^H U`` with
+    ``upper``)."""
+    b, f = B.detach(), L.detach()
     if upper:
-        y = linalg_solve_triangular(L.mH, B, upper=False)
-        return _out(out, linalg_solve_triangular(L, y, upper=True))
-    y = linalg_solve_triangular(L, B, upper=False)
-    return _out(out, linalg_solve_triangular(L.mH, y, upper=True))
+        y = linalg_solve_triangular(f.mH, b, upper=False)
+        result = linalg_solve_triangular(f, y, upper=True)
+    else:
+        y = linalg_solve_triangular(f, b, upper=False)
+        result = linalg_solve_triangular(f.mH, y, upper=True)
+    if needs_grad(B, L):
+        # its own node (as PyTorch's): the gradient of the factor is the full matrix, not
+        # only the triangle the two triangular solves read
+        record(CholeskySolveNode, (B, L), (result,), L=L, upper=upper,
+               B_shape=tuple(B.shape), L_shape=tuple(L.shape))
+    return _out(out, result)
+
+
+def _cholesky_solve_factor_grad(grad, s):
+    common = cholesky_solve(grad, s.L, s.upper) @ s.result.mH
+    common = common + common.mH
+    return _sum_to(-(s.L @ common) if s.upper else -(common @ s.L), s.L_shape)
+
+
+CholeskySolveNode = node_class("CholeskySolveBackward0", {
+    "self": lambda grad, s: _sum_to(cholesky_solve(grad, s.L, s.upper), s.B_shape),
+    "input2": _cholesky_solve_factor_grad})
 
 
 def cholesky_inverse(L, upper=False, *, out=None):

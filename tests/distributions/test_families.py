@@ -36,7 +36,17 @@ ULP_SAMPLES = {"laplace", "cauchy", "gumbel", "gumbel_scalar", "lognormal",
                "transformed_sigmoid", "transformed_affine_exp", "relaxed_bernoulli",
                "relaxed_bernoulli_logits", "relaxed_onehot", "von_mises", "von_mises_f64",
                "half_normal", "half_cauchy", "pareto", "weibull", "logistic_normal",
-               "kumaraswamy"}
+               "kumaraswamy",
+               # x.pow(tensor(-1.)) of the identical gamma draws: PyTorch's vectorised pow
+               # differs from NumPy's in the last bit
+               "inverse_gamma",
+               # inverse-CDF samplers through log1p
+               "continuous_bernoulli", "continuous_bernoulli_logits",
+               "continuous_bernoulli_half", "generalized_pareto", "generalized_pareto_scalar"}
+# the same draws through norms, square roots of 1 - sums and matrix products: ulp differences
+# grow by cancellation, so these compare at the statistics tolerance
+NEAR_SAMPLES = {"lkj_cholesky", "lkj_cholesky_scalar", "wishart_cov", "wishart_precision",
+                "wishart_tril"}
 
 
 def _same(mine, theirs, exact=False):
@@ -103,7 +113,7 @@ OWN_CASES = [c for c in CASES if c[0] in OWN_SAMPLER]
 @pytest.mark.parametrize("case", STREAM_CASES, ids=[c[0] for c in STREAM_CASES])
 def test_seeded_samples_equal(case):
     name, make, _ = case
-    exact = "ulp" if name in ULP_SAMPLES else True
+    exact = "ulp" if name in ULP_SAMPLES else name not in NEAR_SAMPLES
     d, dt = make(cinder, _t(cinder)), make(torch, _t(torch))
     for shape in [(), (4,), (2, 3)]:
         cinder.manual_seed(11)

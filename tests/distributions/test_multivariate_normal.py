@@ -102,3 +102,27 @@ def test_lowrank_against_torch():
     np.testing.assert_allclose(cinder.distributions.kl_divergence(d, q).detach().numpy(),
                                torch.distributions.kl_divergence(dt, qt).detach().numpy(),
                                rtol=1e-9)
+
+
+def test_kl_between_full_and_low_rank():
+    """The mixed MultivariateNormal / LowRankMultivariateNormal pairs, both ways, batched."""
+    rng = np.random.RandomState(8)
+    a = rng.randn(2, 3, 3).astype(np.float32)
+    cov = a @ a.transpose(0, 2, 1) + np.eye(3, dtype=np.float32)
+    loc, loc2 = rng.randn(2, 3).astype(np.float32), rng.randn(3).astype(np.float32)
+    factor = rng.randn(3, 2).astype(np.float32)
+    diag = (rng.rand(3) + 0.5).astype(np.float32)
+    results = []
+    for lib in (cinder, torch):
+        full = lib.distributions.MultivariateNormal(lib.tensor(loc), lib.tensor(cov))
+        low = lib.distributions.LowRankMultivariateNormal(lib.tensor(loc2), lib.tensor(factor),
+                                                          lib.tensor(diag))
+        kl = lib.distributions.kl_divergence
+        results.append((kl(full, low).numpy(), kl(low, full).numpy()))
+        bad = lib.distributions.MultivariateNormal(lib.zeros(2), lib.eye(2))
+        with pytest.raises(ValueError, match="different event shapes"):
+            kl(bad, low)
+        with pytest.raises(ValueError, match="different event shapes"):
+            kl(low, bad)
+    for mine, theirs in zip(*results):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-5)

@@ -29,6 +29,10 @@ TRANSFORMS = [
     ("cat", lambda T, a: T.CatTransform([T.ExpTransform(), T.AffineTransform(1.0, 2.0)], 1,
                                         [3, 1]), X),
     ("stack", lambda T, a: T.StackTransform([T.ExpTransform(), T.SigmoidTransform()], 0), X),
+    ("corr_cholesky", lambda T, a: T.CorrCholeskyTransform(),
+     np.random.RandomState(5).randn(3, 6).astype(np.float32)),
+    ("corr_cholesky_2x2", lambda T, a: T.CorrCholeskyTransform(), X[:, :1]),
+    ("positive_definite", lambda T, a: T.PositiveDefiniteTransform(), X.reshape(2, 2, 2)),
 ]
 
 
@@ -48,7 +52,8 @@ def test_transform(case):
     assert repr(t.domain) == repr(tt.domain) and repr(t.codomain) == repr(tt.codomain)
     assert t.bijective == tt.bijective
     assert t.forward_shape(cinder.Size(x.shape)) == tt.forward_shape(torch.Size(x.shape))
-    if not isinstance(tt, torch.distributions.transforms.LowerCholeskyTransform):
+    if not isinstance(tt, (torch.distributions.transforms.LowerCholeskyTransform,
+                           torch.distributions.transforms.PositiveDefiniteTransform)):
         np.testing.assert_allclose(_np(t.log_abs_det_jacobian(cinder.tensor(x), y)),
                                    _np(tt.log_abs_det_jacobian(torch.tensor(x), yt)),
                                    rtol=1e-5, atol=1e-5)
@@ -66,7 +71,8 @@ def test_cache_returns_the_input():
 @pytest.mark.parametrize("name", ["real", "positive", "nonnegative", "unit_interval",
                                   "simplex", "real_vector", "greater_than(2.0)",
                                   "less_than(-1.0)", "interval(-2.0, 3.0)",
-                                  "lower_cholesky", "boolean"])
+                                  "lower_cholesky", "boolean", "corr_cholesky",
+                                  "positive_definite", "positive_semidefinite"])
 def test_constraint_registry(registry, name):
     def outcome(lib):
         c = eval("lib.distributions.constraints." + name, {"lib": lib})
@@ -75,8 +81,10 @@ def test_constraint_registry(registry, name):
         except Exception as e:  # noqa: BLE001 - compared
             return type(e).__name__, str(e)
         x = lib.tensor(X if name not in ("simplex",) else X[:, :3])
-        if name == "lower_cholesky":
+        if name in ("lower_cholesky", "positive_definite", "positive_semidefinite"):
             x = lib.tensor(X.reshape(2, 2, 2))
+        if name == "corr_cholesky":
+            x = lib.tensor(X[:, :3])
         y = t(x)
         return repr(t), y.detach().numpy().round(5).tolist(), bool(c.check(y).all())
 
@@ -110,3 +118,26 @@ def test_transformed_distribution_icdf_cdf_with_decreasing_map():
                                ref.cdf(torch.tensor(v)).numpy(), rtol=1e-6)
     np.testing.assert_allclose(mine.icdf(cinder.tensor(v)).numpy(),
                                ref.icdf(torch.tensor(v)).numpy(), rtol=1e-6)
+
+
+def test_corr_cholesky_shapes_and_errors():
+    for lib in (cinder, torch):
+        t = lib.distributions.transforms.CorrCholeskyTransform()
+        assert t.forward_shape((5, 10)) == (5, 5, 5)
+        assert t.inverse_shape((2, 4, 4)) == (2, 6)
+        # no __eq__ of its own (identity), unlike PositiveDefiniteTransform
+        assert t == t and t != lib.distributions.transforms.CorrCholeskyTransform()
+        pd = lib.distributions.transforms.PositiveDefiniteTransform
+        assert pd() == pd() and pd() != t
+    for expr in ["T.CorrCholeskyTransform().forward_shape((4,))",
+                 "T.CorrCholeskyTransform().forward_shape(())",
+                 "T.CorrCholeskyTransform().inverse_shape((2, 3))",
+                 "T.CorrCholeskyTransform().inverse_shape((3,))"]:
+        outcomes = []
+        for lib in (cinder, torch):
+            try:
+                eval(expr, {"T": lib.distributions.transforms})
+                outcomes.append(None)
+            except ValueError as e:
+                outcomes.append(str(e))
+        assert outcomes[0] == outcomes[1] and outcomes[0] is not None, expr

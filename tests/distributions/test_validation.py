@@ -39,6 +39,27 @@ BAD = [
     "L.distributions.Distribution().mean",
     "L.distributions.Distribution().sample()",
     "L.distributions.Normal(L.zeros(2), 1.0).enumerate_support()",
+    "L.distributions.ContinuousBernoulli()",
+    "L.distributions.ContinuousBernoulli(0.3, 0.1)",
+    "L.distributions.ContinuousBernoulli(L.tensor([1.5]), validate_args=True)",
+    "L.distributions.ContinuousBernoulli(L.tensor([1.5]), validate_args=False).probs",
+    "L.distributions.ContinuousBernoulli(0.3).log_prob(L.tensor(1.5))",
+    "L.distributions.ContinuousBernoulli(0.3).mode",
+    "L.distributions.GeneralizedPareto(0.0, -1.0, 0.5)",
+    "L.distributions.GeneralizedPareto(0.0, 1.0, -0.5).log_prob(L.tensor(2.5))",
+    "L.distributions.GeneralizedPareto(0.0, 1.0, 0.5).log_prob(L.tensor(-1.0))",
+    "L.distributions.GeneralizedPareto(0.0, 1.0, -0.5).support",
+    "L.distributions.LKJCholesky(1, 0.5)",
+    "L.distributions.LKJCholesky(3, -0.5)",
+    "L.distributions.LKJCholesky(2, 0.5).log_prob(L.ones(2, 2))",
+    "L.distributions.Wishart(4.0)",
+    "L.distributions.Wishart(4.0, covariance_matrix=L.eye(2), scale_tril=L.eye(2))",
+    "L.distributions.Wishart(4.0, covariance_matrix=L.ones(2))",
+    "L.distributions.Wishart(1.0, covariance_matrix=L.eye(3))",
+    "L.distributions.Wishart(4.0, covariance_matrix=-L.eye(2))",
+    "L.distributions.Wishart(4.0, scale_tril=L.ones(2, 2))",
+    "L.distributions.Wishart(4.0, covariance_matrix=L.eye(2)).log_prob(-L.eye(2))",
+    "L.distributions.Wishart(L.tensor([4.0, 5.0]), covariance_matrix=L.eye(2)).batch_shape",
 ]
 
 
@@ -107,17 +128,21 @@ def test_expand_keeps_given_and_computed_param(expr):
     np.testing.assert_allclose(lg, tlg, rtol=1e-6)
 
 
-@pytest.mark.parametrize("make", ["Gamma(c, c)", "Chi2(c)", "StudentT(c)"])
-def test_gamma_rsample_concentration_grad_says_not_implemented(make):
-    """PyTorch differentiates gamma draws w.r.t. the concentration; cinder has no such op yet
-    and says so (it failed inside numpy() before). Without grad on it, rsample works."""
-    c = cinder.tensor([2.0, 3.0], requires_grad=True)
-    ct = torch.tensor([2.0, 3.0], requires_grad=True)
-    assert eval("L.distributions." + make, {"L": torch, "c": ct}).rsample().requires_grad
-    with pytest.raises(NotImplementedError, match="_standard_gamma_grad"):
-        eval("L.distributions." + make, {"L": cinder, "c": c}).rsample()
-    s = cinder.distributions.Gamma(c.detach(), c).rsample((4,))
-    assert s.shape == (4, 2) and s.requires_grad
+@pytest.mark.parametrize("make", ["Gamma(c, c)", "Chi2(c)", "StudentT(c)", "Beta(c, c + 1)",
+                                  "Dirichlet(c)", "FisherSnedecor(c, c + 2)"])
+def test_rsample_gradient_to_concentration(make):
+    """rsample of the gamma-based families differentiates the draw with respect to the
+    concentration (the implicit gradient): same draws and same gradients as PyTorch."""
+    grads = []
+    for lib in (cinder, torch):
+        c = lib.tensor([0.4, 2.0, 9.5], dtype=lib.float64, requires_grad=True)
+        lib.manual_seed(21)
+        s = eval("L.distributions." + make, {"L": lib, "c": c}).rsample((5,))
+        w = lib.arange(s.numel(), dtype=lib.float64).reshape(s.shape).sin()
+        (g,) = lib.autograd.grad((s * w).sum(), c)
+        grads.append((s.detach().numpy(), g.numpy()))
+    np.testing.assert_array_equal(grads[0][0], grads[1][0])
+    np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-9)
 
 
 @pytest.mark.parametrize("name", ["positive_definite", "positive_semidefinite"])
@@ -132,3 +157,31 @@ def test_definite_constraints(name, dtype):
         theirs = getattr(torch.distributions.constraints, name).check(
             torch.tensor(value, requires_grad=True))
         np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
+
+
+def test_wishart_warnings_and_rsample_backward():
+    """Low df warns; rsample warns "Singular sample detected." (PyTorch redraws every valid
+    sample once, and cinder follows it so that the draws match). Gradients agree where
+    PyTorch can compute them; with a sample_shape PyTorch's backward fails on the mask it
+    modified in place, while cinder computes the gradient (a deliberate difference)."""
+    outcomes = []
+    for lib in (cinder, torch):
+        with pytest.warns(UserWarning) as record:
+            d = lib.distributions.Wishart(lib.tensor(2.5), covariance_matrix=lib.eye(3))
+        messages = [str(w.message) for w in record]
+        lib.manual_seed(4)
+        cov = lib.tensor([[2.0, 0.3], [0.3, 1.0]], requires_grad=True)
+        with pytest.warns(UserWarning, match="Singular sample detected"):
+            s = lib.distributions.Wishart(4.0, covariance_matrix=cov).rsample()
+        (g,) = lib.autograd.grad(s.sum(), cov)
+        many = lib.distributions.Wishart(4.0, covariance_matrix=cov).rsample((3,))
+        outcomes.append((messages, tuple(d.batch_shape), s.detach().numpy(), g.numpy(), many,
+                         cov))
+    (mine, theirs) = outcomes
+    assert mine[:2] == theirs[:2]
+    np.testing.assert_allclose(mine[2], theirs[2], rtol=1e-5)   # matmuls of the same draws
+    np.testing.assert_allclose(mine[3], theirs[3], rtol=1e-5)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        theirs[4].sum().backward()
+    (g,) = cinder.autograd.grad(mine[4].sum(), mine[5])
+    assert bool(cinder.isfinite(g).all()) and bool((g != 0).any())

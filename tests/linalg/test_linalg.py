@@ -387,3 +387,24 @@ def test_namespace_matches_op_table():
         assert hasattr(cinder, name) == hasattr(torch, name), name
         if hasattr(torch.Tensor, name) and name != "lu_unpack":
             assert hasattr(cinder.Tensor, name), name
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_factor_gradient_is_the_full_matrix(upper):
+    """PyTorch's cholesky_solve differentiates the factor as a full matrix (its formula does
+    not mask the triangle the solves read); batched factor, broadcast right-hand side."""
+    rng = np.random.RandomState(2)
+    tri = np.tril(rng.rand(2, 3, 3)) + 2 * np.eye(3)
+    factor = tri.transpose(0, 2, 1).copy() if upper else tri
+    rhs = rng.rand(3, 2)
+    grads = []
+    for lib in (cinder, torch):
+        f = lib.tensor(factor, requires_grad=True)
+        b = lib.tensor(rhs, requires_grad=True)
+        x = lib.cholesky_solve(b, f, upper)
+        (x * x.detach().cos()).sum().backward()
+        grads.append((type(x.grad_fn).__name__, x.detach().numpy(), f.grad.numpy(),
+                      b.grad.numpy()))
+    assert grads[0][0] == grads[1][0]
+    for mine, theirs in zip(grads[0][1:], grads[1][1:]):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-12)
