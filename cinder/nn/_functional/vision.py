@@ -3,6 +3,7 @@
 Re-exported by ``cinder/nn/functional.py`` (the module users import).
 """
 
+from ...ops.nn import channel_shuffle as _shuffle
 from ...ops.nn import pad as _pad
 from ...ops.nn import upsample as _upsample
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
@@ -148,8 +149,7 @@ pixel_unshuffle = _upsample.pixel_unshuffle
 
 def channel_shuffle(input, groups):
     """Split the C channels of (N, C, *) into ``groups`` and interleave them."""
-    from ...ops.nn.channel_shuffle import channel_shuffle as _shuffle
-    return _shuffle(input, groups)
+    return _shuffle.channel_shuffle(input, groups)
 
 
 native_channel_shuffle = channel_shuffle

@@ -3,6 +3,8 @@
 Each forward computes the statistics once (in float32 at least) and saves the mean and the
 reciprocal standard deviation, as PyTorch's native kernels do; the backward pass is the closed
 form of the normalisation's gradient, two reductions and one pointwise pass over the input.
+Under ``create_graph=True`` the gradients come instead from the same normalisation written in
+differentiable cinder ops (the ``_*_ops`` functions), so higher-order gradients work.
 """
 
 import numpy as np
@@ -10,7 +12,7 @@ import numpy as np
 from ... import _dtype as D
 from .._prep import xp_of
 from .._registry import needs_grad, record, register
-from ._utils import first_order_node, like
+from ._utils import like, recompute_node
 
 
 def _acc(t):
@@ -25,6 +27,20 @@ def _arr(t, dtype):
 def _not_implemented(t, kernel):
     if t._dtype.category != D.FLOATING:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{t._dtype.scalar_name}\'')
+
+
+def _normalize_ops(x, axes, eps):
+    """``(x - mean) / sqrt(var + eps)`` over ``axes`` in differentiable ops."""
+    centered = x - x.mean(axes, keepdim=True)
+    return centered * ((centered * centered).mean(axes, keepdim=True) + eps).rsqrt()
+
+
+def _affine_ops(y, weight, bias, shape):
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return y
 
 
 def _grad_norm(gy_w, xhat, rstd, axes, count):
@@ -75,9 +91,19 @@ def _bn_bias_grad(grad, s):
     return like(_arr(grad, _acc(grad)).sum(axis=axes), grad)
 
 
-BatchNormNode = first_order_node("NativeBatchNormBackward0", {
+def _bn_ops(s, input, weight, bias):
+    shape = _channel_shape(input.dim())
+    if s.training:
+        y = _normalize_ops(input, [0] + list(range(2, input.dim())), s.eps)
+    else:
+        y = (input - like(s.save_mean.reshape(shape), input)) * \
+            like(s.save_invstd.reshape(shape), input)
+    return _affine_ops(y, weight, bias, shape)
+
+
+BatchNormNode = recompute_node("NativeBatchNormBackward0", {
     "input": _bn_input_grad, "weight": _bn_weight_grad, "bias": _bn_bias_grad},
-    saves_also=("input", "weight", "save_mean", "save_invstd", "training"))
+    saves_also=("save_mean", "save_invstd", "training", "eps"), composite=_bn_ops)
 
 
 def _check_bn(input, weight, bias, running_mean, running_var):
@@ -128,7 +154,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     save_mean, save_invstd = (mean, invstd) if training else (xp.zeros(0, acc),) * 2
     if needs_grad(input, weight, bias):
         record(BatchNormNode, (input, weight, bias), (result,), input=input, weight=weight,
-               save_mean=mean, save_invstd=invstd, training=training)
+               bias=bias, save_mean=mean, save_invstd=invstd, training=training, eps=eps)
     dt = D.float32 if acc == np.float32 else input._dtype
     return result, like(save_mean, input, dt), like(save_invstd, input, dt)
 
@@ -206,9 +232,14 @@ def _ln_bias_grad(grad, s):
     return like(gy.sum(axis=_lead_axes(s, gy.ndim)), grad)
 
 
-LayerNormNode = first_order_node("NativeLayerNormBackward0", {
+def _ln_ops(s, input, weight, bias):
+    return _affine_ops(_normalize_ops(input, list(s.axes), s.eps), weight, bias,
+                       tuple(input.shape[a] for a in s.axes))
+
+
+LayerNormNode = recompute_node("NativeLayerNormBackward0", {
     "input": _ln_input_grad, "weight": _ln_weight_grad, "bias": _ln_bias_grad},
-    saves_also=("input", "weight", "mean", "rstd", "axes"))
+    saves_also=("mean", "rstd", "axes", "eps"), composite=_ln_ops)
 
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
@@ -230,7 +261,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     result = like(y, input)
     if needs_grad(input, weight, bias):
         record(LayerNormNode, (input, weight, bias), (result,), input=input, weight=weight,
-               mean=mean, rstd=rstd, axes=axes)
+               bias=bias, mean=mean, rstd=rstd, axes=axes, eps=eps)
     dt = D.float32 if acc == np.float32 else input._dtype
     return result, like(mean, input, dt), like(rstd, input, dt)
 
@@ -265,9 +296,15 @@ def _rms_weight_grad(grad, s):
     return like((_arr(grad, acc) * xhat).sum(axis=lead), grad)
 
 
-RmsNormNode = first_order_node("FusedRmsNormBackward0", {
+def _rms_ops(s, input, weight):
+    axes = list(s.axes)
+    y = input * ((input * input).mean(axes, keepdim=True) + s.eps).rsqrt()
+    return _affine_ops(y, weight, None, tuple(input.shape[a] for a in axes))
+
+
+RmsNormNode = recompute_node("FusedRmsNormBackward0", {
     "input": _rms_input_grad, "weight": _rms_weight_grad},
-    saves_also=("input", "weight", "rstd", "axes"))
+    saves_also=("rstd", "axes", "eps"), composite=_rms_ops)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
@@ -287,7 +324,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     result = like(y, input)
     if needs_grad(input, weight):
         record(RmsNormNode, (input, weight), (result,), input=input, weight=weight, rstd=rstd,
-               axes=axes)
+               axes=axes, eps=eps)
     return result
 
 
@@ -327,9 +364,15 @@ def _gn_bias_grad(grad, s):
     return like(gy.sum(axis=(0,) + tuple(range(2, gy.ndim))), grad)
 
 
-GroupNormNode = first_order_node("NativeGroupNormBackward0", {
+def _gn_ops(s, input, weight, bias):
+    n = input.shape[0]
+    y = _normalize_ops(input.reshape(n, s.groups, -1), [2], s.eps).reshape(input.shape)
+    return _affine_ops(y, weight, bias, _channel_shape(input.dim()))
+
+
+GroupNormNode = recompute_node("NativeGroupNormBackward0", {
     "input": _gn_input_grad, "weight": _gn_weight_grad, "bias": _gn_bias_grad},
-    saves_also=("input", "weight", "mean", "rstd", "groups"))
+    saves_also=("mean", "rstd", "groups", "eps"), composite=_gn_ops)
 
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
@@ -352,7 +395,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     result = like(y, input)
     if needs_grad(input, weight, bias):
         record(GroupNormNode, (input, weight, bias), (result,), input=input, weight=weight,
-               mean=mean, rstd=rstd, groups=group)
+               bias=bias, mean=mean, rstd=rstd, groups=group, eps=eps)
     dt = D.float32 if acc == np.float32 else input._dtype
     return result, like(mean.reshape(N, group), input, dt), like(rstd.reshape(N, group),
                                                                   input, dt)
