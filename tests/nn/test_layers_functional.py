@@ -528,6 +528,34 @@ def test_grid_sample(nd, align_corners, mode, padding_mode):
         np.testing.assert_allclose(c, a, 1e-9, 1e-9)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_grid_sample_bicubic(dtype, align_corners, padding_mode):
+    """Values and gradients (input and grid) of bicubic sampling, points inside and outside."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 3, 5, 6)).astype(dtype)
+    g = rng.uniform(-1.4, 1.4, (2, 4, 3, 2)).astype(dtype)
+    res = []
+    for lib in (torch, cinder):
+        X, G = lib.tensor(x, requires_grad=True), lib.tensor(g, requires_grad=True)
+        y = lib.nn.functional.grid_sample(X, G, mode="bicubic", padding_mode=padding_mode,
+                                          align_corners=align_corners)
+        w = lib.tensor((np.arange(y.numel()).reshape(y.shape) * 0.1).astype(dtype))
+        (y * w).sum().backward()
+        res.append((y.detach().numpy(), X.grad.numpy(), G.grad.numpy()))
+    # float32: the grid gradient sums terms of size ~10 that nearly cancel
+    rtol, atol = (1e-9, 1e-9) if dtype == "float64" else (2e-5, 2e-4)
+    for a, c in zip(*res):
+        assert c.dtype == a.dtype
+        np.testing.assert_allclose(c, a, rtol, atol)
+
+
+def test_grid_sample_bicubic_needs_4d_input():
+    same_error("grid_sample", [(1, 1, 2, 2, 2), (1, 1, 1, 1, 3)], Arg(1), mode="bicubic",
+               align_corners=False)
+
+
 @pytest.mark.parametrize("nd", [2, 3])
 @pytest.mark.parametrize("align_corners", [False, True])
 def test_affine_grid(nd, align_corners):

@@ -101,9 +101,10 @@ def _gather_points(input, flat_index, valid):
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample ``input`` (N, C, H, W) or (N, C, D, H, W) at the normalised locations of
-    ``grid`` (N, *out, 2 or 3; x first) with bilinear or nearest interpolation; points outside
-    read zeros, the border value, or a reflection (``padding_mode``). Gradients flow to both
-    input and grid. (Composite of gather and pointwise ops; 'bicubic' is not implemented.)"""
+    ``grid`` (N, *out, 2 or 3; x first) with bilinear, nearest or (4-D input only) bicubic
+    interpolation; points outside read zeros, the border value, or a reflection
+    (``padding_mode``). Gradients flow to both input and grid. (A composite of gather and
+    pointwise ops, so higher-order gradients work too.)"""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
                          f"'nearest' or 'bicubic', but got: '{mode}'")
@@ -119,13 +120,16 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise RuntimeError(f"grid_sampler(): expected grid to have size {nd} in last "
                            f"dimension and the same batch size as input, but got input with "
                            f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
-    if mode == "bicubic":
-        raise NotImplementedError("cinder: grid_sample(mode='bicubic') is not implemented")
+    if mode == "bicubic" and nd != 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     n = input.shape[0]
     spatial = list(input.shape[2:])
     out_shape = list(grid.shape[1:-1])
     flat_grid = grid.reshape(n, -1, nd)
     # coordinate i of the grid (x = 0) indexes spatial dim nd - 1 - i
+    if mode == "bicubic":
+        out = _bicubic(input, flat_grid, spatial, padding_mode, align_corners)
+        return out.reshape([n, input.shape[1]] + out_shape)
     coords = [_source_coord(flat_grid[..., i], spatial[nd - 1 - i], padding_mode,
                             align_corners) for i in range(nd)]
     if mode == "nearest":
@@ -163,4 +167,54 @@ def _interpolate_corners(input, coords, spatial):
             weight = weight * (frac if up else 1 - frac)
         total = total + _gather_points(input, *_flat_and_valid(picks, spatial)) * \
             weight.unsqueeze(1)
+    return total
+
+
+# Bicubic sampling follows PyTorch's grid_sampler_2d: the 4 x 4 neighbours of the
+# unnormalised point, each read through the padding rule at its integer position (so the
+# rule adds no gradient), weighted by the cubic convolution kernel with A = -0.75 along x,
+# then along y.
+
+_CUBIC_A = -0.75
+
+
+def _cubic_weights(t):
+    """The four cubic-convolution weights of offsets -1, 0, 1, 2 at fraction ``t``."""
+    a = _CUBIC_A
+
+    def near(x):        # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):         # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return far(t + 1), near(t), near(1 - t), far(2 - t)
+
+
+def _bounded(pos, size, padding_mode, align_corners):
+    """Integer neighbour positions (float tensors) after the padding rule."""
+    if padding_mode == "border":
+        return pos.clamp(0, size - 1)
+    if padding_mode == "reflection":
+        pos = _reflect(pos, 0, 2 * (size - 1)) if align_corners else \
+            _reflect(pos, -1, 2 * size - 1)
+        return pos.clamp(0, size - 1)
+    return pos
+
+
+def _bicubic(input, flat_grid, spatial, padding_mode, align_corners):
+    height, width = spatial
+    ix = _unnormalize(flat_grid[..., 0], width, align_corners)
+    iy = _unnormalize(flat_grid[..., 1], height, align_corners)
+    x0, y0 = ix.detach().floor(), iy.detach().floor()
+    wx, wy = _cubic_weights(ix - x0), _cubic_weights(iy - y0)
+    xs = [_bounded(x0 + (i - 1), width, padding_mode, align_corners) for i in range(4)]
+    total = 0
+    for j in range(4):
+        y = _bounded(y0 + (j - 1), height, padding_mode, align_corners)
+        row = 0
+        for i in range(4):
+            row = row + _gather_points(input, *_flat_and_valid([xs[i], y], spatial)) * \
+                wx[i].unsqueeze(1)
+        total = total + row * wy[j].unsqueeze(1)
     return total
