@@ -35,8 +35,6 @@ PENDING = {
                                "seeds, is missing; on PyTorch the import already failed)",
     "bn = nn.BatchNorm1d(4)": "prints a batch-norm output's mean at the 1e-7 level: PyTorch's "
                               "CPU kernel rounds its last bit differently in a few elements",
-    "t.save(net, 'net_all.pth')": "saving the whole module (a class of the cell's script) prints "
-                                  "differently from PyTorch; not yet investigated",
     "from torchvision import models": "the oracle has no importable torchvision (see above)",
 }
 
