@@ -127,16 +127,12 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     shape = _channel_shape(x.ndim)
     axes = (0,) + tuple(range(2, x.ndim))
     if training:
-        # Statistics accumulate in float64, as PyTorch's CPU kernel does (acc_type of float
-        # on CPU is double); they are stored back in the compute dtype.
         x64 = x.astype(np.float64)
-        mean64 = x64.mean(axis=axes)
-        centered = x64 - mean64.reshape(shape)
-        var64 = (centered * centered).mean(axis=axes)
-        mean = mean64.astype(acc)
-        invstd = (1.0 / xp.sqrt(var64 + eps)).astype(acc)
-        _update_running(running_mean, running_var, mean64, var64, momentum,
-                        x.size // x.shape[1])
+        mean, var_sum = _batch_stats(x, x64, axes, shape)
+        count = x.size // x.shape[1]
+        var = var_sum / x.dtype.type(count)
+        invstd = (1.0 / xp.sqrt(var.astype(np.float64) + eps)).astype(acc)
+        _update_running(running_mean, running_var, mean, var_sum, momentum, count)
     else:
         mean = running_mean._data.astype(acc)       # a copy: later updates must not leak
         invstd = 1.0 / xp.sqrt(_arr(running_var, acc) + eps)
@@ -144,7 +140,11 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     # it with a fused multiply-add (so results round the same way). In training the float64
     # copy of x exists already and gives the single rounding of an FMA.
     alpha = invstd if weight is None else invstd * _arr(weight, acc)
-    beta = -mean * alpha if bias is None else _arr(bias, acc) - mean * alpha
+    if training:        # beta = bias - mean * alpha, fused too (one rounding)
+        bias64 = 0.0 if bias is None else _arr(bias, np.float64)
+        beta = (bias64 - mean.astype(np.float64) * alpha).astype(acc)
+    else:
+        beta = -mean * alpha if bias is None else _arr(bias, acc) - mean * alpha
     if training:
         y = (x64 * alpha.astype(np.float64).reshape(shape) +
              beta.astype(np.float64).reshape(shape)).astype(acc)
@@ -159,16 +159,34 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     return result, like(save_mean, input, dt), like(save_invstd, input, dt)
 
 
-def _update_running(running_mean, running_var, mean, var, momentum, count):
-    """running <- (1 - momentum) * running + momentum * batch statistic, in place."""
+def _batch_stats(x, x64, axes, shape):
+    """(mean, sum of squared deviations) per channel in the order of PyTorch's CPU kernel: the
+    mean is a float64 sum (its acc type) divided by the count and rounded to the compute
+    dtype; the squared deviations from that rounded mean are formed in the compute dtype,
+    summed in float64 and rounded. (The variance is that sum / count in the compute dtype.)
+    (For a (N, C) input with more rows than PyTorch has threads, PyTorch sums each thread's
+    rows in float32 first, which this does not reproduce: the last bit may differ there.)"""
+    count = x.size // x.shape[1]
+    mean = (x64.sum(axis=axes) / count).astype(x.dtype)
+    dev = x - mean.reshape(shape)
+    return mean, (dev * dev).astype(np.float64).sum(axis=axes).astype(x.dtype)
+
+
+def _update_running(running_mean, running_var, mean, var_sum, momentum, count):
+    """running <- (1 - momentum) * running + momentum * batch statistic, in place. The
+    variance term as PyTorch's CPU kernel rounds it: the unbiased variance and the decayed
+    running value in the compute dtype, their weighted sum in float64."""
     if running_mean is not None:
         rm = running_mean._data
         rm[...] = (1 - momentum) * rm + momentum * mean.astype(rm.dtype)
         running_mean._bump_version()
     if running_var is not None:
         rv = running_var._data
-        unbiased = var * (count / (count - 1)) if count > 1 else var * np.inf
-        rv[...] = (1 - momentum) * rv + momentum * unbiased.astype(rv.dtype)
+        m = rv.dtype.type(momentum)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            unbiased = (var_sum / var_sum.dtype.type(count - 1)).astype(rv.dtype)
+        decayed = ((1 - m) * rv).astype(rv.dtype)
+        rv[...] = (np.float64(m) * unbiased.astype(np.float64) + decayed).astype(rv.dtype)
         running_var._bump_version()
 
 
