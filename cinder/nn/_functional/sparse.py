@@ -6,6 +6,7 @@ Re-exported by ``cinder/nn/functional.py`` (the module users import).
 from ... import _dtype as D
 from ...autograd.grad_mode import no_grad
 from ...ops.nn import embedding as _embedding
+from . import _op
 
 __all__ = ["one_hot", "embedding", "embedding_bag"]
 
@@ -26,7 +27,6 @@ def one_hot(tensor, num_classes=-1):
     # PyTorch's own composite: zeros with a class dimension, a 1 scattered at each index.
     out = tensor.new_zeros(tuple(tensor.shape) + (num_classes,))
     return out.scatter_(-1, tensor.unsqueeze(-1), 1)
-
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -54,15 +54,16 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 
 def _bag_layout(input, offsets, include_last_offset):
-    """(flat indices, bag id of each index, number of bags) of an embedding_bag call."""
-    import numpy as np
+    """(flat indices, bag of each index (-1 before the first offset), number of bags) of an
+    embedding_bag call, computed with ops."""
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
                              "is a mini-batch of fixed length sequences. However, found offsets "
                              f"of type {type(offsets)}")
         bags, length = input.shape
-        return input.reshape(-1), np.arange(bags * length) // max(length, 1), bags
+        bag_of = _op("arange")(bags * length, device=input.device) // max(length, 1)
+        return input.reshape(-1), bag_of, bags
     if input.dim() != 1:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
                          f"{input.dim()}")
@@ -70,15 +71,13 @@ def _bag_layout(input, offsets, include_last_offset):
         raise ValueError("offsets has to be a 1D Tensor but got None")
     if offsets.dim() != 1:
         raise ValueError("offsets has to be a 1D Tensor")
-    starts = [int(v) for v in offsets.tolist()]
-    n = input.shape[0]
-    bags = len(starts) - 1 if include_last_offset else len(starts)
-    # PyTorch's CPU kernel runs the last bag to the end of the input even when
-    # include_last_offset gives a smaller final offset.
-    ends = starts[1:bags] + [n]
-    bag_of = np.full(n, -1)          # -1: before the first offset
-    for b in range(bags):
-        bag_of[starts[b]:ends[b]] = b
+    bags = offsets.shape[0] - 1 if include_last_offset else offsets.shape[0]
+    # Index i belongs to the last bag starting at or before it. PyTorch's CPU kernel runs the
+    # last bag to the end of the input even when include_last_offset gives a smaller final
+    # offset, which this rule does too (only the first ``bags`` offsets are starts).
+    starts = offsets[:bags].to(D.int64)
+    positions = _op("arange")(input.shape[0], device=input.device)
+    bag_of = _op("searchsorted")(starts, positions, right=True) - 1
     return input, bag_of, bags
 
 
@@ -87,9 +86,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                   include_last_offset=False, padding_idx=None):
     """Sums, means or maxima of bags of embeddings without building the per-index rows' tensor
     as an output: ``input`` is 2-D (one fixed-length bag per row) or 1-D with ``offsets``
-    marking where each bag starts. ``per_sample_weights`` (mode 'sum') scales each row."""
-    import numpy as np
-    from ... import ops as _o
+    marking where each bag starts. ``per_sample_weights`` (mode 'sum') scales each row.
+    Rows at ``padding_idx`` take no part (nor in a mean's count); an empty bag gives zeros."""
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
     if per_sample_weights is not None and mode != "sum":
@@ -98,34 +96,19 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                                   f"mode='{mode}'). Please open a feature request on GitHub.")
     flat, bag_of, bags = _bag_layout(input, offsets, include_last_offset)
     rows = embedding(flat, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
-    n = flat.shape[0]
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.reshape(-1, 1)
     keep = bag_of >= 0
     if padding_idx is not None:
-        pad_row = padding_idx % weight.shape[0]
-        keep &= flat.numpy() != pad_row
-    member = np.zeros((bags, n))
-    member[bag_of[keep], np.arange(n)[keep]] = 1
+        keep = keep.logical_and(flat != padding_idx % weight.shape[0])
+    bag_of, rows = bag_of[keep], rows[keep]
+    out = weight.new_zeros((bags, weight.shape[1]))
     if mode == "max":
-        return _bag_max(rows, member, weight)
-    mat = _o.FUNCTIONS["tensor"](member, dtype=weight.dtype)
-    if per_sample_weights is not None:
-        mat = mat * per_sample_weights.reshape(1, -1)
+        # include_self=False: an empty bag keeps its zeros
+        return out.scatter_reduce(0, bag_of.unsqueeze(1).expand_as(rows), rows, "amax",
+                                  include_self=False)
+    out = out.index_add(0, bag_of, rows)
     if mode == "mean":
-        count = member.sum(1, keepdims=True)
-        mat = mat / _o.FUNCTIONS["tensor"](np.maximum(count, 1), dtype=weight.dtype)
-    return mat.matmul(rows) if n else mat.new_zeros((bags, weight.shape[1]))
-
-
-def _bag_max(rows, member, weight):
-    """Per-bag maximum of the member rows (an empty bag gives zeros, as in PyTorch)."""
-    import numpy as np
-    from ... import ops as _o
-    tensor = _o.FUNCTIONS["tensor"]
-    inside = tensor(member.astype(bool))[:, :, None]
-    lowest = tensor(float("-inf"), dtype=weight.dtype)
-    stacked = rows.unsqueeze(0).expand(member.shape[0], -1, -1).where(inside, lowest)
-    empty = tensor(~member.astype(bool).any(1))[:, None]
-    if member.shape[1] == 0:
-        return rows.new_zeros((member.shape[0], weight.shape[1]))
-    return stacked.amax(1).masked_fill(empty, 0) if np.any(member) else \
-        rows.new_zeros((member.shape[0], weight.shape[1]))
+        count = _op("bincount")(bag_of, minlength=bags).clamp(min=1)
+        out = out / count.unsqueeze(1).to(out.dtype)
+    return out
