@@ -2,6 +2,7 @@
 (``register_parametrization`` based; state_dict keys ``parametrizations.weight.original0/1``
 and ``parametrizations.weight.original`` + ``_u``/``_v`` as in PyTorch)."""
 
+from ... import _dtype as D
 from ...ops._registry import OPS
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
@@ -131,7 +132,6 @@ def _make_orthogonal(a):
 
 def _is_orthogonal(q):
     """Whether every matrix of ``q`` has orthonormal columns, to PyTorch's tolerance."""
-    from ... import _dtype as D
     from ...ops import FUNCTIONS
     n, k = q.size(-2), q.size(-1)
     eps = 10.0 * n * D.finfo(q.dtype).eps
