@@ -291,8 +291,9 @@ def test_batch_norm_and_running_stats(shape, training):
         np.testing.assert_allclose(c, a, 1e-9, 1e-9)
 
 
+@pytest.mark.parametrize("training", [True, False])
 @pytest.mark.parametrize("shape", [(3, 4, 7), (2, 3, 5, 6), (1, 2, 9), (5, 3, 2, 2, 2)])
-def test_batch_norm_float32_training_is_bit_exact(shape):
+def test_batch_norm_float32_is_bit_exact(shape, training):
     """Output and running statistics round as PyTorch's CPU kernel: float64 sums of the
     input, float32 deviations from the rounded mean, fused x * alpha + beta."""
     rng = np.random.default_rng(12)
@@ -301,10 +302,10 @@ def test_batch_norm_float32_training_is_bit_exact(shape):
     b = rng.standard_normal(shape[1]).astype(np.float32)
     results = []
     for lib in (torch, cinder):
-        rm = lib.zeros(shape[1])
+        rm = lib.tensor(np.linspace(-1, 1, shape[1]).astype(np.float32))
         rv = lib.tensor(np.linspace(0.5, 2, shape[1]).astype(np.float32))
         y = lib.nn.functional.batch_norm(lib.tensor(x), rm, rv, lib.tensor(w), lib.tensor(b),
-                                         training=True, momentum=0.1)
+                                         training=training, momentum=0.1)
         results.append([y.numpy(), rm.numpy(), rv.numpy()])
     for a, c in zip(*results):
         np.testing.assert_array_equal(c, a)

@@ -136,20 +136,17 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     else:
         mean = running_mean._data.astype(acc)       # a copy: later updates must not leak
         invstd = 1.0 / xp.sqrt(_arr(running_var, acc) + eps)
-    # One fused affine map per channel, y = x * alpha + beta, as PyTorch's CPU kernel applies
-    # it with a fused multiply-add (so results round the same way). In training the float64
-    # copy of x exists already and gives the single rounding of an FMA.
+    # One affine map per channel, y = x * alpha + beta with beta = bias - mean * alpha, both
+    # fused multiply-adds in PyTorch's CPU kernel (one rounding each); computing them in
+    # float64 and rounding once gives the same float32 results, in training and evaluation.
     alpha = invstd if weight is None else invstd * _arr(weight, acc)
-    if training:        # beta = bias - mean * alpha, fused too (one rounding)
-        bias64 = 0.0 if bias is None else _arr(bias, np.float64)
-        beta = (bias64 - mean.astype(np.float64) * alpha).astype(acc)
-    else:
-        beta = -mean * alpha if bias is None else _arr(bias, acc) - mean * alpha
-    if training:
-        y = (x64 * alpha.astype(np.float64).reshape(shape) +
-             beta.astype(np.float64).reshape(shape)).astype(acc)
-    else:
-        y = x * alpha.reshape(shape) + beta.reshape(shape)
+    bias64 = 0.0 if bias is None else _arr(bias, np.float64)
+    beta = (bias64 - mean.astype(np.float64) * alpha).astype(acc)
+    # in place in one float64 buffer (x64 is a copy, no longer needed in training)
+    y64 = x64 if training else x.astype(np.float64)
+    y64 *= alpha.astype(np.float64).reshape(shape)
+    y64 += beta.astype(np.float64).reshape(shape)
+    y = y64.astype(acc)
     result = like(y, input)
     save_mean, save_invstd = (mean, invstd) if training else (xp.zeros(0, acc),) * 2
     if needs_grad(input, weight, bias):
