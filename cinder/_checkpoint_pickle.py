@@ -106,6 +106,7 @@ class CheckpointMixin:
     def save_global(self, obj, name=None):
         mapped = torch_name(obj, name)
         if mapped is None:
+            _check_importable(obj, name)
             return super().save_global(obj, name)
         module, qualname = mapped
         if self.proto >= 4:
@@ -199,6 +200,17 @@ def _int_opcode(value):
 
 
 _TUPLE_CODES = {1: pickle.TUPLE1, 2: pickle.TUPLE2, 3: pickle.TUPLE3}
+
+
+def _check_importable(obj, name):
+    """Refuse a global whose module cannot be imported with the C pickler's words (PyTorch
+    pickles with it); the pure-Python pickler used here would say "it's not found as ..."."""
+    module_name = pickle.whichmodule(obj, name or getattr(obj, "__qualname__", None))
+    try:
+        __import__(module_name, level=0)
+    except ImportError:
+        raise pickle.PicklingError(f"Can't pickle {obj!r}: import of module {module_name!r} "
+                                   "failed") from None
 
 
 class CheckpointPickler(CheckpointMixin, pickle._Pickler):

@@ -72,8 +72,11 @@ class OpNode(Node):
         return Node.__getattr__(self, name)
 
     def backward(self, grad_outputs):
-        grad = grad_outputs[0] if self._num_outputs == 1 else grad_outputs
-        if self._num_outputs == 1 and grad is None:
+        # The class says whether the formulas take one gradient or a tuple: a multi-output op
+        # (unbind, split) that made a single output still gets a tuple.
+        single = type(self)._num_outputs == 1
+        grad = grad_outputs[0] if single else grad_outputs
+        if single and grad is None:
             return (None,) * len(self.next_functions)
         if _C.FLAG.active and _C.STATE.active:
             # Built-in derivatives are not seen by modes or subclasses (in PyTorch they run

@@ -181,6 +181,27 @@ def orthogonal_parametrization(lib, rec):
 
 
 @scenario
+def orthogonal_parametrization_batched(lib, rec):
+    """Weights with leading batch dims: every map, with and without trivialization, square,
+    tall and wide matrices (the wide ones draw their completion from the seeded stream)."""
+    P = lib.nn.utils.parametrizations
+    rng = np.random.default_rng(5)
+    for shape in ((3, 4, 4), (2, 3, 5, 3), (2, 3, 5)):
+        start = rng.standard_normal(shape).astype(np.float32)
+        for omap in ("matrix_exp", "cayley", "householder"):
+            for triv in (True, False):
+                lib.manual_seed(0)
+                m = lib.nn.Linear(shape[-1], shape[-2])
+                m.weight = lib.nn.Parameter(lib.from_numpy(start.copy()))
+                P.orthogonal(m, orthogonal_map=omap, use_trivialization=triv)
+                w = m.weight
+                rec.append((Approx(w, 1e-5), sorted(m.state_dict())))
+                (w * lib.from_numpy(np.linspace(-1, 1, w.numel(), dtype=np.float32)
+                                    .reshape(shape))).sum().backward()
+                rec.append(Approx(m.parametrizations.weight.original.grad, 1e-4))
+
+
+@scenario
 def legacy_norms(lib, rec):
     nn = lib.nn
     with warnings.catch_warnings():

@@ -442,3 +442,15 @@ def test_pytorch_01_tar_format():
             lib.load(path)
         messages.append(str(info.value))
     assert messages[0] in messages[1]
+
+
+def test_saving_a_class_whose_module_cannot_be_imported_fails_as_in_pytorch():
+    """A whole model whose class lives in a module pickle cannot import (a script run under
+    another ``__name__``): the same PicklingError text as PyTorch's (C) pickler."""
+    messages = []
+    for lib in (cinder, torch):
+        cls = type("Net", (lib.nn.Module,), {"__module__": "__no_such_module__"})
+        with pytest.raises(pickle.PicklingError) as info:
+            lib.save(cls(), io.BytesIO())
+        messages.append(str(info.value).replace("torch", "cinder"))
+    assert messages[0] == messages[1]

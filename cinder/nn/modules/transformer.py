@@ -12,7 +12,7 @@ import warnings
 from ...ops import FUNCTIONS as _OPS
 
 from .. import functional as F
-from .._functional_attention import _canonical_mask
+from .._functional.attention import _canonical_mask
 from ..init import xavier_uniform_
 from .activation import MultiheadAttention
 from .container import ModuleList

@@ -2,6 +2,7 @@
 (``register_parametrization`` based; state_dict keys ``parametrizations.weight.original0/1``
 and ``parametrizations.weight.original`` + ``_u``/``_v`` as in PyTorch)."""
 
+from ... import _dtype as D
 from ...ops._registry import OPS
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
@@ -124,17 +125,17 @@ def _eye(n, like):
 
 
 def _make_orthogonal(a):
-    """Q of ``a = QR`` with diag(R) made non-negative (no gradient)."""
+    """Q of ``a = QR`` (per matrix of a batch) with diag(R) made non-negative (no gradient)."""
     q, r = OPS["linalg_qr"].function(a.detach())
-    return q * r.diagonal().sign()
+    return q * r.diagonal(dim1=-2, dim2=-1).sign().unsqueeze(-2)
 
 
 def _is_orthogonal(q):
-    import numpy as np
-    n, k = q.shape
-    arr = q.detach().numpy()
-    eps = 10.0 * n * np.finfo(arr.dtype).eps
-    return np.allclose(arr.T @ arr, np.eye(k), atol=eps, rtol=1e-5)
+    """Whether every matrix of ``q`` has orthonormal columns, to PyTorch's tolerance."""
+    from ...ops import FUNCTIONS
+    n, k = q.size(-2), q.size(-1)
+    eps = 10.0 * n * D.finfo(q.dtype).eps
+    return FUNCTIONS["allclose"](q.mT.matmul(q), _eye(k, q), atol=eps)
 
 
 class _Orthogonal(Module):
@@ -149,29 +150,30 @@ class _Orthogonal(Module):
         n, k = x.size(-2), x.size(-1)
         transposed = n < k
         if transposed:
-            x = x.t()
+            x = x.mT
             n, k = k, n
         if self.orthogonal_map in ("matrix_exp", "cayley"):
             x = x.tril()
             if n != k:
                 from ...ops import FUNCTIONS
-                x = FUNCTIONS["cat"]([x, x.new_zeros(n, n - k)], -1)
-            a = x - x.t()
+                zeros = x.new_zeros(n, n - k).expand(*x.shape[:-2], -1, -1)
+                x = FUNCTIONS["cat"]([x, zeros], -1)
+            a = x - x.mT
             if self.orthogonal_map == "matrix_exp":
                 q = OPS["linalg_matrix_exp"].function(a)
             else:
                 eye = _eye(n, a)
                 q = OPS["linalg_solve"].function(eye - a * 0.5, eye + a * 0.5)
             if n != k:
-                q = q[:, :k]
+                q = q[..., :k]
         else:
             a = x.tril(-1)
             tau = 2.0 / (1.0 + (a * a).sum(-2))
             q = OPS["linalg_householder_product"].function(a, tau)
-            q = q * x.diagonal().int().unsqueeze(-2)
+            q = q * x.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
         if hasattr(self, "base"):
-            q = self.base.mm(q)
-        return q.t() if transposed else q
+            q = self.base.matmul(q)
+        return q.mT if transposed else q
 
     def right_inverse(self, q):
         if q.shape != self.shape:
@@ -185,7 +187,7 @@ class _Orthogonal(Module):
         n, k = q.size(-2), q.size(-1)
         transpose = n < k
         if transpose:
-            q = q.t()
+            q = q.mT
             n, k = k, n
         if not hasattr(self, "base"):
             if self.orthogonal_map in ("matrix_exp", "cayley"):
@@ -193,30 +195,37 @@ class _Orthogonal(Module):
                                           "exponential or the Cayley parametrizations when "
                                           "use_trivialization=False.")
             a = _geqrf_signed(q)
-            return a.t() if transpose else a
+            return a.mT if transpose else a
         if n == k:
             q = q.clone() if _is_orthogonal(q) else _make_orthogonal(q)
         else:
             from ...ops import FUNCTIONS
-            filler = FUNCTIONS["randn"](n, n - k, dtype=q.dtype)
+            filler = FUNCTIONS["randn"](*(tuple(q.shape[:-2]) + (n, n - k)), dtype=q.dtype)
             q = _make_orthogonal(FUNCTIONS["cat"]([q, filler], -1))
         self.base = q
         neg_id = q_init.new_zeros(q_init.shape)
-        neg_id.diagonal().fill_(-1.0)
+        neg_id.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
         return neg_id
 
 
 def _geqrf_signed(q):
-    """LAPACK's compact QR of ``q`` with the diagonal replaced by the signs the Householder
-    parametrization reads (PyTorch's right_inverse without trivialization)."""
+    """LAPACK's compact QR of each matrix of ``q`` (``torch.geqrf``: Householder vectors below
+    the diagonal) with the diagonal replaced by the signs the Householder parametrization
+    reads (PyTorch's right_inverse without trivialization). cinder has no ``geqrf`` op yet,
+    so the factorisation runs in NumPy, one matrix at a time (initialisation only)."""
     import numpy as np
     from ...ops.creation import tensor
-    h, tau = np.linalg.qr(q.detach().numpy().astype(np.float64), mode="raw")
-    a = h.T.copy()
-    d = np.sign(np.diagonal(a)).copy()
-    d[tau == 0.0] *= -1
-    np.fill_diagonal(a, d)
-    return tensor(a, dtype=q.dtype)
+    arr = q.detach().numpy().astype(np.float64)
+    flat = arr.reshape((-1,) + arr.shape[-2:])
+    out = np.empty(flat.shape)
+    for i, mat in enumerate(flat):
+        h, tau = np.linalg.qr(mat, mode="raw")
+        a = h.T.copy()
+        d = np.sign(np.diagonal(a)).copy()
+        d[tau == 0.0] *= -1
+        np.fill_diagonal(a, d)
+        out[i] = a
+    return tensor(out.reshape(arr.shape), dtype=q.dtype)
 
 
 def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
@@ -229,9 +238,6 @@ def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization
     if weight.dim() < 2:
         raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of "
                          f"{weight.dim()} dimensions.")
-    if weight.dim() > 2:
-        raise NotImplementedError("cinder's orthogonal parametrization handles single "
-                                  "matrices; batches of matrices are not implemented")
     if orthogonal_map is None:
         orthogonal_map = "matrix_exp" if weight.size(-2) == weight.size(-1) else "householder"
     if orthogonal_map not in ("matrix_exp", "cayley", "householder"):

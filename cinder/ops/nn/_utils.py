@@ -1,16 +1,18 @@
 """Helpers shared by the nn kernels: argument tuples, sliding windows, scatter-free adds."""
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from ... import _dtype as D
 from ..._tensor import make_tensor
 from ...autograd import grad_mode
-from ...autograd.graph import SavedTensor
 from .._prep import xp_of
 from .._registry import record
 
 __all__ = ["ntuple", "like", "windows", "add_windows", "float_kernel_dtype", "check_float",
-           "scatter_sum", "first_order_node"]
+           "scatter_sum", "adjoint_node", "recompute_node",
+           "recompute_grads", "index_tensor"]
 
 
 def ntuple(value, n, name="argument"):
@@ -98,46 +100,111 @@ def tensor_of(t):
 
 
 # ----------------------------------------------------------------------------------------------
-# Nodes whose backward kernels are first order only
+# Double backward of fused kernels
 # ----------------------------------------------------------------------------------------------
-
-_ERROR_NODES = {}
-
-
-def _double_backward_error(name):
-    """A node class that refuses to be differentiated (a second backward through ``name``)."""
-    if name not in _ERROR_NODES:
-        def refuse(grad, s):
-            raise RuntimeError(f"cinder: double backward through {name} is not implemented "
-                               "(its backward is a fused first-order kernel)")
-        from .._registry import node_class
-        _ERROR_NODES[name] = node_class(f"{name}Backward", {f"input{i}": refuse
-                                                            for i in range(8)})
-    return _ERROR_NODES[name]
+#
+# Two shapes of fused backward, two ways to make it differentiable (PyTorch's derivatives.yaml
+# does the same with ``*_backward`` entries of their own):
+# - a backward that is linear in the incoming gradient and reads the input only through saved
+#   indices or sizes (pooling, padding, resampling, shuffles, im2col, embedding): its own
+#   derivative with respect to that gradient is the forward map again (``adjoint_node``);
+# - a non-linear backward (norms, attention, recurrent layers): under ``create_graph=True`` the
+#   gradients are taken through the same forward written in differentiable cinder ops
+#   (``recompute_node`` / ``recompute_grads``), so they carry a graph of their own.
 
 
-def _guarded(formula, name):
+def index_tensor(arr, like_t):
+    """An int64 tensor holding the index array ``arr`` on ``like_t``'s device."""
+    return make_tensor(arr.astype(np.int64, copy=False), D.int64, like_t._device)
+
+
+def _frozen(node, grad):
+    """What ``node`` saved, read once (the double-backward node keeps these values even after
+    the first node frees its buffers), plus the incoming gradient's shape."""
+    values = {key: node.saved(key) for key in node._saved}
+    return SimpleNamespace(grad_shape=tuple(grad.shape), **values)
+
+
+def _zeros_for(gg, meta):
+    shape, dtype, device = meta
+    return make_tensor(xp_of(gg).zeros(shape, dtype=dtype.numpy_dtype), dtype, device)
+
+
+def _adjoint_guarded(formula, double, index, adjoint, zero_self):
     def guarded(grad, s):
         out = formula(grad, s)
-        if out is not None and grad_mode.STATE.grad_enabled:
-            # create_graph=True: the result must not look like a constant. Connect it to the
-            # incoming gradient and the saved tensors through a node that raises if used.
-            live = [grad] if grad._requires_grad else []
-            for key, value in s._saved.items():
-                if isinstance(value, SavedTensor):
-                    t = s.saved(key)
-                    if t._requires_grad:
-                        live.append(t)
-            if live:
-                record(_double_backward_error(name), tuple(live[:8]), (out,))
+        if out is None or not grad_mode.STATE.grad_enabled:
+            return out
+        self_edge = s.next_functions[index] if zero_self else (None, 0)
+        if not grad._requires_grad and self_edge[0] is None:
+            return out
+        node = record(double, (grad if grad._requires_grad else None, None), (out,),
+                      first=_frozen(s, grad), self_meta=s._input_meta[index], adjoint=adjoint)
+        if node is not None and zero_self:
+            # The input's own edge: its gradient is zero (the indices are piecewise constant)
+            # but it exists, as in PyTorch, so grad(grad_input, input) gives zeros.
+            node.next_functions = (node.next_functions[0], self_edge)
         return out
     return guarded
 
 
-def first_order_node(name, formulas, saves_also=()):
-    """``node_class`` for a fused kernel whose backward is not itself differentiable: with
-    create_graph=True its gradients carry a node that raises on a second backward, instead
-    of silently acting as constants. ``saves_also`` must name everything the formulas read."""
+def adjoint_node(name, formulas, saves_also=(), *, adjoint, zero_self=False):
+    """``node_class`` for a fused kernel whose backward is linear in the incoming gradient.
+
+    ``adjoint(gg, saved)`` is the op's forward map applied to ``gg`` (shaped like the input),
+    written in differentiable cinder ops; ``saved`` holds the first node's saved values and
+    ``grad_shape``. With create_graph=True each gradient the node returns is recorded as the
+    output of ``<name minus 0>Backward0``, whose derivative is ``adjoint``. ``zero_self`` also
+    connects the input itself, with a zero gradient (max pooling's ``self: zeros_like(self)``).
+    """
     from .._registry import node_class
-    wrapped = {k: (None if f is None else _guarded(f, name)) for k, f in formulas.items()}
+    double = node_class(name.replace("Backward0", "BackwardBackward0"), {
+        "grad_output": lambda gg, b: b.adjoint(gg, b.first),
+        "self": lambda gg, b: _zeros_for(gg, b.self_meta)},
+        saves_also=("first", "self_meta", "adjoint"))
+    wrapped = {k: (None if f is None else _adjoint_guarded(f, double, i, adjoint, zero_self))
+               for i, (k, f) in enumerate(formulas.items())}
     return node_class(name, wrapped, saves_also=saves_also)
+
+
+def recompute_grads(node, composite, keys, grads):
+    """Gradients for ``node``'s inputs ``keys`` (saved under those names) as differentiable
+    tensors: run ``composite(node, *inputs)`` — the op's forward in cinder ops — and
+    backpropagate ``grads`` (one per output, None allowed) through it with create_graph."""
+    from ...autograd.engine import run_backward
+    tensors = [node.saved(k) for k in keys]
+    live = [t for t in tensors if t is not None and t._requires_grad]
+    outs = composite(node, *tensors)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    roots, root_grads = [], []
+    for out, g in zip(outs, grads):
+        if out is not None and g is not None and out._grad_fn is not None:
+            roots.append((out._grad_fn, out._output_nr))
+            root_grads.append(g)
+    if not roots or not live:
+        return (None,) * len(keys)
+    found = iter(run_backward(roots, root_grads, True, True, inputs=live, accumulate=False,
+                              allow_unused=True))
+    return tuple(next(found) if t is not None and t._requires_grad else None
+                 for t in tensors)
+
+
+def recompute_node(name, formulas, saves_also=(), *, composite):
+    """``node_class`` whose fast ``formulas`` serve ordinary backward passes, and which under
+    create_graph=True differentiates ``composite(node, *inputs)`` instead (see
+    ``recompute_grads``). The node saves every input under its formula's name."""
+    from .._registry import node_class
+    keys = tuple(formulas)
+    base = node_class(name, formulas, saves_also=tuple(saves_also) + keys)
+
+    def _apply_formulas(self, grad):
+        if not grad_mode.STATE.grad_enabled:
+            return base._apply_formulas(self, grad)
+        grads = recompute_grads(self, composite, keys, grad)
+        return tuple(None if edge is None else g
+                     for g, (edge, _) in zip(grads, self.next_functions))
+
+    cls = type(name, (base,), {"__slots__": (), "_apply_formulas": _apply_formulas})
+    cls.__module__ = base.__module__
+    return cls

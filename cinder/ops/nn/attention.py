@@ -10,9 +10,11 @@ may attend nowhere gives zeros, not NaN, as PyTorch's safe softmax does.
 
 import numpy as np
 
+from ... import _dtype as D
 from .._prep import xp_of
+from ...autograd import grad_mode
 from .._registry import needs_grad, node_class, record, register
-from ._utils import like
+from ._utils import like, recompute_grads
 
 __all__ = ["scaled_dot_product_attention"]
 
@@ -119,10 +121,36 @@ def _grads(grad, s):
     return [None if a is None else like(a, grad) for a in (dq, dk, dv, dm)]
 
 
+def _attention_ops(s, query, key, value, attn_mask):
+    """The attention of the forward in differentiable ops (the double-backward path)."""
+    if s.groups > 1:
+        key = key.repeat_interleave(s.groups, -3)
+        value = value.repeat_interleave(s.groups, -3)
+    scores = query.matmul(key.transpose(-1, -2)) * s.scale
+    if attn_mask is not None:
+        scores = scores + attn_mask
+    elif s.mask is not None:
+        scores = scores + like(s.mask, query)
+    xp = xp_of(query)
+    dead = None
+    if s.mask is not None:
+        dead = xp.broadcast_to(xp.isneginf(s.mask).all(axis=-1, keepdims=True), scores.shape)
+    if dead is not None and dead.any():
+        # A row that may attend nowhere gives zeros (PyTorch's safe softmax).
+        dead_t = like(xp.ascontiguousarray(dead), query, D.bool)
+        probs = scores.masked_fill(dead_t, 0).softmax(-1).masked_fill(dead_t, 0)
+    else:
+        probs = scores.softmax(-1)
+    if s.noise is not None:
+        probs = probs * like(s.noise, query)
+    return probs.matmul(value)
+
+
 _Base = node_class("ScaledDotProductAttentionBackward0",
                    {"query": None, "key": None, "value": None, "attn_mask": None},
-                   saves_also=("query", "q_arr", "k_arr", "v_arr", "probs", "noise", "scale",
-                               "groups", "q_shape", "k_shape", "v_shape", "mask_shape"))
+                   saves_also=("query", "key", "value", "attn_mask", "mask", "q_arr",
+                               "k_arr", "v_arr", "probs", "noise", "scale", "groups",
+                               "q_shape", "k_shape", "v_shape", "mask_shape"))
 
 
 class AttentionNode(_Base):
@@ -131,8 +159,12 @@ class AttentionNode(_Base):
     __slots__ = ()
 
     def _apply_formulas(self, grad):
-        self.saved("query")                 # the saved input: raises once freed
-        grads = _grads(grad, self)
+        if grad_mode.STATE.grad_enabled:    # create_graph=True: differentiable gradients
+            grads = recompute_grads(self, _attention_ops, ("query", "key", "value",
+                                                           "attn_mask"), grad)
+        else:
+            self.saved("query")             # the saved input: raises once freed
+            grads = _grads(grad, self)
         return tuple(None if edge is None else g
                      for g, (edge, _) in zip(grads, self.next_functions))
 
@@ -164,7 +196,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         else None
     if needs_grad(query, key, value, float_mask):
         record(AttentionNode, (query, key, value, float_mask), (result,), query=query,
-               q_arr=q, k_arr=k, v_arr=v, probs=probs, noise=noise, scale=sc, groups=groups,
+               key=key, value=value, attn_mask=float_mask, mask=mask, q_arr=q, k_arr=k,
+               v_arr=v, probs=probs, noise=noise, scale=sc, groups=groups,
                q_shape=q.shape, k_shape=key._data.shape, v_shape=value._data.shape,
                mask_shape=None if float_mask is None else float_mask._data.shape)
     return result

@@ -17,7 +17,7 @@ from ...autograd import grad_mode
 from ..._tensor import Tensor
 from .._prep import xp_of
 from .._registry import needs_grad, node_class, record, register
-from ._utils import add_windows, first_order_node, like, ntuple, windows
+from ._utils import add_windows, adjoint_node, like, ntuple, windows
 
 # ----------------------------------------------------------------------------------------------
 # Array-level building blocks (backend arrays in, backend arrays out)
@@ -565,8 +565,13 @@ def _im2col_grad(grad, s):
                        g.in_size), grad)
 
 
-Im2ColNode = first_order_node("Im2ColBackward0", {"self": _im2col_grad},
-                        saves_also=("geo", "channels"))
+def _im2col_adjoint(gg, sv):
+    g = sv.geo
+    return im2col_op(gg, g.ksize, g.dilation, g.lo, g.stride)
+
+
+Im2ColNode = adjoint_node("Im2ColBackward0", {"self": _im2col_grad},
+                          saves_also=("geo", "channels"), adjoint=_im2col_adjoint)
 
 
 def im2col_op(input, kernel_size, dilation, padding, stride):
@@ -599,7 +604,13 @@ def _col2im_grad(grad, s):
     return like(xp.ascontiguousarray(out), grad)
 
 
-Col2ImNode = first_order_node("Col2ImBackward0", {"self": _col2im_grad}, saves_also=("geo",))
+def _col2im_adjoint(gg, sv):
+    g = sv.geo
+    return col2im_op(gg, g.in_size, g.ksize, g.dilation, g.lo, g.stride)
+
+
+Col2ImNode = adjoint_node("Col2ImBackward0", {"self": _col2im_grad}, saves_also=("geo",),
+                          adjoint=_col2im_adjoint)
 
 
 def col2im_op(input, output_size, kernel_size, dilation, padding, stride):

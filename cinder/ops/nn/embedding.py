@@ -10,7 +10,7 @@ import numpy as np
 from ... import _dtype as D
 from .._prep import xp_of
 from .._registry import needs_grad, record, register
-from ._utils import first_order_node, like
+from ._utils import adjoint_node, index_tensor, like
 
 
 def segment_rows(xp, index, rows, num_rows, padding_idx=None, scale_by_freq=False):
@@ -43,9 +43,20 @@ def _weight_grad(grad, s):
     return like(gw, grad)
 
 
-EmbeddingNode = first_order_node("EmbeddingBackward0", {"weight": _weight_grad, "indices": None},
-                           saves_also=("indices", "num_weights", "padding_idx",
-                                       "scale_grad_by_freq"))
+def _lookup_adjoint(gg, sv):
+    """Rows of ``gg`` (num_weights, D) picked by the saved indices, zero at ``padding_idx``:
+    the derivative of the embedding backward. As PyTorch's embedding_dense_double_backward,
+    it does not apply ``scale_grad_by_freq``."""
+    flat = sv.indices.ravel()
+    rows = gg.index_select(0, index_tensor(flat, gg))
+    if sv.padding_idx >= 0:
+        rows = rows * like((flat != sv.padding_idx)[:, None], gg)
+    return rows.reshape(tuple(sv.indices.shape) + (gg.shape[1],))
+
+
+EmbeddingNode = adjoint_node("EmbeddingBackward0", {"weight": _weight_grad, "indices": None},
+                             saves_also=("indices", "num_weights", "padding_idx",
+                                         "scale_grad_by_freq"), adjoint=_lookup_adjoint)
 
 
 def _check_indices(indices, fn):

@@ -3,6 +3,8 @@
 Each forward computes the statistics once (in float32 at least) and saves the mean and the
 reciprocal standard deviation, as PyTorch's native kernels do; the backward pass is the closed
 form of the normalisation's gradient, two reductions and one pointwise pass over the input.
+Under ``create_graph=True`` the gradients come instead from the same normalisation written in
+differentiable cinder ops (the ``_*_ops`` functions), so higher-order gradients work.
 """
 
 import numpy as np
@@ -10,7 +12,7 @@ import numpy as np
 from ... import _dtype as D
 from .._prep import xp_of
 from .._registry import needs_grad, record, register
-from ._utils import first_order_node, like
+from ._utils import like, recompute_node
 
 
 def _acc(t):
@@ -25,6 +27,20 @@ def _arr(t, dtype):
 def _not_implemented(t, kernel):
     if t._dtype.category != D.FLOATING:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{t._dtype.scalar_name}\'')
+
+
+def _normalize_ops(x, axes, eps):
+    """``(x - mean) / sqrt(var + eps)`` over ``axes`` in differentiable ops."""
+    centered = x - x.mean(axes, keepdim=True)
+    return centered * ((centered * centered).mean(axes, keepdim=True) + eps).rsqrt()
+
+
+def _affine_ops(y, weight, bias, shape):
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return y
 
 
 def _grad_norm(gy_w, xhat, rstd, axes, count):
@@ -75,9 +91,19 @@ def _bn_bias_grad(grad, s):
     return like(_arr(grad, _acc(grad)).sum(axis=axes), grad)
 
 
-BatchNormNode = first_order_node("NativeBatchNormBackward0", {
+def _bn_ops(s, input, weight, bias):
+    shape = _channel_shape(input.dim())
+    if s.training:
+        y = _normalize_ops(input, [0] + list(range(2, input.dim())), s.eps)
+    else:
+        y = (input - like(s.save_mean.reshape(shape), input)) * \
+            like(s.save_invstd.reshape(shape), input)
+    return _affine_ops(y, weight, bias, shape)
+
+
+BatchNormNode = recompute_node("NativeBatchNormBackward0", {
     "input": _bn_input_grad, "weight": _bn_weight_grad, "bias": _bn_bias_grad},
-    saves_also=("input", "weight", "save_mean", "save_invstd", "training"))
+    saves_also=("save_mean", "save_invstd", "training", "eps"), composite=_bn_ops)
 
 
 def _check_bn(input, weight, bias, running_mean, running_var):
@@ -101,48 +127,63 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     shape = _channel_shape(x.ndim)
     axes = (0,) + tuple(range(2, x.ndim))
     if training:
-        # Statistics accumulate in float64, as PyTorch's CPU kernel does (acc_type of float
-        # on CPU is double); they are stored back in the compute dtype.
         x64 = x.astype(np.float64)
-        mean64 = x64.mean(axis=axes)
-        centered = x64 - mean64.reshape(shape)
-        var64 = (centered * centered).mean(axis=axes)
-        mean = mean64.astype(acc)
-        invstd = (1.0 / xp.sqrt(var64 + eps)).astype(acc)
-        _update_running(running_mean, running_var, mean64, var64, momentum,
-                        x.size // x.shape[1])
+        mean, var_sum = _batch_stats(x, x64, axes, shape)
+        count = x.size // x.shape[1]
+        var = var_sum / x.dtype.type(count)
+        invstd = (1.0 / xp.sqrt(var.astype(np.float64) + eps)).astype(acc)
+        _update_running(running_mean, running_var, mean, var_sum, momentum, count)
     else:
         mean = running_mean._data.astype(acc)       # a copy: later updates must not leak
         invstd = 1.0 / xp.sqrt(_arr(running_var, acc) + eps)
-    # One fused affine map per channel, y = x * alpha + beta, as PyTorch's CPU kernel applies
-    # it with a fused multiply-add (so results round the same way). In training the float64
-    # copy of x exists already and gives the single rounding of an FMA.
+    # One affine map per channel, y = x * alpha + beta with beta = bias - mean * alpha, both
+    # fused multiply-adds in PyTorch's CPU kernel (one rounding each); computing them in
+    # float64 and rounding once gives the same float32 results, in training and evaluation.
     alpha = invstd if weight is None else invstd * _arr(weight, acc)
-    beta = -mean * alpha if bias is None else _arr(bias, acc) - mean * alpha
-    if training:
-        y = (x64 * alpha.astype(np.float64).reshape(shape) +
-             beta.astype(np.float64).reshape(shape)).astype(acc)
-    else:
-        y = x * alpha.reshape(shape) + beta.reshape(shape)
+    bias64 = 0.0 if bias is None else _arr(bias, np.float64)
+    beta = (bias64 - mean.astype(np.float64) * alpha).astype(acc)
+    # in place in one float64 buffer (x64 is a copy, no longer needed in training)
+    y64 = x64 if training else x.astype(np.float64)
+    y64 *= alpha.astype(np.float64).reshape(shape)
+    y64 += beta.astype(np.float64).reshape(shape)
+    y = y64.astype(acc)
     result = like(y, input)
     save_mean, save_invstd = (mean, invstd) if training else (xp.zeros(0, acc),) * 2
     if needs_grad(input, weight, bias):
         record(BatchNormNode, (input, weight, bias), (result,), input=input, weight=weight,
-               save_mean=mean, save_invstd=invstd, training=training)
+               bias=bias, save_mean=mean, save_invstd=invstd, training=training, eps=eps)
     dt = D.float32 if acc == np.float32 else input._dtype
     return result, like(save_mean, input, dt), like(save_invstd, input, dt)
 
 
-def _update_running(running_mean, running_var, mean, var, momentum, count):
-    """running <- (1 - momentum) * running + momentum * batch statistic, in place."""
+def _batch_stats(x, x64, axes, shape):
+    """(mean, sum of squared deviations) per channel in the order of PyTorch's CPU kernel: the
+    mean is a float64 sum (its acc type) divided by the count and rounded to the compute
+    dtype; the squared deviations from that rounded mean are formed in the compute dtype,
+    summed in float64 and rounded. (The variance is that sum / count in the compute dtype.)
+    (For a (N, C) input with more rows than PyTorch has threads, PyTorch sums each thread's
+    rows in float32 first, which this does not reproduce: the last bit may differ there.)"""
+    count = x.size // x.shape[1]
+    mean = (x64.sum(axis=axes) / count).astype(x.dtype)
+    dev = x - mean.reshape(shape)
+    return mean, (dev * dev).astype(np.float64).sum(axis=axes).astype(x.dtype)
+
+
+def _update_running(running_mean, running_var, mean, var_sum, momentum, count):
+    """running <- (1 - momentum) * running + momentum * batch statistic, in place. The
+    variance term as PyTorch's CPU kernel rounds it: the unbiased variance and the decayed
+    running value in the compute dtype, their weighted sum in float64."""
     if running_mean is not None:
         rm = running_mean._data
         rm[...] = (1 - momentum) * rm + momentum * mean.astype(rm.dtype)
         running_mean._bump_version()
     if running_var is not None:
         rv = running_var._data
-        unbiased = var * (count / (count - 1)) if count > 1 else var * np.inf
-        rv[...] = (1 - momentum) * rv + momentum * unbiased.astype(rv.dtype)
+        m = rv.dtype.type(momentum)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            unbiased = (var_sum / var_sum.dtype.type(count - 1)).astype(rv.dtype)
+        decayed = ((1 - m) * rv).astype(rv.dtype)
+        rv[...] = (np.float64(m) * unbiased.astype(np.float64) + decayed).astype(rv.dtype)
         running_var._bump_version()
 
 
@@ -206,9 +247,14 @@ def _ln_bias_grad(grad, s):
     return like(gy.sum(axis=_lead_axes(s, gy.ndim)), grad)
 
 
-LayerNormNode = first_order_node("NativeLayerNormBackward0", {
+def _ln_ops(s, input, weight, bias):
+    return _affine_ops(_normalize_ops(input, list(s.axes), s.eps), weight, bias,
+                       tuple(input.shape[a] for a in s.axes))
+
+
+LayerNormNode = recompute_node("NativeLayerNormBackward0", {
     "input": _ln_input_grad, "weight": _ln_weight_grad, "bias": _ln_bias_grad},
-    saves_also=("input", "weight", "mean", "rstd", "axes"))
+    saves_also=("mean", "rstd", "axes", "eps"), composite=_ln_ops)
 
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
@@ -230,7 +276,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     result = like(y, input)
     if needs_grad(input, weight, bias):
         record(LayerNormNode, (input, weight, bias), (result,), input=input, weight=weight,
-               mean=mean, rstd=rstd, axes=axes)
+               bias=bias, mean=mean, rstd=rstd, axes=axes, eps=eps)
     dt = D.float32 if acc == np.float32 else input._dtype
     return result, like(mean, input, dt), like(rstd, input, dt)
 
@@ -265,9 +311,15 @@ def _rms_weight_grad(grad, s):
     return like((_arr(grad, acc) * xhat).sum(axis=lead), grad)
 
 
-RmsNormNode = first_order_node("FusedRmsNormBackward0", {
+def _rms_ops(s, input, weight):
+    axes = list(s.axes)
+    y = input * ((input * input).mean(axes, keepdim=True) + s.eps).rsqrt()
+    return _affine_ops(y, weight, None, tuple(input.shape[a] for a in axes))
+
+
+RmsNormNode = recompute_node("FusedRmsNormBackward0", {
     "input": _rms_input_grad, "weight": _rms_weight_grad},
-    saves_also=("input", "weight", "rstd", "axes"))
+    saves_also=("rstd", "axes", "eps"), composite=_rms_ops)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
@@ -287,7 +339,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     result = like(y, input)
     if needs_grad(input, weight):
         record(RmsNormNode, (input, weight), (result,), input=input, weight=weight, rstd=rstd,
-               axes=axes)
+               axes=axes, eps=eps)
     return result
 
 
@@ -327,9 +379,15 @@ def _gn_bias_grad(grad, s):
     return like(gy.sum(axis=(0,) + tuple(range(2, gy.ndim))), grad)
 
 
-GroupNormNode = first_order_node("NativeGroupNormBackward0", {
+def _gn_ops(s, input, weight, bias):
+    n = input.shape[0]
+    y = _normalize_ops(input.reshape(n, s.groups, -1), [2], s.eps).reshape(input.shape)
+    return _affine_ops(y, weight, bias, _channel_shape(input.dim()))
+
+
+GroupNormNode = recompute_node("NativeGroupNormBackward0", {
     "input": _gn_input_grad, "weight": _gn_weight_grad, "bias": _gn_bias_grad},
-    saves_also=("input", "weight", "mean", "rstd", "groups"))
+    saves_also=("mean", "rstd", "groups", "eps"), composite=_gn_ops)
 
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
@@ -352,7 +410,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     result = like(y, input)
     if needs_grad(input, weight, bias):
         record(GroupNormNode, (input, weight, bias), (result,), input=input, weight=weight,
-               mean=mean, rstd=rstd, groups=group)
+               bias=bias, mean=mean, rstd=rstd, groups=group, eps=eps)
     dt = D.float32 if acc == np.float32 else input._dtype
     return result, like(mean.reshape(N, group), input, dt), like(rstd.reshape(N, group),
                                                                   input, dt)

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._prep import xp_of
 from .._registry import needs_grad, record, register
-from ._utils import first_order_node, like
+from ._utils import adjoint_node, like
 
 # ----------------------------------------------------------------------------------------------
 # Constant padding
@@ -50,8 +50,9 @@ def _constant_grad(grad, s):
     return like(gx, grad)
 
 
-ConstantPadNode = first_order_node("ConstantPadNdBackward0", {"self": _constant_grad},
-                             saves_also=("self_shape", "src", "dst"))
+ConstantPadNode = adjoint_node("ConstantPadNdBackward0", {"self": _constant_grad},
+                               saves_also=("self_shape", "src", "dst", "pad"),
+                               adjoint=lambda gg, sv: constant_pad_nd(gg, sv.pad, 0))
 
 
 def constant_pad_nd(input, pad, value=0):
@@ -74,7 +75,8 @@ def constant_pad_nd(input, pad, value=0):
         out[dst] = input._data[src]
     result = like(out, input)
     if needs_grad(input):
-        record(ConstantPadNode, (input,), (result,), self_shape=shape, src=src, dst=dst)
+        record(ConstantPadNode, (input,), (result,), self_shape=shape, src=src, dst=dst,
+               pad=pad)
     return result
 
 
@@ -111,8 +113,9 @@ def _map_grad(grad, s):
 
 _MODE_NAMES = {"reflect": "ReflectionPad", "replicate": "ReplicationPad",
                "circular": "CircularPad"}
-_MapNodes = {(mode, k): first_order_node(f"{prefix}{k}DBackward0", {"self": _map_grad},
-                                   saves_also=("axes", "maps", "sizes"))
+_MapNodes = {(mode, k): adjoint_node(f"{prefix}{k}DBackward0", {"self": _map_grad},
+                                     saves_also=("axes", "maps", "sizes", "pad", "mode"),
+                                     adjoint=lambda gg, sv: index_pad(gg, sv.pad, sv.mode))
              for mode, prefix in _MODE_NAMES.items() for k in (1, 2, 3)}
 
 
@@ -148,7 +151,8 @@ def index_pad(input, pad, mode):
         arr = xp.take(arr, xp.asarray(idx), axis=axis)
     result = like(arr, input)
     if needs_grad(input):
-        record(_MapNodes[(mode, k)], (input,), (result,), axes=axes, maps=maps, sizes=sizes)
+        record(_MapNodes[(mode, k)], (input,), (result,), axes=axes, maps=maps, sizes=sizes,
+               pad=pad, mode=mode)
     return result
 
 

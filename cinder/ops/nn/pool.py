@@ -12,7 +12,7 @@ import numpy as np
 from ... import _dtype as D
 from .._prep import xp_of
 from .._registry import needs_grad, record, register
-from ._utils import add_windows, first_order_node, like, ntuple, scatter_sum, windows
+from ._utils import add_windows, adjoint_node, index_tensor, like, ntuple, scatter_sum, windows
 
 # ----------------------------------------------------------------------------------------------
 # Shared geometry
@@ -174,6 +174,17 @@ def _scatter_back(xp, grad, indices, in_shape, overlapping, dtype):
 # Max pooling (2d and 3d kernels; 1d goes through 2d as in PyTorch)
 # ----------------------------------------------------------------------------------------------
 
+def _gather_at(gg, indices, lead):
+    """``gg`` (*lead, *in) read at the flat per-plane positions ``indices`` (*lead, *out): the
+    forward map of an index-selecting pool, so the derivative of its backward."""
+    flat = index_tensor(indices.reshape(indices.shape[:lead] + (-1,)), gg)
+    return gg.reshape(tuple(gg.shape[:lead]) + (-1,)).gather(lead, flat).reshape(indices.shape)
+
+
+def _gather_adjoint(gg, saved):
+    return _gather_at(gg, saved.indices, len(saved.self_shape) - saved.nd)
+
+
 def _max_grad(grad, s):
     xp = xp_of(grad)
     gx = _scatter_back(xp, grad._data, s.indices, s.self_shape, s.overlapping,
@@ -181,10 +192,10 @@ def _max_grad(grad, s):
     return like(gx, grad)
 
 
-MaxPool2dNode = first_order_node("MaxPool2DWithIndicesBackward0", {"self": _max_grad},
-                           saves_also=("indices", "self_shape", "overlapping"))
-MaxPool3dNode = first_order_node("MaxPool3DWithIndicesBackward0", {"self": _max_grad},
-                           saves_also=("indices", "self_shape", "overlapping"))
+MaxPool2dNode, MaxPool3dNode = (
+    adjoint_node(f"MaxPool{nd}DWithIndicesBackward0", {"self": _max_grad},
+                 saves_also=("indices", "self_shape", "overlapping", "nd"),
+                 adjoint=_gather_adjoint, zero_self=True) for nd in (2, 3))
 
 
 def _max_pool(input, nd, kernel_size, stride, padding, dilation, ceil_mode, name,
@@ -216,7 +227,7 @@ def _max_pool(input, nd, kernel_size, stride, padding, dilation, ceil_mode, name
         overlapping = any(ss < dd * (kk - 1) + 1 for ss, dd, kk in zip(s, d, k))
         node = MaxPool2dNode if nd == 2 else MaxPool3dNode
         record(node, (x,), (result,), indices=indices, self_shape=x._data.shape,
-               overlapping=overlapping)
+               overlapping=overlapping, nd=nd)
     if unbatched:
         return result.squeeze(0), idx.squeeze(0)
     return result, idx
@@ -317,12 +328,18 @@ def _kernel_broadcast(xp, g, kernel):
     return xp.lib.stride_tricks.as_strided(g, shape, strides, writeable=False)
 
 
-AvgPool2dNode = first_order_node("AvgPool2DBackward0", {"self": _avg_grad},
-                           saves_also=("divisor", "divisor_override", "self_shape", "padding",
-                                       "hi", "kernel", "stride"))
-AvgPool3dNode = first_order_node("AvgPool3DBackward0", {"self": _avg_grad},
-                           saves_also=("divisor", "divisor_override", "self_shape", "padding",
-                                       "hi", "kernel", "stride"))
+def _avg_adjoint(gg, sv):
+    """Average pooling of ``gg`` with the saved settings (the derivative of its backward)."""
+    nd = len(sv.kernel)
+    return _avg_pool(gg, nd, sv.kernel, sv.stride, sv.padding, sv.ceil_mode,
+                     sv.count_include_pad, sv.divisor_override, f"avg_pool{nd}d")
+
+
+AvgPool2dNode, AvgPool3dNode = (
+    adjoint_node(f"AvgPool{nd}DBackward0", {"self": _avg_grad},
+                 saves_also=("divisor", "divisor_override", "self_shape", "padding", "hi",
+                             "kernel", "stride", "ceil_mode", "count_include_pad"),
+                 adjoint=_avg_adjoint, zero_self=True) for nd in (2, 3))
 
 
 def _avg_pool(input, nd, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -363,7 +380,8 @@ def _avg_pool(input, nd, kernel_size, stride, padding, ceil_mode, count_include_
     if needs_grad(x):
         record(AvgPool2dNode if nd == 2 else AvgPool3dNode, (x,), (result,),
                divisor=divisor, divisor_override=divisor_override, self_shape=x._data.shape,
-               padding=p, hi=hi, kernel=k, stride=s)
+               padding=p, hi=hi, kernel=k, stride=s, ceil_mode=ceil_mode,
+               count_include_pad=count_include_pad)
     return result.squeeze(0) if unbatched else result
 
 
@@ -457,9 +475,16 @@ def _adaptive_avg_grad(grad, s):
     return like(_apply_per_dim(xp, grad._data, mats, transpose=True), grad)
 
 
-_AdaptiveAvgNodes = {nd: first_order_node(f"AdaptiveAvgPool{nd}DBackward0",
-                                          {"self": _adaptive_avg_grad},
-                                    saves_also=("in_size", "even")) for nd in (2, 3)}
+def _adaptive_avg_adjoint(gg, sv):
+    nd = len(sv.in_size)
+    return _adaptive_avg(gg, nd, sv.grad_shape[-nd:], f"adaptive_avg_pool{nd}d")
+
+
+_AdaptiveAvgNodes = {nd: adjoint_node(f"AdaptiveAvgPool{nd}DBackward0",
+                                      {"self": _adaptive_avg_grad},
+                                      saves_also=("in_size", "even"),
+                                      adjoint=_adaptive_avg_adjoint, zero_self=True)
+                     for nd in (2, 3)}
 
 
 def _adaptive_avg(input, nd, output_size, name):
@@ -535,9 +560,10 @@ def _adaptive_max_grad(grad, s):
     return like(gx.reshape(shape), grad)
 
 
-_AdaptiveMaxNodes = {nd: first_order_node(f"AdaptiveMaxPool{nd}DBackward0",
-                                          {"self": _adaptive_max_grad},
-                                    saves_also=("indices", "self_shape", "in_size"))
+_AdaptiveMaxNodes = {nd: adjoint_node(f"AdaptiveMaxPool{nd}DBackward0",
+                                      {"self": _adaptive_max_grad},
+                                      saves_also=("indices", "self_shape", "in_size", "nd"),
+                                      adjoint=_gather_adjoint, zero_self=True)
                      for nd in (2, 3)}
 
 
@@ -560,7 +586,7 @@ def _adaptive_max(input, nd, output_size, name):
     idx = like(xp.ascontiguousarray(xp.asarray(indices, dtype=np.int64)), input, D.int64)
     if needs_grad(input):
         record(_AdaptiveMaxNodes[max(nd, 2)], (input,), (result,), indices=idx._data,
-               self_shape=input._data.shape, in_size=in_size)
+               self_shape=input._data.shape, in_size=in_size, nd=nd)
     return result, idx
 
 
@@ -596,8 +622,15 @@ def _unpool_grad(grad, s):
     return like(xp.take_along_axis(g, idx, axis=-1).reshape(s.indices.shape), grad)
 
 
-_UnpoolNodes = {nd: first_order_node(f"MaxUnpool{nd}DBackward0", {"self": _unpool_grad},
-                               saves_also=("indices",)) for nd in (2, 3)}
+def _unpool_adjoint(gg, sv):
+    """Unpooling of ``gg`` to the unpooled size: the derivative of unpooling's backward."""
+    nd = len(sv.grad_shape) - 2
+    return max_unpool(gg, index_tensor(sv.indices, gg), list(sv.grad_shape[2:]), nd)
+
+
+_UnpoolNodes = {nd: adjoint_node(f"MaxUnpool{nd}DBackward0", {"self": _unpool_grad},
+                                 saves_also=("indices",), adjoint=_unpool_adjoint)
+                for nd in (2, 3)}
 
 
 def max_unpool(input, indices, output_size, nd):
@@ -653,9 +686,11 @@ def _fractional_grad(grad, s):
     return like(gx, grad)
 
 
-_FractionalNodes = {nd: first_order_node(f"FractionalMaxPool{nd}DBackward0",
-                                         {"self": _fractional_grad},
-                                   saves_also=("indices", "self_shape")) for nd in (2, 3)}
+_FractionalNodes = {nd: adjoint_node(f"FractionalMaxPool{nd}DBackward0",
+                                     {"self": _fractional_grad},
+                                     saves_also=("indices", "self_shape", "nd"),
+                                     adjoint=_gather_adjoint, zero_self=True)
+                    for nd in (2, 3)}
 
 
 def fractional_max_pool(input, kernel_size, output_size, random_samples):
@@ -709,7 +744,7 @@ def fractional_max_pool(input, kernel_size, output_size, random_samples):
     idx = like(xp.asarray(flat_index, dtype=np.int64), x, D.int64)
     if needs_grad(x):
         record(_FractionalNodes[nd], (x,), (result,), indices=idx._data,
-               self_shape=x._data.shape)
+               self_shape=x._data.shape, nd=nd)
     if unbatched:
         return result.squeeze(0), idx.squeeze(0)
     return result, idx

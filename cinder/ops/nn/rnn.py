@@ -10,14 +10,16 @@ Speed: the input projection ``x @ W_ih.T + b`` of the whole sequence is one GEMM
 of the time loop; each step then needs one GEMM ``h @ W_hh.T`` for all gates at once. The
 backward pass runs through time once, computing every gate gradient, and then finds the
 weight gradients as whole-sequence GEMMs. The backward is an explicit kernel (not cinder
-ops), so it is differentiable once only.
+ops); under ``create_graph=True`` the gradients come instead from the same layer written in
+differentiable cinder ops (``_layer_ops``), so higher-order gradients work.
 """
 
 import numpy as np
 
+from ...autograd import grad_mode
 from .._prep import xp_of
-from .._registry import needs_grad, node_class, record, register
-from ._utils import like
+from .._registry import FUNCTIONS, needs_grad, node_class, record, register
+from ._utils import like, recompute_grads
 
 __all__ = ["rnn_layer"]
 
@@ -220,9 +222,58 @@ def _gru_back(xp, a, hp, hwn, dht, dpre, dhw):
 
 _INPUTS = ("x", "h0", "c0", "w_ih", "w_hh", "b_ih", "b_hh", "w_hr")
 
+
+def _step_ops(mode, xr, hp, cp, w_hh, b_hh, w_hr):
+    """One time step in differentiable ops: (new hidden state, new cell state or None)."""
+    g = hp.matmul(w_hh.t())
+    if mode == "GRU":
+        hs = hp.shape[1]
+        if b_hh is not None:
+            g = g + b_hh
+        r = (xr[:, :hs] + g[:, :hs]).sigmoid()
+        z = (xr[:, hs:2 * hs] + g[:, hs:2 * hs]).sigmoid()
+        new = (xr[:, 2 * hs:] + r * g[:, 2 * hs:]).tanh()
+        return new + z * (hp - new), None
+    g = g + xr
+    if mode == "LSTM":
+        i, f, gg, o = g.chunk(4, 1)
+        c = f.sigmoid() * cp + i.sigmoid() * gg.tanh()
+        h = o.sigmoid() * c.tanh()
+        return (h if w_hr is None else h.matmul(w_hr.t())), c
+    return (g.tanh() if mode == "RNN_TANH" else g.relu()), None
+
+
+def _layer_ops(s, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr):
+    """The layer's forward in differentiable ops (the double-backward path)."""
+    xw = x.matmul(w_ih.t())
+    if b_ih is not None:
+        xw = xw + b_ih
+        if s.mode != "GRU":
+            xw = xw + b_hh
+    h, c, rows = h0, c0, {}
+    for off, n in _steps(s.batch_sizes, s.reverse):
+        hn, cn = _step_ops(s.mode, xw[off:off + n], h[:n], None if c is None else c[:n],
+                           w_hh, b_hh, w_hr)
+        rows[off] = hn
+        h = _rejoin(hn, h, n)
+        if cn is not None:
+            c = _rejoin(cn, c, n)
+    out = FUNCTIONS["cat"]([rows[k] for k in sorted(rows)], 0)
+    if s.seq_shape is not None:
+        out = out.reshape(tuple(s.seq_shape) + (out.shape[1],))
+    return out, h, c
+
+
+def _rejoin(new, old, n):
+    """The state after a step that advanced only its first ``n`` rows."""
+    if n == old.shape[0]:
+        return new
+    return FUNCTIONS["cat"]([new, old[n:]], 0)
+
 _Base = node_class("RnnLayerBackward0", {k: None for k in _INPUTS},
-                   saves_also=("x", "mode", "arrays", "batch_sizes", "reverse", "has_bias",
-                               "x_arr", "w_ih_arr", "w_hh_arr", "w_hr_arr"), num_outputs=3)
+                   saves_also=_INPUTS + ("seq_shape", "mode", "arrays", "batch_sizes",
+                                         "reverse", "has_bias", "x_arr", "w_ih_arr",
+                                         "w_hh_arr", "w_hr_arr"), num_outputs=3)
 
 
 class RnnLayerNode(_Base):
@@ -231,6 +282,9 @@ class RnnLayerNode(_Base):
     __slots__ = ()
 
     def _apply_formulas(self, grads):
+        if grad_mode.STATE.grad_enabled:    # create_graph=True: differentiable gradients
+            return tuple(None if edge is None else g for g, (edge, _) in zip(
+                recompute_grads(self, _layer_ops, _INPUTS, grads), self.next_functions))
         out_g, h_g, c_g = grads
         s = self
         s.saved("x")                        # the saved input: raises once freed
@@ -280,7 +334,8 @@ def rnn_layer(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, mode, batch_sizes, re
     results = (like(out, input), like(h, input), None if c is None else like(c, input))
     if needs_grad(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr):
         record(_NODES[node_name], (input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr), results,
-               x=input, mode=mode, arrays=saved, batch_sizes=bs, reverse=reverse,
+               x=input, h0=hx, c0=cx, w_ih=w_ih, w_hh=w_hh, b_ih=b_ih, b_hh=b_hh, w_hr=w_hr,
+               seq_shape=seq_shape, mode=mode, arrays=saved, batch_sizes=bs, reverse=reverse,
                has_bias=b_ih is not None, x_arr=input._data, w_ih_arr=w_ih._data,
                w_hh_arr=w_hh._data, w_hr_arr=arr(w_hr))
     return results

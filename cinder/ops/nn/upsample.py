@@ -12,7 +12,7 @@ import numpy as np
 from ... import _dtype as D
 from .._prep import xp_of
 from .._registry import needs_grad, record, register
-from ._utils import first_order_node, like
+from ._utils import adjoint_node, index_tensor, like
 
 # ----------------------------------------------------------------------------------------------
 # Source positions and weights along one dim (PyTorch's UpSample.h rules)
@@ -141,8 +141,30 @@ def _node_name(mode, nd):
     return f"{_NODE_NAMES[mode]}{nd}D{aa}Backward0"
 
 
-_ResampleNodes = {(m, nd): first_order_node(_node_name(m, nd), {"self": _resample_grad},
-                                      saves_also=("tables", "in_size", "acc"))
+def _resample_adjoint(gg, sv):
+    """``gg`` resampled through the saved tap tables, in differentiable ops (the derivative
+    of the resampling backward)."""
+    nd = len(sv.tables)
+    out = gg
+    for i in reversed(range(nd)):
+        idx, w = sv.tables[i]
+        axis = gg.dim() - nd + i
+        if sv.mode.startswith("nearest"):
+            out = out.index_select(axis, index_tensor(idx[:, 0], gg))
+            continue
+        shape = [1] * gg.dim()
+        shape[axis] = len(idx)
+        total = 0
+        for t in range(idx.shape[1]):
+            weight = like(np.ascontiguousarray(w[:, t]).reshape(shape), gg)
+            total = total + out.index_select(axis, index_tensor(idx[:, t], gg)) * weight
+        out = total
+    return out
+
+
+_ResampleNodes = {(m, nd): adjoint_node(_node_name(m, nd), {"self": _resample_grad},
+                                        saves_also=("tables", "in_size", "acc", "mode"),
+                                        adjoint=_resample_adjoint)
                   for m in _NODE_NAMES for nd in (1, 2, 3)}
 
 
@@ -183,7 +205,7 @@ def resample(input, output_size, mode, align_corners=False, scales=None):
     result = like(xp.ascontiguousarray(arr), input)
     if needs_grad(input):
         record(_ResampleNodes[(mode, nd)], (input,), (result,), tables=tables,
-               in_size=in_size, acc=acc)
+               in_size=in_size, acc=acc, mode=mode)
     return result
 
 
@@ -208,12 +230,12 @@ def _shuffle(arr, r, up):
     return v.transpose(order).reshape(lead + (c * r * r, h // r, w // r))
 
 
-PixelShuffleNode = first_order_node("PixelShuffleBackward0", {
+PixelShuffleNode = adjoint_node("PixelShuffleBackward0", {
     "self": lambda grad, s: like(_shuffle(grad._data, s.r, False), grad)},
-    saves_also=("r",))
-PixelUnshuffleNode = first_order_node("PixelUnshuffleBackward0", {
+    saves_also=("r",), adjoint=lambda gg, sv: pixel_shuffle(gg, sv.r))
+PixelUnshuffleNode = adjoint_node("PixelUnshuffleBackward0", {
     "self": lambda grad, s: like(_shuffle(grad._data, s.r, True), grad)},
-    saves_also=("r",))
+    saves_also=("r",), adjoint=lambda gg, sv: pixel_unshuffle(gg, sv.r))
 
 
 def _check_shuffle(input, r, name):

@@ -1,6 +1,6 @@
-"""The attention section of ``nn.functional``: ``scaled_dot_product_attention`` and
-``multi_head_attention_forward`` (re-exported by ``functional.py``; kept in its own file so
-that file stays readable).
+"""``nn.functional``, attention: ``scaled_dot_product_attention`` and
+``multi_head_attention_forward`` (re-exported by ``cinder/nn/functional.py``, the module users
+import).
 
 ``multi_head_attention_forward`` follows PyTorch's steps in order — mask canonicalisation,
 packed or separate input projections, bias_k/bias_v and zero-attention columns, key padding
@@ -12,12 +12,15 @@ fused attention kernel runs.
 import math
 import warnings
 
-from .. import _dtype as D
-from .._tensor import Tensor
-from ..ops import FUNCTIONS as _OPS
+from ... import _dtype as D
+from ..._tensor import Tensor
+from ...ops import FUNCTIONS as _OPS
 
-from ..ops.nn.attention import scaled_dot_product_attention as _sdpa
-from . import functional as F
+from ...ops.nn.attention import scaled_dot_product_attention as _sdpa
+from .activation import softmax
+from .dropout import dropout
+from .linear import linear
+from .vision import pad
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -80,15 +83,15 @@ def _in_projection_packed(q, k, v, w, b=None):
     E = q.size(-1)
     if k is v:
         if q is k:
-            proj = F.linear(q, w, b).unflatten(-1, (3, E))
+            proj = linear(q, w, b).unflatten(-1, (3, E))
             return proj[..., 0, :], proj[..., 1, :], proj[..., 2, :]
         w_q, w_kv = w.split([E, E * 2])
         b_q, b_kv = (None, None) if b is None else b.split([E, E * 2])
-        kv = F.linear(k, w_kv, b_kv).unflatten(-1, (2, E))
-        return F.linear(q, w_q, b_q), kv[..., 0, :], kv[..., 1, :]
+        kv = linear(k, w_kv, b_kv).unflatten(-1, (2, E))
+        return linear(q, w_q, b_q), kv[..., 0, :], kv[..., 1, :]
     w_q, w_k, w_v = w.chunk(3)
     b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
-    return F.linear(q, w_q, b_q), F.linear(k, w_k, b_k), F.linear(v, w_v, b_v)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
 
 
 def _heads(t, bsz, num_heads, head_dim, static, name):
@@ -159,8 +162,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
                                  f"value's {value.shape[:2]}")
         b_q, b_k, b_v = (None,) * 3 if in_proj_bias is None else in_proj_bias.chunk(3)
-        q, k, v = (F.linear(query, q_proj_weight, b_q), F.linear(key, k_proj_weight, b_k),
-                   F.linear(value, v_proj_weight, b_v))
+        q, k, v = (linear(query, q_proj_weight, b_q), linear(key, k_proj_weight, b_k),
+                   linear(value, v_proj_weight, b_v))
     else:
         if key.shape != value.shape:
             raise AssertionError(f"key shape {key.shape} does not match value shape "
@@ -214,16 +217,16 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     v = v.reshape(bsz, num_heads, src_len, head_dim)
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
-    out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
     return (out if batched else out.squeeze(1)), None
 
 
 def _pad_masks(attn_mask, key_padding_mask):
     """One more key column (bias_k or the zero attention): both masks grow by a 0 column."""
     if attn_mask is not None:
-        attn_mask = F.pad(attn_mask, (0, 1))
+        attn_mask = pad(attn_mask, (0, 1))
     if key_padding_mask is not None:
-        key_padding_mask = F.pad(key_padding_mask, (0, 1))
+        key_padding_mask = pad(key_padding_mask, (0, 1))
     return attn_mask, key_padding_mask
 
 
@@ -236,11 +239,11 @@ def _with_weights(q, k, v, attn_mask, dropout_p, is_causal, out_w, out_b, tgt_le
     weights = _OPS["bmm"](q_scaled, k.transpose(-2, -1))
     if attn_mask is not None:
         weights = attn_mask + weights           # PyTorch's baddbmm(attn_mask, q, k^T)
-    weights = F.softmax(weights, dim=-1)
+    weights = softmax(weights, dim=-1)
     if dropout_p > 0.0:
-        weights = F.dropout(weights, p=dropout_p)
+        weights = dropout(weights, p=dropout_p)
     out = _OPS["bmm"](weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-    out = F.linear(out, out_w, out_b).reshape(tgt_len, bsz, -1)
+    out = linear(out, out_w, out_b).reshape(tgt_len, bsz, -1)
     weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
     if average:
         weights = weights.mean(dim=1)
