@@ -26,7 +26,8 @@ LAYERS = (
     ("cinder.ops",),
     # 5: written in ops: autograd's user API, overrides, legacy forms, save/load, nn, optim...
     ("cinder.autograd", "cinder.overrides", "cinder._legacy", "cinder.serialization",
-     "cinder.cuda", "cinder.nn", "cinder.optim", "cinder.utils", "cinder.compat"),
+     "cinder.cuda", "cinder.nn", "cinder.optim", "cinder.utils", "cinder.compat",
+     "cinder.distributed"),
     # 6: libraries on top (torchvision's place) and the package namespace itself
     ("cinder.vision", "cinder.__main__", "cinder"),
 )
