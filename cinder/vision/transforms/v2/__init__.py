@@ -9,7 +9,8 @@ import numpy as np
 
 from ..transforms import *  # noqa: F401,F403
 from ..transforms import ConvertImageDtype, Transform
-from ..autoaugment import RandAugment, TrivialAugmentWide  # noqa: F401
+from ..autoaugment import (AugMix, AutoAugment, AutoAugmentPolicy,  # noqa: F401
+                           RandAugment, TrivialAugmentWide)
 from .. import functional
 from ..functional import pil_to_tensor
 from ....ops.creation import from_numpy
