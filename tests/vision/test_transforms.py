@@ -1,5 +1,7 @@
 """cinder.vision.transforms against torchvision 0.28.0: same input, same seed, same output."""
 
+import importlib
+
 import numpy as np
 import pytest
 import torch
@@ -31,6 +33,9 @@ CASES = [
     ("RandomRotation(30, interpolation=T.InterpolationMode.BILINEAR)", 1e-4),
     ("RandomPerspective(p=1.0)", 1e-3),
     ("Compose([RandomCrop(18, padding=2), RandomHorizontalFlip(), ColorJitter(0.3, 0.3)])", 2e-5),
+    ("ElasticTransform(sigma=2.0)", 1e-5),
+    ("ElasticTransform(alpha=(30.0, 60.0), sigma=(3.0, 2.0), fill=[0.2, 0.4, 0.6], "
+     "interpolation=T.InterpolationMode.NEAREST)", 1e-5),
 ]
 PIL_ONLY_EXACT = ["RandAugment()", "RandAugment(num_ops=3, magnitude=15)",
                   "TrivialAugmentWide()", "TrivialAugmentWide(num_magnitude_bins=11)",
@@ -263,3 +268,33 @@ def test_augmix_with_pytorchs_dirichlet_draws(tv):
     for seed in range(3):
         _compare(_run(cinder, CT, "AugMix()", cinder.from_numpy(x.copy()), seed),
                  _run(torch, tv.transforms, "AugMix()", torch.from_numpy(x.copy()), seed), 1e-4)
+
+
+def test_elastic_transform_functional_and_errors(tv):
+    field = RNG.uniform(-0.2, 0.2, (1, 20, 24, 2)).astype(np.float32)
+    x = RGB.transpose(2, 0, 1).copy()
+    for mode in ("BILINEAR", "NEAREST"):
+        outs = [transforms.functional.elastic_transform(
+            lib.from_numpy(x.copy()), lib.from_numpy(field.copy()),
+            getattr(transforms.InterpolationMode, mode), fill=[9.0])
+            for lib, transforms in ((cinder, CT), (torch, tv.transforms))]
+        _compare(*outs, 1e-5)
+    for lib, transforms in ((cinder, CT), (torch, tv.transforms)):
+        with pytest.raises(ValueError, match="displacement shape should be"):
+            transforms.functional.elastic_transform(lib.from_numpy(x.copy()), lib.zeros(1, 2, 2, 2))
+        with pytest.raises(TypeError, match="displacement should be a Tensor"):
+            transforms.functional.elastic_transform(lib.from_numpy(x.copy()), field)
+    for bad in ("ElasticTransform(alpha=3)", "ElasticTransform(sigma=(1.0, 2.0, 3.0))",
+                "ElasticTransform(alpha=(1.0, 2))", "ElasticTransform(fill='x')"):
+        ours, theirs = (_run(lib, t, bad, None, 0) for lib, t in ((cinder, CT),
+                                                                   (torch, tv.transforms)))
+        assert isinstance(ours, tuple) and ours == theirs
+
+
+def test_v2_names_include_the_augmentations(tv):
+    from cinder.vision.transforms import v2
+    tv_v2 = importlib.import_module(tv.__name__ + ".transforms.v2")
+    for name in ("AutoAugment", "AutoAugmentPolicy", "AugMix", "ElasticTransform",
+                 "RandAugment", "TrivialAugmentWide"):
+        assert getattr(v2, name) is getattr(CT, name)
+        assert hasattr(tv_v2, name)
