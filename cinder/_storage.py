@@ -146,15 +146,18 @@ def move_root_to_shared(root):
     from ._tensor import Tensor       # _tensor imports this module
     shared = share_root(root)
     for obj in gc.get_objects():
-        if isinstance(obj, Tensor):
-            data = obj._data
+        # type(), not isinstance(): isinstance asks for __class__, which proxies may answer
+        # with an error (a weakref.proxy to a dead object raises ReferenceError).
+        kind = type(obj)
+        if issubclass(kind, Tensor):
+            data = getattr(obj, "_data", None)      # unset while a tensor is being built
             if isinstance(data, np.ndarray) and backend.storage_root(data) is root:
                 obj._data = _rebased(data, root, shared)
-        elif isinstance(obj, UntypedStorage):
-            data = obj._bytes
+        elif issubclass(kind, UntypedStorage):
+            data = getattr(obj, "_bytes", None)
             if isinstance(data, np.ndarray) and backend.storage_root(data) is root:
                 obj._bytes = _rebased(data, root, shared)
-        elif isinstance(obj, TypedStorage) and getattr(obj, "_root", None) is root:
+        elif issubclass(kind, TypedStorage) and getattr(obj, "_root", None) is root:
             obj._root = shared             # a typed storage not yet wrapped (see _from_tensor)
     return shared
 

@@ -5,6 +5,7 @@ and Hogwild-style training of shared parameters by several processes."""
 import gc
 import os
 import pickle
+import weakref
 
 import numpy as np
 import pytest
@@ -90,6 +91,7 @@ def test_share_memory_moves_views_made_before(strategy, mover):
 def test_view_made_before_share_memory_is_written_by_a_forked_child(strategy):
     things = _views_of_one_storage(cinder)
     fresh = cinder.ones(3)
+    dead = weakref.proxy(cinder.nn.Linear(1, 1))   # the search must not trip over it
     things["base"].share_memory_()
     fresh.share_memory_()                        # the lone-tensor path (nothing else views it)
     pid = os.fork()
@@ -106,6 +108,8 @@ def test_view_made_before_share_memory_is_written_by_a_forked_child(strategy):
     assert things["base"].tolist() == expected
     assert things["typed"].tolist() == expected
     assert fresh.tolist() == [1.0, 9.0, 1.0]
+    with pytest.raises(ReferenceError):          # it was dead all along
+        _ = dead.weight
 
 
 def test_forking_pickler_sends_handles_not_copies(strategy):
