@@ -1,0 +1,111 @@
+"""cinder.vision.tv_tensors against torchvision 0.28.0's: construction, metadata, reprs, which
+operations keep the type, set_return_type, wrap and the errors."""
+
+import copy
+import importlib
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image as PILImage
+
+import cinder
+from cinder.vision import tv_tensors as CV
+
+BOXES = np.array([[1, 2, 10, 12], [0, 0, 5, 5]], dtype=np.float32)
+PIXELS = np.arange(2 * 3 * 4, dtype=np.uint8).reshape(2, 3, 4)
+
+
+@pytest.fixture
+def TV(tv):
+    return importlib.import_module(tv.__name__ + ".tv_tensors")
+
+
+def _both(TV, make):
+    """``make(lib, tv_tensors)`` run on cinder and on torch/torchvision."""
+    return make(cinder, CV), make(torch, TV)
+
+
+def _kind(x):
+    return type(x).__name__
+
+
+@pytest.mark.parametrize("make", [
+    lambda L, T: T.BoundingBoxes(L.from_numpy(BOXES.copy()), format="XYXY", canvas_size=(20, 30)),
+    lambda L, T: T.BoundingBoxes([3, 4, 5, 6], format=T.BoundingBoxFormat.CXCYWH,
+                                 canvas_size=(8, 9), clamping_mode=None),
+    lambda L, T: T.Image(L.from_numpy(PIXELS.copy())),
+    lambda L, T: T.Image(L.from_numpy(PIXELS[0].copy())),
+    lambda L, T: T.Image(PILImage.fromarray(np.stack([PIXELS[0]] * 3, -1))),
+    lambda L, T: T.Video(L.zeros(2, 1, 3, 4)),
+    lambda L, T: T.Mask(L.from_numpy(PIXELS[0] > 5)),
+    lambda L, T: T.Mask(PILImage.fromarray(PIXELS[0])),
+])
+def test_construction_and_repr(TV, make):
+    ours, theirs = _both(TV, make)
+    assert repr(ours) == repr(theirs)
+    assert _kind(ours) == _kind(theirs) and tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("op", [
+    lambda b: b + 1, lambda b: b[0], lambda b: b.sum(), lambda b: b * b, lambda b: b.flip(0),
+    lambda b: b.clone(), lambda b: b.to(b.dtype), lambda b: b.detach(),
+    lambda b: b.requires_grad_(False), lambda b: b.unbind(0), lambda b: b.chunk(2),
+])
+@pytest.mark.parametrize("mode", ["Tensor", "TVTensor"])
+def test_which_operations_keep_the_type(TV, op, mode):
+    def run(L, T):
+        boxes = T.BoundingBoxes(L.from_numpy(BOXES.copy()), format="XYWH", canvas_size=(20, 30))
+        with T.set_return_type(mode):
+            out = op(boxes)
+        parts = out if isinstance(out, (tuple, list)) else [out]
+        return [(_kind(p), repr(p)) for p in parts]
+    ours, theirs = _both(TV, run)
+    assert ours == theirs
+
+
+def test_set_return_type_globally_and_errors(TV):
+    for L, T in ((cinder, CV), (torch, TV)):
+        image = T.Image(L.zeros(1, 2, 2))
+        T.set_return_type("tvtensor")
+        try:
+            assert isinstance(image + 1, T.Image)
+        finally:
+            T.set_return_type("Tensor")
+        assert type(image + 1) is L.Tensor
+        with pytest.raises(ValueError, match="return_type must be 'TVTensor' or 'Tensor'"):
+            T.set_return_type("array")
+
+
+def test_wrap_deepcopy_and_metadata(TV):
+    def run(L, T):
+        boxes = T.BoundingBoxes(L.from_numpy(BOXES.copy()), format="XYXY", canvas_size=(20, 30))
+        wrapped = T.wrap(L.ones(1, 4), like=boxes, format="CXCYWH")
+        image = T.wrap(L.zeros(1, 2, 2), like=T.Image(L.zeros(1, 2, 2)))
+        copied = copy.deepcopy(boxes)
+        return [repr(wrapped), repr(image), repr(copied), copied.format.name,
+                T.is_rotated_bounding_format("XYWHR"),
+                T.is_rotated_bounding_format(T.BoundingBoxFormat.XYXY)]
+    ours, theirs = _both(TV, run)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("make", [
+    lambda L, T: T.BoundingBoxes(L.zeros(1, 1, 4), format="XYXY", canvas_size=(2, 2)),
+    lambda L, T: T.BoundingBoxes(L.zeros(1, 4), format="XYXY", canvas_size=(2, 2),
+                                 clamping_mode="firm"),
+    lambda L, T: T.BoundingBoxes(L.zeros(1, 5, dtype=L.int64), format="XYWHR",
+                                 canvas_size=(2, 2)),
+    lambda L, T: T.BoundingBoxes(L.zeros(1, 4), format="ABCD", canvas_size=(2, 2)),
+    lambda L, T: T.Image(L.zeros(3)),
+    lambda L, T: T.Video(L.zeros(3, 4, 5)),
+    lambda L, T: T.is_rotated_bounding_format(3),
+])
+def test_errors(TV, make):
+    outcomes = []
+    for L, T in ((cinder, CV), (torch, TV)):
+        with pytest.raises(Exception) as info:
+            make(L, T)
+        outcomes.append((type(info.value), str(info.value).replace("torch.", "")))
+    assert outcomes[0] == outcomes[1]
