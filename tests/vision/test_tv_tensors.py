@@ -109,3 +109,89 @@ def test_errors(TV, make):
             make(L, T)
         outcomes.append((type(info.value), str(info.value).replace("torch.", "")))
     assert outcomes[0] == outcomes[1]
+
+
+# ------------------------------------------------------------------------------------------------
+# v2 box kernels and flips that dispatch on the type
+# ------------------------------------------------------------------------------------------------
+@pytest.fixture
+def TVF(tv):
+    return importlib.import_module(tv.__name__ + ".transforms.v2.functional")
+
+
+CVF = importlib.import_module("cinder.vision.transforms.v2.functional")
+RAW = np.array([[1, 2, 10, 12], [0, 3, 5, 5], [25, 14, 40, 30], [-4, -3, 6, 8]])
+FORMATS = ["XYXY", "XYWH", "CXCYWH"]
+
+
+def _boxes(L, T, fmt, dtype, mode="soft"):
+    data = L.from_numpy(RAW.astype(dtype))
+    return T.BoundingBoxes(data, format=fmt, canvas_size=(20, 30), clamping_mode=mode)
+
+
+def _same(ours, theirs):
+    ours, theirs = (x if isinstance(x, tuple) else (x,) for x in (ours, theirs))
+    for a, b in zip(ours, theirs, strict=True):
+        if hasattr(a, "numpy"):
+            assert type(a).__name__ == type(b).__name__ and repr(a) == repr(b)
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+        else:
+            assert a == b
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+@pytest.mark.parametrize("call", [
+    lambda F, T, b: F.horizontal_flip(b), lambda F, T, b: F.vertical_flip(b),
+    lambda F, T, b: F.clamp_bounding_boxes(b),
+    lambda F, T, b: F.convert_bounding_box_format(b, new_format="CXCYWH"),
+    lambda F, T, b: F.convert_bounding_box_format(b, new_format=T.BoundingBoxFormat.XYWH),
+    lambda F, T, b: F.resize_bounding_boxes(b.as_subclass(type(b).__base__.__base__), (20, 30),
+                                            [11, 17], format=b.format),
+    lambda F, T, b: F.resize_bounding_boxes(b.as_subclass(type(b).__base__.__base__), (20, 30),
+                                            15, max_size=20, format=b.format),
+    lambda F, T, b: F.crop_bounding_boxes(b.as_subclass(type(b).__base__.__base__), b.format,
+                                          3, -2, 12, 25),
+    lambda F, T, b: F.horizontal_flip_bounding_boxes(b.as_subclass(type(b).__base__.__base__),
+                                                     b.format, (20, 30)),
+])
+def test_box_kernels_match_torchvision(TV, TVF, fmt, dtype, call):
+    ours = call(CVF, CV, _boxes(cinder, CV, fmt, dtype))
+    theirs = call(TVF, TV, _boxes(torch, TV, fmt, dtype))
+    _same(ours, theirs)
+
+
+def test_flips_of_images_masks_and_plain_tensors(TV, TVF):
+    for make in (lambda L, T: T.Image(L.from_numpy(PIXELS.copy())),
+                 lambda L, T: T.Mask(L.from_numpy(PIXELS[0] > 5)),
+                 lambda L, T: L.from_numpy(PIXELS.copy())):
+        for name in ("horizontal_flip", "vertical_flip"):
+            ours = getattr(CVF, name)(make(cinder, CV))
+            theirs = getattr(TVF, name)(make(torch, TV))
+            _same(ours, theirs)
+
+
+def test_box_kernel_errors(TV, TVF):
+    calls = [
+        lambda F, T, L: F.convert_bounding_box_format(L.zeros(1, 4), new_format="XYWH"),
+        lambda F, T, L: F.convert_bounding_box_format(_boxes(L, T, "XYXY", np.float32),
+                                                      old_format="XYXY", new_format="XYWH"),
+        lambda F, T, L: F.convert_bounding_box_format(_boxes(L, T, "XYXY", np.float32)),
+        lambda F, T, L: F.convert_bounding_box_format(L.zeros(1, 4), old_format="XYXY",
+                                                      new_format="XYWHR"),
+        lambda F, T, L: F.clamp_bounding_boxes(L.zeros(1, 4)),
+        lambda F, T, L: F.clamp_bounding_boxes(_boxes(L, T, "XYXY", np.float32),
+                                               clamping_mode="firm"),
+        lambda F, T, L: F.clamp_bounding_boxes(_boxes(L, T, "XYXY", np.float32),
+                                               format="XYXY"),
+        lambda F, T, L: F.clamp_bounding_boxes([1, 2, 3, 4], format="XYXY",
+                                               canvas_size=(2, 2), clamping_mode="soft"),
+    ]
+    for call in calls:
+        outcomes = []
+        for L, T, F in ((cinder, CV, CVF), (torch, TV, TVF)):
+            with pytest.raises(Exception) as info:
+                call(F, T, L)
+            outcomes.append((type(info.value), str(info.value)))
+        assert outcomes[0][0] == outcomes[1][0]
+        assert outcomes[0][1] == outcomes[1][1] or "list" in outcomes[0][1]
