@@ -195,3 +195,36 @@ def test_box_kernel_errors(TV, TVF):
             outcomes.append((type(info.value), str(info.value)))
         assert outcomes[0][0] == outcomes[1][0]
         assert outcomes[0][1] == outcomes[1][1] or "list" in outcomes[0][1]
+
+
+def _sample(L, T):
+    """A detection sample: image, boxes, mask, a label and a plain tensor that passes through."""
+    return {"image": T.Image(L.from_numpy(PIXELS.copy())),
+            "boxes": T.BoundingBoxes(L.from_numpy(RAW[:2].astype(np.float32)), format="XYWH",
+                                     canvas_size=(3, 4)),
+            "masks": T.Mask(L.from_numpy(PIXELS > 10)), "label": 7,
+            "extra": [L.from_numpy(PIXELS[0].copy()), "name"]}
+
+
+@pytest.mark.parametrize("name", ["RandomHorizontalFlip", "RandomVerticalFlip"])
+def test_v2_flips_move_the_whole_sample(tv, TV, name):
+    tv_v2 = importlib.import_module(tv.__name__ + ".transforms.v2")
+    from cinder.vision.transforms import v2
+    assert repr(getattr(v2, name)(0.3)) == repr(getattr(tv_v2, name)(0.3))
+    for seed in range(4):
+        outs = []
+        for L, T, lib in ((cinder, CV, v2), (torch, TV, tv_v2)):
+            L.manual_seed(seed)
+            outs.append(getattr(lib, name)()(_sample(L, T)))
+        for key in ("image", "boxes", "masks"):
+            _same(outs[0][key], outs[1][key])
+        assert outs[0]["label"] == outs[1]["label"] == 7
+        _same(outs[0]["extra"][0], outs[1]["extra"][0])    # passed through untouched
+        assert outs[0]["extra"][1] == "name"
+    # with no Image in the sample, the first plain tensor is the image
+    for L, lib in ((cinder, v2), (torch, tv_v2)):
+        pair = (L.from_numpy(PIXELS.copy()), L.from_numpy(PIXELS.copy()))
+        first, second = getattr(lib, name)(1.0)(pair)
+        assert not first.equal(pair[0]) and second.equal(pair[1])
+    with pytest.raises(ValueError, match="`p` should be a floating point value"):
+        v2.RandomHorizontalFlip(1.5)

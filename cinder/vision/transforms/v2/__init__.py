@@ -10,16 +10,19 @@ and ndarrays.
 import numpy as np
 
 from ..transforms import *  # noqa: F401,F403
-from ..transforms import ConvertImageDtype, Transform
+from ..transforms import ConvertImageDtype
+from ..transforms import Transform as _V1Transform
 from ..autoaugment import (AugMix, AutoAugment, AutoAugmentPolicy,  # noqa: F401
                            RandAugment, TrivialAugmentWide)
 from .. import functional as _v1_functional
 from . import functional  # noqa: F401
+from ._geometry import RandomHorizontalFlip, RandomVerticalFlip  # noqa: F401
+from ._transform import Transform  # noqa: F401
 from ..functional import pil_to_tensor
 from ....ops.creation import from_numpy
 
 
-class ToDtype(Transform):
+class ToDtype(_V1Transform):
     """Cast to ``dtype``; with ``scale=True`` values are rescaled between dtype ranges."""
 
     def __init__(self, dtype, scale=False):
@@ -35,7 +38,7 @@ class ToDtype(Transform):
         return f"{self.__class__.__name__}(scale={self.scale})"
 
 
-class ToImage(Transform):
+class ToImage(_V1Transform):
     """PIL image, ndarray (HWC) or tensor -> CHW tensor with the input's dtype."""
 
     def forward(self, inpt):
