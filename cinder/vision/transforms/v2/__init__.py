@@ -16,7 +16,7 @@ from ..autoaugment import (AugMix, AutoAugment, AutoAugmentPolicy,  # noqa: F401
                            RandAugment, TrivialAugmentWide)
 from .. import functional as _v1_functional
 from . import functional  # noqa: F401
-from ._geometry import RandomHorizontalFlip, RandomVerticalFlip  # noqa: F401
+from ._geometry import RandomHorizontalFlip, RandomVerticalFlip, Resize  # noqa: F401
 from ._transform import Transform  # noqa: F401
 from ..functional import pil_to_tensor
 from ....ops.creation import from_numpy

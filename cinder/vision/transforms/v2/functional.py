@@ -14,8 +14,8 @@ from .. import functional as _v1
 BoundingBoxFormat = tv_tensors.BoundingBoxFormat
 
 __all__ = ["clamp_bounding_boxes", "convert_bounding_box_format", "crop_bounding_boxes",
-           "horizontal_flip", "horizontal_flip_bounding_boxes", "resize_bounding_boxes",
-           "vertical_flip", "vertical_flip_bounding_boxes"]
+           "horizontal_flip", "horizontal_flip_bounding_boxes", "resize", "resize_bounding_boxes",
+           "resize_mask", "vertical_flip", "vertical_flip_bounding_boxes"]
 
 
 def __getattr__(name):
@@ -210,3 +210,41 @@ def horizontal_flip(inpt):
 def vertical_flip(inpt):
     """Flip upside down (see ``horizontal_flip``)."""
     return _flip(inpt, vertical_flip_bounding_boxes, _v1.vflip)
+
+
+# ------------------------------------------------------------------------------------------------
+# Resizing any input
+# ------------------------------------------------------------------------------------------------
+def _interpolation(value):
+    """v2 also takes the mode's name ("bilinear")."""
+    if isinstance(value, str):
+        return _v1.InterpolationMode(value.lower())
+    return value
+
+
+def resize_mask(mask, size, interpolation=_v1.InterpolationMode.BILINEAR, max_size=None):
+    """Resize masks with nearest-neighbour sampling whatever ``interpolation`` says (only the
+    NEAREST modes make sense for labels); a 2-D mask stays 2-D."""
+    interpolation = _interpolation(interpolation)
+    if interpolation not in (_v1.InterpolationMode.NEAREST, _v1.InterpolationMode.NEAREST_EXACT):
+        interpolation = _v1.InterpolationMode.NEAREST
+    flat = mask.ndim < 3
+    out = _v1.resize(mask.unsqueeze(0) if flat else mask, size, interpolation, max_size)
+    return out.squeeze(0) if flat else out
+
+
+def resize(inpt, size, interpolation=_v1.InterpolationMode.BILINEAR, max_size=None,
+           antialias=True):
+    """Resize images, videos and plain tensors (``interpolation``), masks (nearest) and boxes
+    (scaled coordinates, new canvas_size); the result has the input's type."""
+    if isinstance(inpt, tv_tensors.BoundingBoxes):
+        out, canvas = resize_bounding_boxes(as_plain(inpt), inpt.canvas_size, size, max_size,
+                                            format=inpt.format,
+                                            clamping_mode=inpt.clamping_mode)
+        return tv_tensors.wrap(out, like=inpt, canvas_size=canvas)
+    if isinstance(inpt, tv_tensors.Mask):
+        return tv_tensors.wrap(resize_mask(as_plain(inpt), size, interpolation, max_size),
+                               like=inpt)
+    out = _v1.resize(as_plain(inpt) if isinstance(inpt, Tensor) else inpt, size,
+                     _interpolation(interpolation), max_size, antialias)
+    return tv_tensors.wrap(out, like=inpt) if isinstance(inpt, tv_tensors.TVTensor) else out
