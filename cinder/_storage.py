@@ -6,6 +6,7 @@ storage changes the tensors, and ``Tensor(storage)`` / ``t.set_(storage)`` build
 """
 
 import gc
+import itertools
 import pickle
 import sys
 import warnings
@@ -140,24 +141,39 @@ def _rebased(arr, root, new_root):
     return np.ndarray(arr.shape, arr.dtype, buffer=flat, offset=start, strides=arr.strides)
 
 
+def _with_subclasses(cls):
+    found, todo = set(), [cls]
+    while todo:
+        kind = todo.pop()
+        if kind not in found:
+            found.add(kind)
+            todo.extend(kind.__subclasses__())
+    return found
+
+
 def move_root_to_shared(root):
     """Copy ``root``'s bytes to shared memory and repoint every live tensor and storage that
     views them; returns the shared root."""
     from ._tensor import Tensor       # _tensor imports this module
     shared = share_root(root)
-    for obj in gc.get_objects():
-        # type(), not isinstance(): isinstance asks for __class__, which proxies may answer
-        # with an error (a weakref.proxy to a dead object raises ReferenceError).
+    tensors, untyped = _with_subclasses(Tensor), _with_subclasses(UntypedStorage)
+    typed = _with_subclasses(TypedStorage)
+    # Exact types are looked up in a set, not tested with isinstance(): the filter over every
+    # tracked object then runs in C (map/compress, no Python loop), and isinstance would ask
+    # proxies for __class__ (a dead weakref.proxy raises ReferenceError).
+    holders = tensors | untyped | typed
+    objects = gc.get_objects()
+    for obj in itertools.compress(objects, map(holders.__contains__, map(type, objects))):
         kind = type(obj)
-        if issubclass(kind, Tensor):
+        if kind in tensors:
             data = getattr(obj, "_data", None)      # unset while a tensor is being built
             if isinstance(data, np.ndarray) and backend.storage_root(data) is root:
                 obj._data = _rebased(data, root, shared)
-        elif issubclass(kind, UntypedStorage):
+        elif kind in untyped:
             data = getattr(obj, "_bytes", None)
             if isinstance(data, np.ndarray) and backend.storage_root(data) is root:
                 obj._bytes = _rebased(data, root, shared)
-        elif issubclass(kind, TypedStorage) and getattr(obj, "_root", None) is root:
+        elif kind in typed and getattr(obj, "_root", None) is root:
             obj._root = shared             # a typed storage not yet wrapped (see _from_tensor)
     return shared
 
