@@ -26,8 +26,7 @@ LAYERS = (
     ("cinder.ops",),
     # 5: written in ops: autograd's user API, overrides, legacy forms, save/load, nn, optim...
     ("cinder.autograd", "cinder.overrides", "cinder._legacy", "cinder.serialization",
-     "cinder.cuda", "cinder.nn", "cinder.optim", "cinder.utils", "cinder.compat",
-     "cinder.distributed"),
+     "cinder.cuda", "cinder.nn", "cinder.optim", "cinder.utils", "cinder.compat"),
     # 6: libraries on top (torchvision's place) and the package namespace itself
     ("cinder.vision", "cinder.__main__", "cinder"),
 )
