@@ -26,6 +26,7 @@ from . import func  # noqa: F401  (torch.func.functional_call)
 from . import linalg  # noqa: F401,E402
 from . import fft, special, signal  # noqa: F401,E402
 from . import multiprocessing, utils  # noqa: F401,E402
+from . import distributed  # noqa: F401,E402
 from . import testing  # noqa: F401
 from math import e, pi, inf, nan  # noqa: F401  (torch.e, torch.pi, ...)
 from ._legacy import CPU_TYPES as _CPU_TYPES, set_default_tensor_type  # noqa: F401

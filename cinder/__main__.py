@@ -91,6 +91,12 @@ def _module_exists(name):
         raise
 
 
+def _install_hook():
+    """``import torch`` gives cinder, here and in the script's spawn/forkserver children."""
+    compat.install()
+    compat._hook_child_processes()
+
+
 def _run(as_module, target_and_args, run_parser):
     """Install the hook and run the script or module; returns the exit status.
 
@@ -106,7 +112,7 @@ def _run(as_module, target_and_args, run_parser):
         _set_path0(os.getcwd())
         sys.argv = [target, *args]
         # Installed before looking the module up: its parent packages may `import torch`.
-        compat.install()
+        _install_hook()
         if not _module_exists(target):
             print(f"{sys.executable}: No module named {target}", file=sys.stderr)
             return 1  # what `python -m missing.module` returns
@@ -118,7 +124,7 @@ def _run(as_module, target_and_args, run_parser):
             return 2  # what `python missing.py` returns
         _set_path0(os.path.dirname(os.path.abspath(target)))
         sys.argv = [target, *args]
-        compat.install()
+        _install_hook()
         runpy.run_path(target, run_name="__main__")
     return 0
 

@@ -5,7 +5,10 @@ shares memory with every tensor made from it, the way PyTorch's storages do: wri
 storage changes the tensors, and ``Tensor(storage)`` / ``t.set_(storage)`` build tensors over it.
 """
 
+import gc
+import itertools
 import pickle
+import sys
 import warnings
 
 import numpy as np
@@ -180,10 +183,16 @@ class UntypedStorage:
         return False
 
     def share_memory_(self):
-        """Move the bytes to shared memory (tensors made from the storage earlier keep the
-        private copy); returns self."""
-        if self.device.type == "cpu" and not self.is_shared():
-            self._bytes = share_root(self._bytes)
+        """Move the bytes to shared memory in place (a no-op when already shared or not on the
+        CPU): every tensor and storage viewing them sees the shared memory from then on, as
+        in PyTorch. Returns self."""
+        if self.device.type != "cpu" or self.is_shared():
+            return self
+        if only_holder(self, "_bytes"):
+            root = backend.storage_root(self._bytes)
+            self._bytes = _rebased(self._bytes, root, share_root(root))
+        else:
+            move_root_to_shared(backend.storage_root(self._bytes))
         return self
 
     @classmethod
@@ -417,3 +426,93 @@ class TypedStorage:
 
 def _rebuild_typed(untyped, dtype):
     return TypedStorage(dtype=dtype, wrap_storage=pickle.loads(untyped))
+
+
+# ----------------------------------------------------------------------------------------------
+# Moving a storage to shared memory
+# ----------------------------------------------------------------------------------------------
+# PyTorch moves the storage object that every view of it holds, so all of them see shared
+# memory afterwards. Here a tensor or storage holds an array whose ``base`` chain leads to the
+# root array owning the bytes; no registry of views exists (keeping one would cost every op).
+# So moving a root repoints every live tensor and storage over it, found by a scan of the
+# objects the garbage collector tracks; the scan is skipped when nothing but the object being
+# moved refers to any link of its chain (the common case: a fresh tensor sent to a Queue).
+
+def _chain_counts(holder, attr):
+    """Reference counts of ``getattr(holder, attr)`` and each link of its ``base`` chain up to
+    (and including) the root array, each taken while held by one local name only."""
+    counts = []
+    node = getattr(holder, attr)
+    last_array = 0
+    while node is not None:
+        counts.append(sys.getrefcount(node))
+        if isinstance(node, np.ndarray):
+            last_array = len(counts)
+        node = getattr(node, "base", None)
+    return counts[:last_array]
+
+
+class _Probe:
+    __slots__ = ("data",)
+
+
+def _lone_count():
+    """The count ``_chain_counts`` sees for a link held by exactly one object (it depends on
+    the Python version, so it is measured rather than assumed)."""
+    probe = _Probe()
+    probe.data = np.zeros(4)[1:]
+    return max(_chain_counts(probe, "data"))
+
+
+_LONE = _lone_count()
+
+
+def only_holder(holder, attr):
+    """Whether ``holder`` (through its array ``attr``) is the only object referring to any link
+    between that array and the root owning its memory: then no other tensor or storage views
+    the memory, and moving it needs no search."""
+    return all(count <= _LONE for count in _chain_counts(holder, attr))
+
+
+def _rebased(arr, root, new_root):
+    """``arr`` (a view into ``root``) laid the same way over ``new_root`` (a copy of it)."""
+    start = backend.data_ptr(arr) - backend.data_ptr(root)
+    flat = _flat_bytes(new_root)
+    return np.ndarray(arr.shape, arr.dtype, buffer=flat, offset=start, strides=arr.strides)
+
+
+def _with_subclasses(cls):
+    found, todo = set(), [cls]
+    while todo:
+        kind = todo.pop()
+        if kind not in found:
+            found.add(kind)
+            todo.extend(kind.__subclasses__())
+    return found
+
+
+def move_root_to_shared(root):
+    """Copy ``root``'s bytes to shared memory and repoint every live tensor and storage that
+    views them; returns the shared root."""
+    from ._tensor import Tensor       # _tensor imports this module
+    shared = share_root(root)
+    tensors, untyped = _with_subclasses(Tensor), _with_subclasses(UntypedStorage)
+    typed = _with_subclasses(TypedStorage)
+    # Exact types are looked up in a set, not tested with isinstance(): the filter over every
+    # tracked object then runs in C (map/compress, no Python loop), and isinstance would ask
+    # proxies for __class__ (a dead weakref.proxy raises ReferenceError).
+    holders = tensors | untyped | typed
+    objects = gc.get_objects()
+    for obj in itertools.compress(objects, map(holders.__contains__, map(type, objects))):
+        kind = type(obj)
+        if kind in tensors:
+            data = getattr(obj, "_data", None)      # unset while a tensor is being built
+            if isinstance(data, np.ndarray) and backend.storage_root(data) is root:
+                obj._data = _rebased(data, root, shared)
+        elif kind in untyped:
+            data = getattr(obj, "_bytes", None)
+            if isinstance(data, np.ndarray) and backend.storage_root(data) is root:
+                obj._bytes = _rebased(data, root, shared)
+        elif kind in typed and getattr(obj, "_root", None) is root:
+            obj._root = shared             # a typed storage not yet wrapped (see _from_tensor)
+    return shared

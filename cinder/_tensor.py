@@ -16,7 +16,7 @@ from . import _C
 from . import _dtype as D
 from . import backend
 from ._device import CPU, as_device
-from ._storage import storage_view
+from ._storage import move_root_to_shared, only_holder, storage_view
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad, RemovableHandle
 from ._shared_memory import segment_of, share_root
@@ -333,12 +333,16 @@ class Tensor:
 
     def share_memory_(self):
         """Move the storage to shared memory in place (a no-op when already shared or on
-        CUDA); returns self. Only this tensor is repointed: other views of the old storage
-        keep the private copy (PyTorch moves the storage object they all hold)."""
-        root = backend.storage_root(self._data)
-        if self._device.type == "cpu" and segment_of(root) is None:
+        CUDA); returns self. Every view of the storage, made before or after, sees the shared
+        memory, as in PyTorch where the storage object they all hold is what moves."""
+        if self._device.type != "cpu" or self.is_shared():
+            return self
+        if only_holder(self, "_data"):      # no other view: repoint just this tensor
+            root = backend.storage_root(self._data)
             self._repoint(self._data.shape, self.stride(), self.storage_offset(),
                           root=share_root(root))
+        else:
+            move_root_to_shared(backend.storage_root(self._data))
         return self
 
     # ------------------------------------------------------------------------------------------

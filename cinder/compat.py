@@ -26,6 +26,8 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import os
+import runpy
 import sys
 import types
 from .ops._unsupported import family_of, unsupported_message
@@ -315,9 +317,68 @@ def uninstall():
             del module.__getattr__
     sys.modules.update(_stashed_modules)
     _stashed_modules.clear()
+    _unhook_child_processes()
     importlib.invalidate_caches()
 
 
 def is_installed():
     """Whether ``install()`` is in effect."""
     return _finder is not None
+
+
+# ------------------------------------------------------------------------------------------------
+# Child processes of `python -m cinder run`
+# ------------------------------------------------------------------------------------------------
+# A `spawn` or `forkserver` child starts a fresh interpreter (or forks a fresh server) and
+# re-imports the user's script, whose `import torch` must give cinder there as well.
+
+_CHILD_HOOK_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_child_hook.py")
+_saved_child_setup = None      # (get_preparation_data, forkserver preload) while hooked
+
+
+class _ChildHook:
+    """Sent to every spawned child inside multiprocessing's preparation data, which the child
+    unpickles before it re-imports the script: unpickling runs ``_child_hook.py``, which
+    installs the import hook there with the parent's strictness."""
+
+    def __init__(self, strict):
+        self.strict = strict
+
+    def __reduce__(self):
+        return runpy.run_path, (_CHILD_HOOK_FILE, {"STRICT": self.strict})
+
+
+def _hook_child_processes(strict=True):
+    """Make ``spawn`` and ``forkserver`` children of this process install the hook too.
+
+    ``python -m cinder run`` calls this. ``spawn``: the hook rides in the preparation data.
+    ``forkserver``: its server would import the script (to fork children with it preloaded)
+    before any hook exists, so it preloads cinder instead and each child imports the script
+    itself, after the hook from its preparation data is in place.
+    """
+    global _saved_child_setup
+    from multiprocessing import forkserver, spawn
+    if _saved_child_setup is None:
+        _saved_child_setup = (spawn.get_preparation_data,
+                              list(forkserver._forkserver._preload_modules))
+    original = _saved_child_setup[0]
+
+    def get_preparation_data(name):
+        data = original(name)
+        data["cinder_import_hook"] = _ChildHook(strict)
+        return data
+
+    get_preparation_data.__doc__ = original.__doc__
+    spawn.get_preparation_data = get_preparation_data
+    forkserver.set_forkserver_preload(["cinder"])
+
+
+def _unhook_child_processes():
+    """Undo ``_hook_child_processes`` (part of ``uninstall()``)."""
+    global _saved_child_setup
+    if _saved_child_setup is None:
+        return
+    from multiprocessing import forkserver, spawn
+    spawn.get_preparation_data, preload = _saved_child_setup
+    forkserver.set_forkserver_preload(preload)
+    _saved_child_setup = None

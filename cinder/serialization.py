@@ -20,10 +20,16 @@ import io
 import mmap as mmap_module
 import os
 import pickle
+import re
 import secrets
 import struct
 import tempfile
 import zlib
+
+try:
+    import fcntl
+except ImportError:          # Windows
+    fcntl = None
 
 import numpy as np
 
@@ -382,9 +388,73 @@ def _new_file_mode(path):
         return 0o666 & ~umask
 
 
+# The temporary file of a save to ``ckpt.pt`` is ``.ckpt.pt.<8 random characters>.tmp``, beside
+# it. Its writer holds an exclusive ``flock`` on it until the rename, so a lock that can be taken
+# means the writer is gone (the kernel drops the locks of a killed process).
+_TMP_RANDOM = re.compile(r"[a-z0-9_]{8}")
+
+
+def _is_temp_of(entry, base):
+    """Whether directory entry ``entry`` is a temporary file of a save to ``base``."""
+    head, tail = "." + base + ".", ".tmp"
+    return (entry.startswith(head) and entry.endswith(tail)
+            and len(entry) == len(head) + 8 + len(tail)
+            and _TMP_RANDOM.fullmatch(entry[len(head):-len(tail)]) is not None)
+
+
+def _remove_abandoned_temps(parent, base):
+    """Delete the temporary files that earlier saves to ``base`` in ``parent`` left behind when
+    their process died mid-save; files whose writer is still at work are locked and stay."""
+    if fcntl is None:            # no flock (Windows): nothing tells a live writer from a dead one
+        return
+    try:
+        entries = os.listdir(parent or ".")
+    except OSError:
+        return
+    for entry in entries:
+        if not _is_temp_of(entry, base):
+            continue
+        name = os.path.join(parent, entry)
+        try:
+            fd = os.open(name, os.O_RDONLY)
+        except OSError:
+            continue                                   # renamed or removed meanwhile
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            # The name must still be the file we locked (names are never reused, but a
+            # writer may have renamed it into place just before we opened it).
+            if os.path.samestat(os.fstat(fd), os.stat(name)):
+                os.unlink(name)
+        except OSError:
+            pass                                       # locked: a live save; or already gone
+        finally:
+            os.close(fd)
+
+
+def _locked_temp(parent, base):
+    """Create and lock a fresh temporary file for a save to ``base``: (fd, path)."""
+    while True:
+        fd, tmp = tempfile.mkstemp(prefix="." + base + ".", suffix=".tmp", dir=parent or ".")
+        if fcntl is None:
+            return fd, tmp
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        # Between mkstemp and flock another save's cleanup may have taken the unlocked file
+        # for an abandoned one and deleted it: then start over with a new name.
+        try:
+            if os.path.samestat(os.fstat(fd), os.stat(tmp)):
+                return fd, tmp
+        except OSError:
+            pass
+        os.close(fd)
+
+
 def _atomic_save(path, write):
     """Write through ``write(file)`` into a temporary file beside ``path``, flush it to disk,
-    then rename it over ``path``: a crash at any point leaves the old file as it was."""
+    then rename it over ``path``: a crash at any point leaves the old file as it was.
+
+    A process killed mid-save leaves its temporary file behind; the next save to the same path
+    removes it (and any other abandoned one), so such files never pile up.
+    """
     path = os.fspath(path)
     parent = os.path.dirname(path)
     if parent and not os.path.isdir(parent):
@@ -392,15 +462,21 @@ def _atomic_save(path, write):
     if os.path.islink(path):               # write the file the link points to, as open() would
         path = os.path.realpath(path)
         parent = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
-                               dir=parent or ".")
+    base = os.path.basename(path)
+    _remove_abandoned_temps(parent, base)
+    fd, tmp = _locked_temp(parent, base)
+    f = os.fdopen(fd, "wb")
     try:
-        with os.fdopen(fd, "wb") as f:
+        try:
             write(f)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, _new_file_mode(path))   # mkstemp makes 0600; a plain open would not
-        os.replace(tmp, path)
+            if fcntl is None:
+                f.close()                  # Windows renames no open file (and has no lock)
+            os.chmod(tmp, _new_file_mode(path))   # mkstemp makes 0600; a plain open would not
+            os.replace(tmp, path)
+        finally:
+            f.close()                      # drops the lock, after the rename
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

@@ -190,6 +190,40 @@ def test_run_module(tmp_path):
     assert result.stdout.strip() == "__main__ True ['--lr', '0.1', '-h', '--', 'x']"
 
 
+_WORKER_SCRIPT = """
+    import sys
+    import torch
+    from torch.utils.data import DataLoader, Dataset
+
+
+    class Squares(Dataset):          # defined in the script: workers re-import it to unpickle
+        def __len__(self):
+            return 6
+
+        def __getitem__(self, i):
+            return torch.tensor([i * i]), sys.modules["torch"] is sys.modules["cinder"]
+
+
+    if __name__ == "__main__":
+        loader = DataLoader(Squares(), batch_size=2, num_workers=2,
+                            multiprocessing_context=sys.argv[1])
+        for values, hooked in loader:
+            print(values.flatten().tolist(), hooked.tolist(), type(values).__module__)
+"""
+
+
+@pytest.mark.parametrize("context, as_module", [("spawn", False), ("forkserver", True)])
+def test_spawned_workers_get_the_hook(tmp_path, context, as_module):
+    """spawn/forkserver workers re-import the script (or, after `run -m`, the module), whose
+    `import torch` must give cinder there too (without the hook: real PyTorch, or a failure)."""
+    (tmp_path / "squares.py").write_text(textwrap.dedent(_WORKER_SCRIPT))
+    target = ["-m", "squares"] if as_module else ["squares.py"]
+    result = _cinder_cli(tmp_path, "run", *target, context)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        f"{values} [True, True] cinder._tensor" for values in ([0, 1], [4, 9], [16, 25])]
+
+
 def test_run_missing_module(tmp_path):
     result = _cinder_cli(tmp_path, "run", "-m", "no_such_pkg.train")
     assert result.returncode == 1

@@ -5,6 +5,7 @@ and Hogwild-style training of shared parameters by several processes."""
 import gc
 import os
 import pickle
+import weakref
 
 import numpy as np
 import pytest
@@ -62,6 +63,53 @@ def test_shared_memory_is_seen_by_a_forked_child(strategy):
         os._exit(0)
     os.waitpid(pid, 0)
     assert t.tolist() == [0.0, 7.0, 0.0, 0.0]
+
+
+def _views_of_one_storage(L):
+    """A tensor with a view, a typed slice, a storage and a parameter made from it beforehand."""
+    base = L.arange(12.)
+    return {"base": base, "view": base[2:6], "matrix": base.view(3, 4).t(),
+            "storage": base.untyped_storage(), "param": L.nn.Parameter(base.view(3, 4)),
+            "typed": base.storage()}
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+@pytest.mark.parametrize("mover", ["base", "view", "storage", "param"])
+def test_share_memory_moves_views_made_before(strategy, mover):
+    """PyTorch moves the storage object every view holds: all of them report shared memory,
+    whichever one was moved, the same as in torch."""
+    shared = {}
+    for L in (torch, cinder):
+        things = _views_of_one_storage(L)
+        things[mover].share_memory_()
+        shared[L] = {name: obj.is_shared() for name, obj in things.items()}
+    assert shared[cinder] == shared[torch]
+    assert all(shared[cinder].values())
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+def test_view_made_before_share_memory_is_written_by_a_forked_child(strategy):
+    things = _views_of_one_storage(cinder)
+    fresh = cinder.ones(3)
+    dead = weakref.proxy(cinder.nn.Linear(1, 1))   # the search must not trip over it
+    things["base"].share_memory_()
+    fresh.share_memory_()                        # the lone-tensor path (nothing else views it)
+    pid = os.fork()
+    if pid == 0:                                 # the child writes through the old views
+        things["view"].fill_(-1.0)
+        things["matrix"][3, 2] = 100.0           # element 11 of the base
+        things["storage"][0] = 0                 # the first byte of element 0 (0.0 stays 0.0)
+        with cinder.no_grad():
+            things["param"][0, 0] = 50.0
+        fresh[1] = 9.0
+        os._exit(0)
+    os.waitpid(pid, 0)
+    expected = [50.0, 1.0, -1.0, -1.0, -1.0, -1.0, 6.0, 7.0, 8.0, 9.0, 10.0, 100.0]
+    assert things["base"].tolist() == expected
+    assert things["typed"].tolist() == expected
+    assert fresh.tolist() == [1.0, 9.0, 1.0]
+    with pytest.raises(ReferenceError):          # it was dead all along
+        _ = dead.weight
 
 
 def test_forking_pickler_sends_handles_not_copies(strategy):

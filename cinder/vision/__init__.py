@@ -9,3 +9,4 @@ __version__ = "0.28.0"
 from . import transforms  # noqa: F401,E402
 from . import datasets, utils  # noqa: F401,E402
 from . import io, models, ops  # noqa: F401,E402
+from . import tv_tensors  # noqa: F401,E402

@@ -129,3 +129,56 @@ def test_killed_save_leaves_previous_checkpoint_intact(tmp_path):
         versions.append(loaded["version"])
     assert versions == sorted(versions)
     assert versions[-1] > 0, "the saver never completed a save: the test exercised nothing"
+
+
+def _files_in(folder):
+    return sorted(os.listdir(folder))
+
+
+def test_save_killed_mid_write_leaves_no_junk_after_the_next_save(tmp_path):
+    """A save killed while writing leaves its hidden temporary file; the next save to the same
+    path removes it, so only the checkpoint itself remains."""
+    path = tmp_path / "ckpt.pt"
+    cinder.save({"version": 0, "w": cinder.full((500_000,), 0.0)}, path)
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    child = subprocess.Popen([sys.executable, "-c", SAVER, str(path), "0"],
+                             stdout=subprocess.PIPE, env=env)
+    try:
+        assert child.stdout.readline().strip() == b"ready"
+        deadline = time.monotonic() + 30
+        while len(_files_in(tmp_path)) < 2:      # wait until a temporary file exists
+            assert time.monotonic() < deadline, "the saver never started writing"
+            time.sleep(0.001)
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        child.stdout.close()
+    leftovers = [name for name in _files_in(tmp_path) if name != "ckpt.pt"]
+    if not leftovers:   # killed just after a rename; make a leftover the way a kill would
+        leftovers = [".ckpt.pt.abcd1234.tmp"]
+        (tmp_path / leftovers[0]).write_bytes(b"half a checkpoint")
+    assert all(name.startswith(".ckpt.pt.") and name.endswith(".tmp") for name in leftovers)
+    loaded = cinder.load(path)
+    assert (loaded["w"] == float(loaded["version"])).all().item()
+    cinder.save({"version": -1, "w": cinder.zeros(3)}, path)
+    assert _files_in(tmp_path) == ["ckpt.pt"]
+    assert cinder.load(path)["version"] == -1
+
+
+def test_cleanup_spares_a_save_in_progress_and_unrelated_files(tmp_path):
+    """A temporary file still locked by its writer (a save running in another process) is not
+    touched, nor are files that only look similar; once the lock is gone it is removed."""
+    fcntl = pytest.importorskip("fcntl")
+    path = tmp_path / "ckpt.pt"
+    busy = tmp_path / ".ckpt.pt.busy0001.tmp"
+    busy.write_bytes(b"being written")
+    unrelated = [".ckpt.pt.notes.tmp", ".other.pt.abcd1234.tmp", "ckpt.pt.abcd1234.tmp"]
+    for name in unrelated:
+        (tmp_path / name).write_bytes(b"keep me")
+    with open(busy, "rb") as held:         # its own open file: flock conflicts as across processes
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        cinder.save(cinder.ones(2), path)
+        assert busy.exists()
+    cinder.save(cinder.ones(2), path)
+    assert _files_in(tmp_path) == sorted(unrelated + ["ckpt.pt"])
+    assert cinder.load(path).tolist() == [1.0, 1.0]

@@ -148,18 +148,194 @@ def test_roi_align(aligned, ratio):
     np.testing.assert_allclose(as_list.numpy(), expected[order], rtol=1e-5, atol=1e-5)
 
 
+def _c_round(v):
+    """C's round(), which torchvision's kernels use: halves go away from zero."""
+    return int(math.copysign(math.floor(abs(v) + 0.5), v))
+
+
 def test_roi_pool():
     feats = RNG.standard_normal((1, 2, 9, 9)).astype(np.float32)
-    rois = np.array([[0, 0, 0, 8, 8], [0, 2.4, 1.6, 5.5, 7.2]], dtype=np.float32)
+    # 2.5 and 5.5: C's round goes away from zero (3, 6), Python's round to even (2, 6).
+    rois = np.array([[0, 0, 0, 8, 8], [0, 2.5, 1.6, 5.5, 7.2]], dtype=np.float32)
     ours = CO.roi_pool(cinder.from_numpy(feats), cinder.from_numpy(rois), (2, 2)).numpy()
     for k, r in enumerate(rois):
-        x1, y1, x2, y2 = (int(round(v)) for v in r[1:])
+        x1, y1, x2, y2 = (_c_round(v) for v in r[1:])
         bh, bw = (y2 - y1 + 1) / 2, (x2 - x1 + 1) / 2
         for i in range(2):
             for j in range(2):
                 ys = slice(int(math.floor(i * bh)) + y1, int(math.ceil((i + 1) * bh)) + y1)
                 xs = slice(int(math.floor(j * bw)) + x1, int(math.ceil((j + 1) * bw)) + x1)
                 np.testing.assert_array_equal(ours[k, :, i, j], feats[0, :, ys, xs].max((1, 2)))
+
+
+# ------------------------------------------------------------------------------------------------
+# Gradients of the RoI ops with respect to the input (torchvision has none for the boxes)
+# ------------------------------------------------------------------------------------------------
+FEATS64 = RNG.standard_normal((2, 8, 9, 10))
+ROIS64 = np.array([[0, 1.3, 2.2, 8.5, 7.9], [1, -2, 0.5, 4, 3], [0, 3, 3, 3.2, 3.1],
+                   [1, 2.5, 0.5, 9.5, 8.5], [0, 5, 5, 30, 30]])
+GRAD_OUT = RNG.standard_normal((len(ROIS64), 8, 2, 2))
+
+
+def _linear_reference_grad(reference, shape, rois, grad_out):
+    """The input gradient of a map linear in the input and identical for every channel: the
+    reference is run on one-hot maps (one per pixel) as channels, which gives its Jacobian."""
+    n, c, h, w = shape
+    basis = np.broadcast_to(np.eye(h * w).reshape(1, h * w, h, w), (n, h * w, h, w))
+    jac = reference(basis, rois)                                  # (K, H*W, h_out, w_out)
+    grad = np.zeros((n, c, h * w))
+    for k, r in enumerate(rois):
+        grad[int(r[0])] += np.einsum("mij,cij->cm", jac[k], grad_out[k])
+    return grad.reshape(shape)
+
+
+def _small_feats(channels=1):
+    """A float64 input small enough for gradcheck's finite differences."""
+    return cinder.from_numpy(FEATS64[:, :channels, :6, :7].copy()).requires_grad_()
+
+
+def _input_grad(fn, feats, grad_out):
+    x = cinder.from_numpy(feats.copy()).requires_grad_()
+    out = fn(x)
+    out.backward(cinder.from_numpy(grad_out))
+    return out, x
+
+
+@pytest.mark.parametrize("aligned, ratio", [(False, -1), (True, 2)])
+def test_roi_align_input_gradient(aligned, ratio):
+    fn = lambda x: CO.roi_align(x, cinder.from_numpy(ROIS64), 2, 0.9, ratio, aligned)  # noqa
+    out, x = _input_grad(fn, FEATS64, GRAD_OUT)
+    assert out.grad_fn is not None
+    expected = _linear_reference_grad(
+        lambda f, r: _reference_roi_align(f, r, 2, 0.9, ratio, aligned), FEATS64.shape, ROIS64,
+        GRAD_OUT)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-10, atol=1e-12)
+    assert cinder.autograd.gradcheck(fn, (_small_feats(),))
+    if aligned:                                   # second order: the formulas are cinder ops
+        assert cinder.autograd.gradgradcheck(fn, (_small_feats(),))
+
+
+def test_roi_align_float32_gradient_and_box_lists():
+    feats = FEATS64.astype(np.float32)
+    boxes = [cinder.from_numpy(ROIS64[ROIS64[:, 0] == i, 1:].astype(np.float32))
+             for i in range(2)]
+    order = np.argsort(ROIS64[:, 0], kind="stable")
+    out, x = _input_grad(lambda x: CO.roi_align(x, boxes, 2, 0.9, 2), feats,
+                         GRAD_OUT[order].astype(np.float32))
+    assert out.dtype == cinder.float32 and x.grad.dtype == cinder.float32
+    expected = _linear_reference_grad(
+        lambda f, r: _reference_roi_align(f, r, 2, 0.9, 2, False), FEATS64.shape, ROIS64,
+        GRAD_OUT)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-4, atol=1e-5)
+
+
+def test_roi_pool_input_gradient():
+    out, x = _input_grad(lambda x: CO.roi_pool(x, cinder.from_numpy(ROIS64), 2, 0.9),
+                         FEATS64, GRAD_OUT)
+    expected = np.zeros_like(FEATS64)             # each output's gradient goes to its argmax
+    H, W = FEATS64.shape[-2:]
+    for k, r in enumerate(ROIS64):
+        x1, y1, x2, y2 = (_c_round(v * 0.9) for v in r[1:])
+        bh, bw = max(y2 - y1 + 1, 1) / 2, max(x2 - x1 + 1, 1) / 2
+        for i in range(2):
+            for j in range(2):
+                ys = slice(min(max(math.floor(i * bh) + y1, 0), H),
+                           min(max(math.ceil((i + 1) * bh) + y1, 0), H))
+                xs = slice(min(max(math.floor(j * bw) + x1, 0), W),
+                           min(max(math.ceil((j + 1) * bw) + x1, 0), W))
+                region = FEATS64[int(r[0]), :, ys, xs]
+                if not region.size:
+                    assert (out.detach().numpy()[k, :, i, j] == 0).all()
+                    continue
+                for c in range(FEATS64.shape[1]):
+                    y, xx = np.unravel_index(region[c].argmax(), region[c].shape)
+                    expected[int(r[0]), c, ys.start + y, xs.start + xx] += GRAD_OUT[k, c, i, j]
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
+    assert cinder.autograd.gradcheck(
+        lambda x: CO.roi_pool(x, cinder.from_numpy(ROIS64), 2, 0.9), (_small_feats(),))
+
+
+def _ps_pick(full, out):
+    """Output channel c, bin (i, j) of a position-sensitive op from channel (c*h + i)*w + j."""
+    k, channels = full.shape[:2]
+    res = np.zeros((k, channels // (out * out), out, out))
+    for c in range(res.shape[1]):
+        for i in range(out):
+            for j in range(out):
+                res[:, c, i, j] = full[:, (c * out + i) * out + j, i, j]
+    return res
+
+
+def _ps_spread(grad_out, channels):
+    """The gradient of _ps_pick: each output's gradient back on the channel it read."""
+    k, c_out, out = grad_out.shape[:3]
+    full = np.zeros((k, channels, out, out))
+    for c in range(c_out):
+        for i in range(out):
+            for j in range(out):
+                full[:, (c * out + i) * out + j, i, j] = grad_out[:, c, i, j]
+    return full
+
+
+def test_ps_roi_align_forward_and_input_gradient():
+    rois = cinder.from_numpy(ROIS64)
+    grad_out = GRAD_OUT[:, :2]
+    out, x = _input_grad(lambda x: CO.ps_roi_align(x, rois, 2, 0.9, 2), FEATS64, grad_out)
+    reference = lambda f, r: _reference_roi_align(f, r, 2, 0.9, 2, True)  # noqa: E731
+    np.testing.assert_allclose(out.detach().numpy(),
+                               _ps_pick(reference(FEATS64, ROIS64), 2), rtol=1e-10, atol=1e-12)
+    expected = _linear_reference_grad(reference, FEATS64.shape, ROIS64,
+                                      _ps_spread(grad_out, FEATS64.shape[1]))
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-10, atol=1e-12)
+    assert cinder.autograd.gradcheck(lambda x: CO.ps_roi_align(x, rois, 2, 0.9, -1),
+                                     (_small_feats(4),))
+    with pytest.raises(ValueError):
+        CO.ps_roi_align(x, rois, 3)
+
+
+def _reference_ps_roi_pool_full(feats, rois, out, scale):
+    """Every channel mean-pooled over every bin with torchvision's ps_roi_pool rules (rounded
+    box, bins clipped to the last row/column, empty bins 0)."""
+    H, W = feats.shape[-2:]
+    res = np.zeros((len(rois), feats.shape[1], out, out))
+    for k, r in enumerate(rois):
+        x1, y1, x2, y2 = (_c_round(v * scale) for v in r[1:])
+        bh, bw = max(y2 - y1, 1) / out, max(x2 - x1, 1) / out
+        for i in range(out):
+            hs = min(max(math.floor(i * bh) + y1, 0), H - 1)
+            he = min(max(math.ceil((i + 1) * bh) + y1, 0), H - 1)
+            for j in range(out):
+                ws = min(max(math.floor(j * bw) + x1, 0), W - 1)
+                we = min(max(math.ceil((j + 1) * bw) + x1, 0), W - 1)
+                if he > hs and we > ws:
+                    res[k, :, i, j] = feats[int(r[0]), :, hs:he, ws:we].mean((1, 2))
+    return res
+
+
+def test_ps_roi_pool_forward_and_input_gradient():
+    rois = cinder.from_numpy(ROIS64)
+    grad_out = GRAD_OUT[:, :2]
+    out, x = _input_grad(lambda x: CO.ps_roi_pool(x, rois, 2, 0.9), FEATS64, grad_out)
+    reference = lambda f, r: _reference_ps_roi_pool_full(f, r, 2, 0.9)  # noqa: E731
+    np.testing.assert_allclose(out.detach().numpy(), _ps_pick(reference(FEATS64, ROIS64), 2),
+                               rtol=1e-10, atol=1e-12)
+    expected = _linear_reference_grad(reference, FEATS64.shape, ROIS64,
+                                      _ps_spread(grad_out, FEATS64.shape[1]))
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-10, atol=1e-12)
+    assert cinder.autograd.gradcheck(lambda x: CO.ps_roi_pool(x, rois, 2, 0.9),
+                                     (_small_feats(4),))
+
+
+def test_roi_modules_match_torchvision(tv):
+    pairs = [("RoIAlign", (2, 0.5, 2)), ("RoIAlign", (3, 1.0, -1, True)), ("RoIPool", (2, 0.25)),
+             ("PSRoIAlign", (2, 0.5, 2)), ("PSRoIPool", ((2, 3), 1.0))]
+    for name, args in pairs:
+        ours, theirs = getattr(CO, name)(*args), getattr(tv.ops, name)(*args)
+        assert repr(ours) == repr(theirs)
+        assert isinstance(ours, cinder.nn.Module)
+    feats, rois = cinder.from_numpy(FEATS64), cinder.from_numpy(ROIS64)
+    np.testing.assert_array_equal(CO.RoIAlign(2, 0.9, 2)(feats, rois).numpy(),
+                                  CO.roi_align(feats, rois, 2, 0.9, 2).numpy())
 
 
 def test_sigmoid_focal_loss_and_gradient(tv):

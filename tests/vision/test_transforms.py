@@ -1,5 +1,7 @@
 """cinder.vision.transforms against torchvision 0.28.0: same input, same seed, same output."""
 
+import importlib
+
 import numpy as np
 import pytest
 import torch
@@ -31,6 +33,9 @@ CASES = [
     ("RandomRotation(30, interpolation=T.InterpolationMode.BILINEAR)", 1e-4),
     ("RandomPerspective(p=1.0)", 1e-3),
     ("Compose([RandomCrop(18, padding=2), RandomHorizontalFlip(), ColorJitter(0.3, 0.3)])", 2e-5),
+    ("ElasticTransform(sigma=2.0)", 1e-5),
+    ("ElasticTransform(alpha=(30.0, 60.0), sigma=(3.0, 2.0), fill=[0.2, 0.4, 0.6], "
+     "interpolation=T.InterpolationMode.NEAREST)", 1e-5),
 ]
 PIL_ONLY_EXACT = ["RandAugment()", "RandAugment(num_ops=3, magnitude=15)",
                   "TrivialAugmentWide()", "TrivialAugmentWide(num_magnitude_bins=11)",
@@ -206,3 +211,90 @@ def test_tensor_gaussian_blur_batched(tv, dtype, kernel, sigma):
     ours = CT.functional.gaussian_blur(cinder.from_numpy(x.copy()), kernel, sigma)
     theirs = tv.transforms.functional.gaussian_blur(torch.from_numpy(x.copy()), kernel, sigma)
     _compare(ours, theirs, 1e-6)
+
+
+# ------------------------------------------------------------------------------------------------
+# AutoAugment's learned policies and AugMix
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("policy", ["IMAGENET", "CIFAR10", "SVHN"])
+def test_autoaugment_policies(tv, policy):
+    """Same sub-policy, probabilities, signs and magnitudes as torchvision for the same seed, on
+    PIL images and uint8 tensors (seeds chosen so that many sub-policies get exercised)."""
+    text = f"AutoAugment(T.AutoAugmentPolicy.{policy})"
+    ours_t, theirs_t = _build(CT, text), _build(tv.transforms, text)
+    assert repr(ours_t) == repr(theirs_t)
+    assert [tuple(p) for p in ours_t.policies] == [tuple(p) for p in theirs_t.policies]
+    x = RGB.transpose(2, 0, 1).copy()
+    for seed in range(8):
+        _compare(_run(cinder, CT, text, Image.fromarray(RGB), seed),
+                 _run(torch, tv.transforms, text, Image.fromarray(RGB), seed), 0)
+        _compare(_run(cinder, CT, text, cinder.from_numpy(x.copy()), seed),
+                 _run(torch, tv.transforms, text, torch.from_numpy(x.copy()), seed), 1e-4)
+    with pytest.raises(ValueError, match="is not recognized"):
+        CT.AutoAugment("imagenet")
+
+
+def _fixed_dirichlet(lib):
+    """A deterministic stand-in for _sample_dirichlet (torchvision's own tests swap it the same
+    way): the concentrations normalised, scaled differently per column."""
+    def sample(self, params):
+        ramp = lib.arange(1, params.shape[-1] + 1, dtype=params.dtype)
+        w = params * ramp
+        return w / w.sum(-1, keepdim=True)
+    return sample
+
+
+@pytest.mark.parametrize("text", ["AugMix()", "AugMix(severity=7, mixture_width=2, "
+                                  "chain_depth=2, all_ops=False, fill=[10, 20, 30])"])
+def test_augmix_chains_match(tv, monkeypatch, text):
+    monkeypatch.setattr(CT.AugMix, "_sample_dirichlet", _fixed_dirichlet(cinder))
+    monkeypatch.setattr(tv.transforms.AugMix, "_sample_dirichlet", _fixed_dirichlet(torch))
+    assert repr(_build(CT, text)) == repr(_build(tv.transforms, text))
+    x = RGB.transpose(2, 0, 1).copy()
+    for seed in range(4):
+        _compare(_run(cinder, CT, text, Image.fromarray(RGB), seed),
+                 _run(torch, tv.transforms, text, Image.fromarray(RGB), seed), 1e-4)
+        _compare(_run(cinder, CT, text, cinder.from_numpy(x.copy()), seed),
+                 _run(torch, tv.transforms, text, torch.from_numpy(x.copy()), seed), 1e-4)
+    for lib in (CT, tv.transforms):
+        with pytest.raises(ValueError, match="severity must be between"):
+            lib.AugMix(severity=11)
+
+
+def test_augmix_with_pytorchs_dirichlet_draws(tv):
+    if not hasattr(cinder, "_sample_dirichlet"):
+        pytest.skip("cinder._sample_dirichlet (PyTorch's Dirichlet sampler) is not in this tree")
+    x = RGB.transpose(2, 0, 1).copy()
+    for seed in range(3):
+        _compare(_run(cinder, CT, "AugMix()", cinder.from_numpy(x.copy()), seed),
+                 _run(torch, tv.transforms, "AugMix()", torch.from_numpy(x.copy()), seed), 1e-4)
+
+
+def test_elastic_transform_functional_and_errors(tv):
+    field = RNG.uniform(-0.2, 0.2, (1, 20, 24, 2)).astype(np.float32)
+    x = RGB.transpose(2, 0, 1).copy()
+    for mode in ("BILINEAR", "NEAREST"):
+        outs = [transforms.functional.elastic_transform(
+            lib.from_numpy(x.copy()), lib.from_numpy(field.copy()),
+            getattr(transforms.InterpolationMode, mode), fill=[9.0])
+            for lib, transforms in ((cinder, CT), (torch, tv.transforms))]
+        _compare(*outs, 1e-5)
+    for lib, transforms in ((cinder, CT), (torch, tv.transforms)):
+        with pytest.raises(ValueError, match="displacement shape should be"):
+            transforms.functional.elastic_transform(lib.from_numpy(x.copy()), lib.zeros(1, 2, 2, 2))
+        with pytest.raises(TypeError, match="displacement should be a Tensor"):
+            transforms.functional.elastic_transform(lib.from_numpy(x.copy()), field)
+    for bad in ("ElasticTransform(alpha=3)", "ElasticTransform(sigma=(1.0, 2.0, 3.0))",
+                "ElasticTransform(alpha=(1.0, 2))", "ElasticTransform(fill='x')"):
+        ours, theirs = (_run(lib, t, bad, None, 0) for lib, t in ((cinder, CT),
+                                                                   (torch, tv.transforms)))
+        assert isinstance(ours, tuple) and ours == theirs
+
+
+def test_v2_names_include_the_augmentations(tv):
+    from cinder.vision.transforms import v2
+    tv_v2 = importlib.import_module(tv.__name__ + ".transforms.v2")
+    for name in ("AutoAugment", "AutoAugmentPolicy", "AugMix", "ElasticTransform",
+                 "RandAugment", "TrivialAugmentWide"):
+        assert getattr(v2, name) is getattr(CT, name)
+        assert hasattr(tv_v2, name)

@@ -14,13 +14,22 @@ class DistributedSampler(Sampler):
     every ``num_replicas``-th index from ``rank`` on is taken. The shuffle is a ``randperm``
     seeded with ``seed + epoch``; call ``set_epoch`` each epoch for a new order.
 
-    cinder has no process groups, so ``num_replicas`` and ``rank`` must be given.
+    Left out, ``num_replicas`` and ``rank`` come from the default process group, as in
+    PyTorch; cinder never has one, so they must be given (else PyTorch's ``ValueError`` about
+    the uninitialised group).
     """
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
                  drop_last=False):
-        if num_replicas is None or rank is None:
-            raise RuntimeError("Requires distributed package to be available")
+        from ... import distributed as dist     # a layer above utils.data (see DESIGN.md)
+        if num_replicas is None:
+            if not dist.is_available():
+                raise RuntimeError("Requires distributed package to be available")
+            num_replicas = dist.get_world_size()
+        if rank is None:
+            if not dist.is_available():
+                raise RuntimeError("Requires distributed package to be available")
+            rank = dist.get_rank()
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval "
                              f"[0, {num_replicas - 1}]")

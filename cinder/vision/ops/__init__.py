@@ -7,5 +7,6 @@ from .focal_loss import sigmoid_focal_loss  # noqa: F401
 from .misc import (Conv2dNormActivation, Conv3dNormActivation, FrozenBatchNorm2d,  # noqa: F401
                    MLP, Permute, SqueezeExcitation, StochasticDepth)
 from .poolers import MultiScaleRoIAlign  # noqa: F401
-from .roi_align import RoIAlign, RoIPool, ps_roi_align, roi_align, roi_pool  # noqa: F401
+from .roi_align import (PSRoIAlign, PSRoIPool, RoIAlign, RoIPool, ps_roi_align,  # noqa: F401
+                        ps_roi_pool, roi_align, roi_pool)
 from .stochastic_depth import stochastic_depth  # noqa: F401

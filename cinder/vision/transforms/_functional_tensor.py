@@ -16,6 +16,7 @@ from ...backend import to_numpy
 from ...ops.creation import as_tensor
 from ...nn import functional as NF
 from ...ops.creation import from_numpy
+from ...ops import FUNCTIONS as _F
 
 # ------------------------------------------------------------------------------------------------
 # Conversions between tensors and arrays
@@ -160,14 +161,21 @@ def _grid_sample(a, gx, gy, mode, fill):
     """Sample ``a`` (..., C, H, W) at pixel coordinates (gx, gy) of shape (H', W') with
     ``nn.functional.grid_sample``; points outside the image take ``fill`` (zeros when None)."""
     h, w = a.shape[-2:]
+    grid = np.stack(((2 * gx + 1) / w - 1, (2 * gy + 1) / h - 1), axis=-1)
+    return _grid_sample_normalized(a, grid, mode, fill)
+
+
+def _grid_sample_normalized(a, grid, mode, fill):
+    """``_grid_sample`` with the points given as grid_sample's (H', W', 2) grid: x then y,
+    scaled to [-1, 1] across the image (pixel centres inside, align_corners=False)."""
+    h, w = a.shape[-2:]
     lead = a.shape[:-2]
     fill_values = None if fill is None else np.broadcast_to(
         np.asarray(fill, dtype=np.float32).reshape(-1, 1, 1), lead[-1:] + (1, 1))
-    grid = np.stack(((2 * gx + 1) / w - 1, (2 * gy + 1) / h - 1), axis=-1)[None]
-    grid = from_numpy(np.ascontiguousarray(grid, dtype=np.float32))
+    grid = from_numpy(np.ascontiguousarray(grid[None], dtype=np.float32))
     planes = from_numpy(np.ascontiguousarray(a, dtype=np.float32).reshape(1, -1, h, w))
     out = NF.grid_sample(planes, grid, mode=mode, padding_mode="zeros", align_corners=False)
-    out = out.numpy().reshape(lead + gx.shape)
+    out = out.numpy().reshape(lead + grid.shape[1:3])
     if fill_values is not None:
         ones = from_numpy(np.ones((1, 1, h, w), np.float32))
         weight_in = NF.grid_sample(ones, grid, mode=mode, padding_mode="zeros",
@@ -184,6 +192,19 @@ def _grid_sample(a, gx, gy, mode, fill):
 def _apply_grid(img, gx, gy, interpolation, fill):
     a = arr(img).astype(np.float32)
     out = _grid_sample(a, gx.astype(np.float32), gy.astype(np.float32), interpolation, fill)
+    if not img.dtype.is_floating_point:
+        out = np.round(out)
+    return wrap(out, img)
+
+
+def elastic_transform(img, displacement, interpolation="bilinear", fill=None):
+    """Sample each output pixel at its own position plus ``displacement`` (1, H, W, 2), given
+    in grid_sample's [-1, 1] units (x then y)."""
+    h, w = img.shape[-2:]
+    # The identity grid: pixel centres in [-1, 1] units, from float32 linspace as torchvision.
+    ys, xs = (arr(_F["linspace"]((-s + 1) / s, (s - 1) / s, s)) for s in (h, w))
+    grid = np.stack(np.meshgrid(xs, ys), axis=-1) + arr(displacement)[0]
+    out = _grid_sample_normalized(arr(img).astype(np.float32), grid, interpolation, fill)
     if not img.dtype.is_floating_point:
         out = np.round(out)
     return wrap(out, img)

@@ -429,6 +429,22 @@ def _get_perspective_coeffs(startpoints, endpoints):
     return solution.astype(np.float32).tolist()
 
 
+def elastic_transform(img, displacement, interpolation=InterpolationMode.BILINEAR, fill=None):
+    """Move every pixel by ``displacement`` (a (1, H, W, 2) tensor in grid_sample's [-1, 1]
+    units, x then y), resampling with ``interpolation``; PIL images go through a tensor."""
+    interpolation = _mode(interpolation)
+    if not _is_tensor(displacement):
+        raise TypeError("Argument displacement should be a Tensor")
+    _need_image(img)
+    tensor = img if _is_tensor(img) else pil_to_tensor(img)
+    shape = (1,) + tensor.shape[-2:] + (2,)
+    if displacement.shape != shape:
+        raise ValueError(f"Argument displacement shape should be {shape}, but given "
+                         f"{displacement.shape}")
+    out = F_t.elastic_transform(tensor, displacement, interpolation.value, fill)
+    return out if _is_tensor(img) else to_pil_image(out, mode=img.mode)
+
+
 def perspective(img, startpoints, endpoints, interpolation=InterpolationMode.BILINEAR,
                 fill=None):
     coeffs = _get_perspective_coeffs(startpoints, endpoints)

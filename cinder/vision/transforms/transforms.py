@@ -28,7 +28,7 @@ __all__ = ["Compose", "ToTensor", "PILToTensor", "ConvertImageDtype", "ToPILImag
            "RandomRotation", "RandomAffine", "Grayscale", "RandomGrayscale", "RandomPerspective",
            "RandomErasing", "GaussianBlur", "InterpolationMode", "RandomInvert",
            "RandomPosterize", "RandomSolarize", "RandomAdjustSharpness", "RandomAutocontrast",
-           "RandomEqualize"]
+           "RandomEqualize", "ElasticTransform"]
 
 
 def _rand1():
@@ -732,6 +732,67 @@ class GaussianBlur(Transform):
 
     def __repr__(self):
         return f"{self.__class__.__name__}(kernel_size={self.kernel_size}, sigma={self.sigma})"
+
+
+def _float_pair(value, name):
+    """ElasticTransform's alpha/sigma: a float or a sequence of one or two floats -> a list of
+    two (torchvision's checks and messages)."""
+    if not isinstance(value, (float, Sequence)):
+        raise TypeError(f"{name} should be float or a sequence of floats. Got {type(value)}")
+    if isinstance(value, Sequence) and len(value) != 2:
+        raise ValueError(f"If {name} is a sequence its length should be 2. Got {len(value)}")
+    if isinstance(value, Sequence):
+        for element in value:
+            if not isinstance(element, float):
+                raise TypeError(f"{name} should be a sequence of floats. Got {type(element)}")
+    return [float(value), float(value)] if isinstance(value, float) else value
+
+
+class ElasticTransform(Transform):
+    """Displace every pixel by a random field: uniform noise in [-1, 1] per pixel and axis,
+    smoothed by a Gaussian of ``sigma`` and scaled by ``alpha`` (in pixels), then resample."""
+
+    def __init__(self, alpha=50.0, sigma=5.0, interpolation=InterpolationMode.BILINEAR, fill=0):
+        super().__init__()
+        self.alpha = _float_pair(alpha, "alpha")
+        self.sigma = _float_pair(sigma, "sigma")
+        if isinstance(interpolation, int):
+            interpolation = _interpolation_modes_from_int(interpolation)
+        self.interpolation = interpolation
+        if isinstance(fill, (int, float)):
+            fill = [float(fill)]
+        elif isinstance(fill, (list, tuple)):
+            fill = [float(f) for f in fill]
+        else:
+            raise TypeError(f"fill should be int or float or a list or tuple of them. Got "
+                            f"{type(fill)}")
+        self.fill = fill
+
+    @staticmethod
+    def _smoothed_noise(sigma, axis, size):
+        """Noise for one axis of the field, blurred when that axis's sigma is positive (the
+        blur itself takes both sigmas, as torchvision's does)."""
+        noise = _F["rand"]([1, 1] + size) * 2 - 1
+        if sigma[axis] <= 0.0:
+            return noise
+        k = int(8 * sigma[axis] + 1)
+        return F.gaussian_blur(noise, [k + 1 - k % 2] * 2, sigma)     # an odd kernel
+
+    @staticmethod
+    def get_params(alpha, sigma, size):
+        """The (1, H, W, 2) displacement field, in grid_sample's [-1, 1] units."""
+        dx = ElasticTransform._smoothed_noise(sigma, 0, size) * alpha[0] / size[1]
+        dy = ElasticTransform._smoothed_noise(sigma, 1, size) * alpha[1] / size[0]
+        return _F["cat"]([dx, dy], 1).permute([0, 2, 3, 1])
+
+    def forward(self, img):
+        _, height, width = F.get_dimensions(img)
+        displacement = self.get_params(self.alpha, self.sigma, [height, width])
+        return F.elastic_transform(img, displacement, self.interpolation, self.fill)
+
+    def __repr__(self):
+        return (f"{self.__class__.__name__}(alpha={self.alpha}, sigma={self.sigma}, "
+                f"interpolation={self.interpolation}, fill={self.fill})")
 
 
 class _RandomPItem(_RandomP):

@@ -130,6 +130,31 @@ def test_distributed_sampler(kw):
     same(run)
 
 
+@pytest.mark.parametrize("kw", [dict(), dict(num_replicas=2), dict(rank=0),
+                                dict(num_replicas=2, rank=2), dict(num_replicas=2, rank=-1)])
+def test_distributed_sampler_without_a_process_group(kw):
+    """Left-out num_replicas/rank are asked of torch.distributed, whose default group is not
+    initialised: the same exception type and message as PyTorch's."""
+    errors = []
+    for L in (torch, cinder):
+        with pytest.raises((ValueError, RuntimeError)) as info:
+            L.utils.data.DistributedSampler(range(10), **kw)
+        errors.append((type(info.value), str(info.value)))
+    assert errors[0] == errors[1]
+
+
+def test_distributed_answers_like_torch_before_init():
+    for name in ("is_available", "is_initialized"):
+        assert getattr(cinder.distributed, name)() == getattr(torch.distributed, name)()
+    for name in ("get_rank", "get_world_size"):
+        messages = []
+        for L in (torch, cinder):
+            with pytest.raises(ValueError) as info:
+                getattr(L.distributed, name)()
+            messages.append(str(info.value))
+        assert messages[0] == messages[1]
+
+
 @pytest.mark.parametrize("lengths", [[3, 7], [0.3, 0.7], [0.5, 0.25, 0.25], [1, 1, 8],
                                      [0.33, 0.33, 0.34]])
 def test_random_split(lengths):
