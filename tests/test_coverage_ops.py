@@ -3,9 +3,9 @@ gradcheck, method forms, errors) applied to the op_db families added for API cov
 
 import pytest
 import test_ops as R
-from op_db import coverage_extras
+from op_db import coverage_extras, nn_torch
 
-ENTRIES = coverage_extras.ENTRIES
+ENTRIES = coverage_extras.ENTRIES + nn_torch.ENTRIES
 
 
 def _sample_cases(select, dtypes_of, keep=lambda s: True):

@@ -12,3 +12,4 @@ from . import pool  # noqa: F401
 from . import upsample  # noqa: F401
 from . import rnn  # noqa: F401
 from . import attention  # noqa: F401
+from . import torch_forms, distance, loss_composite, bilinear, norm_functions  # noqa: F401
