@@ -38,11 +38,52 @@ def _reinforce_errors(make):
     return [ErrorSample(Sample(make((2,)), 1.0), match="reinforce\\(\\) was removed")]
 
 
+def _nonzero_static_samples(dtype, make):
+    x = make((3, 4), low=-1, high=2)
+    return [Sample(x, size=3), Sample(x, size=20), Sample(x, size=0),
+            Sample(x, size=15, fill_value=-7), Sample(make(()), size=2)]
+
+
+def _nonzero_static_errors(make):
+    return [ErrorSample(Sample(make((3,)), size=-1), match="must be an non-negative integer")]
+
+
+def _empty_permuted(lib, size, order, **kw):
+    return lib.empty_permuted(size, order, **kw)
+
+
+def _empty_permuted_samples(dtype, make):
+    from . import Dtype
+    return [Sample((2, 3, 4), (0, 2, 1)), Sample([2, 3], [1, 0], dtype=Dtype("int64")),
+            Sample((2, 3, 4, 5), (0, 2, 3, 1), requires_grad=True), Sample((), ())]
+
+
+def _empty_permuted_errors(make):
+    return [ErrorSample(Sample((2, 3, 4), (0, 2)), match="does not match the length"),
+            ErrorSample(Sample((2, 3), (1, 5)), match="Dimension out of range"),
+            ErrorSample(Sample((2, 3, 4), (0, 2, 2)), match="Duplicate dim not allowed")]
+
+
+def _slice_inverse_samples(dtype, make):
+    return [Sample(make((3, 4)), make((2, 4), grad=False), 0, 0, 2),
+            Sample(make((3, 4)), make((3, 2), grad=False), 1, 0, 4, 2),
+            Sample(make((5,)), make((2,), layout="strided", grad=False))]
+
+
 ENTRIES = [
     OpEntry("detach", samples=_plain, dtypes=BASIC, method=False, family=FAMILY),
     OpEntry("is_distributed", samples=_plain, dtypes=BASIC, family=FAMILY),
     OpEntry("map2_", call=_map2, samples=_map2_samples, dtypes=BASIC, method=False,
             errors=_map2_errors, family=FAMILY),
+    OpEntry("nonzero_static", samples=_nonzero_static_samples, errors=_nonzero_static_errors,
+            dtypes=BASIC, family=FAMILY),
+    OpEntry("empty_permuted", call=_empty_permuted, samples=_empty_permuted_samples,
+            errors=_empty_permuted_errors, dtypes=("float32",), method=False, values=False,
+            check_strides=True, family=FAMILY),
+    # no gradient comparison: PyTorch's SliceInverseBackward0 hands back a gradient of the
+    # slice's shape, which its engine then rejects ("invalid gradient at index 0")
+    OpEntry("slice_inverse", samples=_slice_inverse_samples, dtypes=BASIC, check_strides=True,
+            family=FAMILY),
     _removed("eig", 1), _removed("symeig", 1), _removed("solve", 2), _removed("lstsq", 2),
     _removed("matrix_rank", 1),
     OpEntry("reinforce", call=lambda lib, x, r: x.reinforce(r), errors=_reinforce_errors,

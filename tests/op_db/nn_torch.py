@@ -3,7 +3,9 @@
 ``lib.<name>`` with PyTorch's positional signatures and integer reductions. Run by
 tests/test_coverage_ops.py."""
 
-from . import FLOATS, HALFS, ErrorSample, OpEntry, Sample
+import numpy as np
+
+from . import FLOATS, HALFS, ErrorSample, OpEntry, Sample, T
 
 FAMILY = "nn_torch"
 
@@ -175,6 +177,48 @@ def _dropout_samples(dtype, make):
             Sample(make((2, 3)), 0.0, None)]
 
 
+def _cell_samples(gates, lstm=False):
+    def gen(dtype, make):
+        x, h, c = make((3, 4), low=-1, high=1), make((3, 5), low=-1, high=1), make((3, 5))
+        w_ih, w_hh = make((gates * 5, 4), low=-0.5, high=0.5), make((gates * 5, 5), low=-0.5,
+                                                                    high=0.5)
+        b_ih, b_hh = make((gates * 5,)), make((gates * 5,))
+        state = (h, c) if lstm else h
+        return [Sample(x, state, w_ih, w_hh, b_ih, b_hh), Sample(x, state, w_ih, w_hh)]
+    return gen
+
+
+def _net_samples(gates, lstm=False):
+    """2 layers, both directions, with and without biases, batch-first or not; and the packed
+    form (rows of a (T=3, B=2) sequence, batch sizes [2, 2, 1])."""
+    def gen(dtype, make):
+        def params(layers, dirs, in_size, bias):
+            out = []
+            for layer in range(layers):
+                for _ in range(dirs):
+                    size = in_size if layer == 0 else 3 * dirs
+                    out += [make((gates * 3, size), low=-0.5, high=0.5),
+                            make((gates * 3, 3), low=-0.5, high=0.5)]
+                    if bias:
+                        out += [make((gates * 3,), low=-0.5, high=0.5),
+                                make((gates * 3,), low=-0.5, high=0.5)]
+            return tuple(out)
+
+        def state(layers, dirs, batch):
+            h = make((layers * dirs, batch, 3), low=-1, high=1)
+            return (h, make((layers * dirs, batch, 3), low=-1, high=1)) if lstm else h
+        x = make((4, 2, 2), low=-1, high=1)
+        samples = [Sample(x, state(2, 2, 2), params(2, 2, 2, True), True, 2, 0.0, True, True,
+                          False),
+                   Sample(make((2, 4, 2), low=-1, high=1), state(1, 1, 2), params(1, 1, 2, False),
+                          False, 1, 0.0, False, False, True)]
+        sizes = T(np.array([2, 2, 1]), "int64", grad=False)
+        samples.append(Sample(make((5, 2), low=-1, high=1), sizes, state(1, 2, 2),
+                              params(1, 2, 2, True), True, 1, 0.0, False, True))
+        return samples
+    return gen
+
+
 ENTRIES = [
     # composites: the gradients are compared, not PyTorch's fused node names (PdistBackward0..)
     _entry("pairwise_distance", _distance_samples, check_grad_fn=False),
@@ -205,6 +249,14 @@ ENTRIES = [
     _entry("threshold_", _act_samples(0.1, -2.0), call=_clone_first("threshold_"),
            dtypes=FLOATS + ("int64",), grad_dtypes=FLOATS),
     _entry("native_dropout", _dropout_samples),
+    _entry("rnn_tanh_cell", _cell_samples(1), check_grad_fn=False),
+    _entry("rnn_relu_cell", _cell_samples(1), check_grad_fn=False),
+    _entry("gru_cell", _cell_samples(3), check_grad_fn=False),
+    _entry("lstm_cell", _cell_samples(4, lstm=True), check_grad_fn=False),
+    _entry("rnn_tanh", _net_samples(1), check_grad_fn=False),
+    _entry("rnn_relu", _net_samples(1), check_grad_fn=False),
+    _entry("gru", _net_samples(3), check_grad_fn=False),
+    _entry("lstm", _net_samples(4, lstm=True), check_grad_fn=False),
     _entry("channel_shuffle", _shuffle_samples, _shuffle_errors, dtypes=FLOATS + ("int64",)),
     # no derivative in PyTorch (tests/test_coverage_nn.py checks that backward refuses)
     _entry("native_channel_shuffle", _shuffle_samples, dtypes=FLOATS + ("int64",), grad=False),
