@@ -97,3 +97,4 @@ Storage = _CPU_TYPES["FloatStorage"]        # torch.Storage: the default dtype's
 TYPE_CHECKING = False
 USE_GLOBAL_DEPS = True                      # (PyTorch's build flags, with its values)
 USE_RTLD_GLOBAL_WITH_LIBTORCH = False
+from ._functorch.vmap import vmap  # noqa: F401,E402

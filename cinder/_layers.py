@@ -26,7 +26,8 @@ LAYERS = (
     # 4: the op table: kernels, derivatives, the dispatch point, publication
     ("cinder.ops",),
     # 5: written in ops: autograd's user API, overrides, legacy forms, save/load, nn, optim...
-    ("cinder.autograd", "cinder.overrides", "cinder._legacy", "cinder.serialization",
+    ("cinder.autograd", "cinder.overrides", "cinder._functorch", "cinder._legacy",
+     "cinder.serialization",
      "cinder.cuda", "cinder.cpu", "cinder._device_modules", "cinder.nn", "cinder.optim",
      "cinder.utils", "cinder.compat"),
     # 6: libraries on top (torchvision's place) and the package namespace itself
