@@ -115,7 +115,7 @@ def test_gradients_flow_through_vmap():
         env = _env(lib)
         b = env["b"].requires_grad_()
         w = env["m"].requires_grad_()
-        out = lib.vmap(lambda a: (a @ w.T).tanh(), in_dims=0)(b)
+        out = lib.vmap(lambda a, w=w: (a @ w.T).tanh(), in_dims=0)(b)
         (out * out).sum().backward()
         grads.append((b.grad.numpy(), w.grad.numpy()))
     for c, t in zip(grads[1], grads[0]):
@@ -126,7 +126,7 @@ def test_randomness_same_gives_one_unbatched_draw():
     draws = []
     for lib in LIBS:
         lib.manual_seed(3)
-        out = lib.vmap(lambda a: a + lib.rand(3), randomness="same")(lib.zeros(4, 3))
+        out = lib.vmap(lambda a, lib=lib: a + lib.rand(3), randomness="same")(lib.zeros(4, 3))
         after = lib.rand(2)
         draws.append((out.numpy(), after.numpy()))
     np.testing.assert_array_equal(draws[1][0], draws[0][0])
@@ -138,7 +138,7 @@ def test_randomness_different_draws_each_element():
     draws = []
     for lib in LIBS:
         lib.manual_seed(3)
-        out = lib.vmap(lambda a: a + lib.rand(3), randomness="different")(lib.zeros(4, 3))
+        out = lib.vmap(lambda a, lib=lib: a + lib.rand(3), randomness="different")(lib.zeros(4, 3))
         draws.append(out.numpy())
     # rand fills a batch element by element in PyTorch too: the same numbers
     np.testing.assert_array_equal(draws[1], draws[0])
