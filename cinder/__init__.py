@@ -98,3 +98,5 @@ TYPE_CHECKING = False
 USE_GLOBAL_DEPS = True                      # (PyTorch's build flags, with its values)
 USE_RTLD_GLOBAL_WITH_LIBTORCH = False
 from ._functorch.vmap import vmap  # noqa: F401,E402
+from . import amp  # noqa: F401,E402
+from .amp import GradScaler  # noqa: F401,E402

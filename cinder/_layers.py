@@ -28,7 +28,8 @@ LAYERS = (
     # 5: written in ops: autograd's user API, overrides, legacy forms, save/load, nn, optim...
     ("cinder.autograd", "cinder.overrides", "cinder._functorch", "cinder._legacy",
      "cinder.serialization",
-     "cinder.cuda", "cinder.cpu", "cinder._device_modules", "cinder.nn", "cinder.optim",
+     "cinder.cuda", "cinder.cpu", "cinder._device_modules", "cinder.amp", "cinder.nn",
+     "cinder.optim",
      "cinder.utils", "cinder.compat"),
     # 6: libraries on top (torchvision's place) and the package namespace itself
     ("cinder.vision", "cinder.__main__", "cinder"),
