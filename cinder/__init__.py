@@ -100,3 +100,4 @@ USE_RTLD_GLOBAL_WITH_LIBTORCH = False
 from ._functorch.vmap import vmap  # noqa: F401,E402
 from . import amp  # noqa: F401,E402
 from .amp import GradScaler  # noqa: F401,E402
+from .utils.dlpack import from_dlpack, to_dlpack  # noqa: F401,E402

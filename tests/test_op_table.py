@@ -38,6 +38,7 @@ NON_OP_FUNCTIONS |= {
     "set_warn_always", "is_warn_always_enabled", "set_flush_denormal", "set_num_interop_threads",
     "get_num_interop_threads", "init_num_threads", "get_device_module", "get_file_path",
     "vmap",                                                        # a function transform
+    "from_dlpack", "to_dlpack",                                    # utils.dlpack exchange
 }
 
 # Tensor attributes of the tensor core that are not ops: metadata and autograd fields read as

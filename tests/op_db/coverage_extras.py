@@ -70,6 +70,55 @@ def _slice_inverse_samples(dtype, make):
             Sample(make((5,)), make((2,), layout="strided", grad=False))]
 
 
+_BYTES = bytes(range(1, 17))
+
+
+def _frombuffer(lib, data, **kw):
+    kw = {k: getattr(lib, v.name) if hasattr(v, "name") else v for k, v in kw.items()}
+    return lib.frombuffer(bytearray(data), **kw)
+
+
+def _frombuffer_samples(dtype, make):
+    from . import Dtype
+    return [Sample(_BYTES, dtype=Dtype(dtype)), Sample(_BYTES, dtype=Dtype(dtype), count=1),
+            Sample(_BYTES, dtype=Dtype(dtype), count=1, offset=8),
+            Sample(_BYTES, dtype=Dtype("uint8"), offset=3)]
+
+
+def _frombuffer_errors(make):
+    from . import Dtype
+    f32 = Dtype("float32")
+    return [ErrorSample(Sample(b"", dtype=f32), match="must not be 0"),
+            ErrorSample(Sample(_BYTES, dtype=f32, count=5), match="must not be greater"),
+            ErrorSample(Sample(_BYTES, dtype=f32, offset=16), match="no greater than buffer"),
+            ErrorSample(Sample(_BYTES[:6], dtype=f32), match="multiple of element size"),
+            ErrorSample(Sample(_BYTES, dtype=Dtype("int64"), requires_grad=True),
+                        match="floating point and complex dtype")]
+
+
+def _from_file(lib, data, *args, **kw):
+    import os
+    import tempfile
+    kw = {k: getattr(lib, v.name) if hasattr(v, "name") else v for k, v in kw.items()}
+    fd, path = tempfile.mkstemp()
+    try:
+        os.write(fd, data)
+        os.close(fd)
+        return lib.from_file(path, *args, **kw).clone()
+    finally:
+        os.remove(path)
+
+
+def _from_file_samples(dtype, make):
+    from . import Dtype
+    return [Sample(_BYTES, size=4), Sample(_BYTES, False, 2, dtype=Dtype(dtype)),
+            Sample(_BYTES, True, 2, dtype=Dtype(dtype)), Sample(_BYTES, size=0)]
+
+
+def _from_file_errors(make):
+    return [ErrorSample(Sample(_BYTES, size=5), match="is smaller than the required mapping")]
+
+
 ENTRIES = [
     OpEntry("detach", samples=_plain, dtypes=BASIC, method=False, family=FAMILY),
     OpEntry("is_distributed", samples=_plain, dtypes=BASIC, family=FAMILY),
@@ -84,6 +133,11 @@ ENTRIES = [
     # slice's shape, which its engine then rejects ("invalid gradient at index 0")
     OpEntry("slice_inverse", samples=_slice_inverse_samples, dtypes=BASIC, check_strides=True,
             family=FAMILY),
+    OpEntry("frombuffer", call=_frombuffer, samples=_frombuffer_samples,
+            errors=_frombuffer_errors, dtypes=("float32", "float64", "int32", "int64"),
+            method=False, family=FAMILY),
+    OpEntry("from_file", call=_from_file, samples=_from_file_samples, errors=_from_file_errors,
+            dtypes=("float32", "int32", "float64"), method=False, family=FAMILY),
     _removed("eig", 1), _removed("symeig", 1), _removed("solve", 2), _removed("lstsq", 2),
     _removed("matrix_rank", 1),
     OpEntry("reinforce", call=lambda lib, x, r: x.reinforce(r), errors=_reinforce_errors,
