@@ -99,5 +99,12 @@ USE_GLOBAL_DEPS = True                      # (PyTorch's build flags, with its v
 USE_RTLD_GLOBAL_WITH_LIBTORCH = False
 from ._functorch.vmap import vmap  # noqa: F401,E402
 from . import amp  # noqa: F401,E402
-from .amp import GradScaler  # noqa: F401,E402
+from .amp import GradScaler, autocast  # noqa: F401,E402
+from .amp.autocast_mode import (is_autocast_enabled, set_autocast_enabled,  # noqa: F401,E402
+                                get_autocast_dtype, set_autocast_dtype, is_autocast_cpu_enabled,
+                                set_autocast_cpu_enabled, get_autocast_cpu_dtype,
+                                set_autocast_cpu_dtype, get_autocast_gpu_dtype,
+                                set_autocast_gpu_dtype, is_autocast_cache_enabled,
+                                set_autocast_cache_enabled, clear_autocast_cache,
+                                autocast_increment_nesting, autocast_decrement_nesting)
 from .utils.dlpack import from_dlpack, to_dlpack  # noqa: F401,E402

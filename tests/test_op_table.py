@@ -39,6 +39,11 @@ NON_OP_FUNCTIONS |= {
     "get_num_interop_threads", "init_num_threads", "get_device_module", "get_file_path",
     "vmap",                                                        # a function transform
     "from_dlpack", "to_dlpack",                                    # utils.dlpack exchange
+    "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
+    "is_autocast_cpu_enabled", "set_autocast_cpu_enabled", "get_autocast_cpu_dtype",
+    "set_autocast_cpu_dtype", "get_autocast_gpu_dtype", "set_autocast_gpu_dtype",
+    "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
+    "autocast_increment_nesting", "autocast_decrement_nesting",      # autocast state
 }
 
 # Tensor attributes of the tensor core that are not ops: metadata and autograd fields read as

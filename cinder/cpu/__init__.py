@@ -98,3 +98,11 @@ def current_device():
 
 def set_device(device):
     """Selecting a CPU device changes nothing (there is one)."""
+
+
+def __getattr__(name):
+    # ``torch.cpu.amp`` loads on first use (it sits above this module's layer)
+    if name == "amp":
+        import importlib
+        return importlib.import_module(__name__ + ".amp")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
