@@ -236,3 +236,12 @@ def test_deprecated_resize_warns():
             lib.ones(4).resize(2, 2)
         with pytest.warns(UserWarning, match="non-inplace resize_as is deprecated"):
             lib.ones(4).resize_as(lib.ones(2, 2))
+
+
+def test_geqrf_has_no_derivative():
+    for lib in LIBS:
+        x = lib.ones(3, 2, dtype=lib.float64).add(lib.eye(3, 2, dtype=lib.float64))
+        a, _ = lib.geqrf(x.requires_grad_())
+        with pytest.raises(NotImplementedError, match="the derivative for 'geqrf' is not "
+                           "implemented"):
+            a.sum().backward()

@@ -3,7 +3,7 @@
 ``lstsq``, ``matrix_rank``, ``reinforce``), whose only behaviour is PyTorch's RuntimeError.
 Run by tests/test_coverage_ops.py."""
 
-from . import BASIC, FLOATS, ErrorSample, OpEntry, Sample
+from . import BASIC, FLOATS, ErrorSample, OpEntry, Sample, T
 
 FAMILY = "coverage"
 
@@ -119,6 +119,62 @@ def _from_file_errors(make):
     return [ErrorSample(Sample(_BYTES, size=5), match="is smaller than the required mapping")]
 
 
+def _geqrf_samples(dtype, make):
+    return [Sample(make((4, 3))), Sample(make((3, 5))), Sample(make((2, 4, 3))),
+            Sample(make((3, 3), layout="transposed")), Sample(make((0, 3)))]
+
+
+def _geqrf_errors(make):
+    return [ErrorSample(Sample(make((3,))), match="at least 2 dimensions"),
+            ErrorSample(Sample(make((3, 3), "int64")), match="not implemented for 'Long'")]
+
+
+def _compact_qr(make, shape):
+    """(a, tau) of geqrf for a random matrix, computed with SciPy's LAPACK."""
+    import numpy as np
+    import scipy.linalg.lapack as lapack
+    base = make(shape)
+    flat = base.array.reshape((-1,) + shape[-2:]).astype(np.float64)
+    res = [lapack.dgeqrf(m)[:2] for m in flat]
+    k = min(shape[-2:])
+    a = np.stack([r[0] for r in res]).reshape(shape).astype(base.array.dtype)
+    tau = np.stack([r[1][:k] for r in res]).reshape(shape[:-2] + (k,)).astype(a.dtype)
+    return T(a, base.dtype), T(tau, base.dtype)
+
+
+def _ormqr_samples(dtype, make):
+    a, tau = _compact_qr(make, (5, 3))
+    ab, taub = _compact_qr(make, (2, 4, 4))
+    return [Sample(a, tau, make((5, 2))), Sample(a, tau, make((5, 2)), True, True),
+            Sample(a, tau, make((2, 5)), False), Sample(a, tau, make((2, 5)), False, True),
+            Sample(ab, taub, make((2, 4, 3)))]
+
+
+def _ormqr_errors(make):
+    a, tau = _compact_qr(make, (5, 3))
+    return [ErrorSample(Sample(a, tau, make((3, 2))), match="must be equal to input.shape")]
+
+
+def _lowrank(name):
+    """Seeded call; singular vectors compared up to sign (|U|, |V|, U S V^H)."""
+    def call(lib, *args, **kwargs):
+        lib.manual_seed(0)
+        U, S, V = getattr(lib, name)(*args, **kwargs)
+        return S, U.abs(), V.abs(), (U * S.unsqueeze(-2)).matmul(V.mH)
+    return call
+
+
+def _lowrank_samples(dtype, make):
+    wide = "cinder's linalg_qr has no backward for wide inputs (here q=6 > 5 columns) yet"
+    return [Sample(make((7, 5))).skip("grad", wide).skip("gradcheck", wide),
+            Sample(make((4, 6)), q=3), Sample(make((2, 6, 4)), q=2, niter=1)]
+
+
+def _pca_errors(make):
+    return [ErrorSample(Sample(make((4, 3)), q=5), match="must be non-negative integer"),
+            ErrorSample(Sample(make((4, 3)), niter=-1), match="niter")]
+
+
 ENTRIES = [
     OpEntry("detach", samples=_plain, dtypes=BASIC, method=False, family=FAMILY),
     OpEntry("is_distributed", samples=_plain, dtypes=BASIC, family=FAMILY),
@@ -138,6 +194,17 @@ ENTRIES = [
             method=False, family=FAMILY),
     OpEntry("from_file", call=_from_file, samples=_from_file_samples, errors=_from_file_errors,
             dtypes=("float32", "int32", "float64"), method=False, family=FAMILY),
+    # no gradient: PyTorch has no derivative for geqrf (its backward raises)
+    OpEntry("geqrf", samples=_geqrf_samples, errors=_geqrf_errors, dtypes=FLOATS,
+            family=FAMILY),
+    OpEntry("ormqr", samples=_ormqr_samples, errors=_ormqr_errors, dtypes=FLOATS, grad=True,
+            check_grad_fn=False, family=FAMILY),
+    OpEntry("svd_lowrank", call=_lowrank("svd_lowrank"), samples=_lowrank_samples,
+            dtypes=FLOATS, method=False, grad=True, grad_dtypes=("float64",),
+            check_grad_fn=False, family=FAMILY),
+    OpEntry("pca_lowrank", call=_lowrank("pca_lowrank"), samples=_lowrank_samples,
+            errors=_pca_errors, dtypes=FLOATS, method=False, grad=True,
+            grad_dtypes=("float64",), check_grad_fn=False, family=FAMILY),
     _removed("eig", 1), _removed("symeig", 1), _removed("solve", 2), _removed("lstsq", 2),
     _removed("matrix_rank", 1),
     OpEntry("reinforce", call=lambda lib, x, r: x.reinforce(r), errors=_reinforce_errors,
