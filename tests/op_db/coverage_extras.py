@@ -179,6 +179,25 @@ def _pca_errors(make):
             ErrorSample(Sample(make((4, 3)), niter=-1), match="niter")]
 
 
+def _histdd_samples(dtype, make):
+    import numpy as np
+    pts = make((20, 2), low=0, high=4, grad=False)
+    edges = [T(np.array([0.0, 1.0, 2.5, 4.0], dtype=dtype), dtype, grad=False),
+             T(np.array([0.0, 2.0, 4.0], dtype=dtype), dtype, grad=False)]
+    return [Sample(pts, 3), Sample(pts, [2, 4]), Sample(pts, edges),
+            Sample(pts, 2, range=[0.0, 2.0, 1.0, 3.0], density=True),
+            Sample(pts, [3, 2], weight=make((20,), low=0, high=1, grad=False)),
+            Sample(make((2, 5, 3), low=-1, high=1, grad=False), 2)]
+
+
+def _histdd_errors(make):
+    return [ErrorSample(Sample(make((5, 2)), [2]), match="size of bins must be equal"),
+            ErrorSample(Sample(make((5, 2)), 2, range=[0.0, 1.0]), match="should have 4"),
+            ErrorSample(Sample(make((5,)), 2), match="at least 2 dimensions"),
+            ErrorSample(Sample(make((5, 2), "int64"), 2), match="not implemented for 'Long'"),
+            ErrorSample(Sample(make((5, 1)), [make((3,), "float64")]), match="same dtype")]
+
+
 ENTRIES = [
     OpEntry("detach", samples=_plain, dtypes=BASIC, method=False, family=FAMILY),
     OpEntry("is_distributed", samples=_plain, dtypes=BASIC, family=FAMILY),
@@ -210,6 +229,8 @@ ENTRIES = [
             errors=_pca_errors, dtypes=FLOATS, method=False, grad=True,
             grad_dtypes=("float64",), check_grad_fn=False, skips={"gradcheck": _SLOW},
             family=FAMILY),
+    OpEntry("histogramdd", samples=_histdd_samples, errors=_histdd_errors, dtypes=FLOATS,
+            method=False, family=FAMILY),
     _removed("eig", 1), _removed("symeig", 1), _removed("solve", 2), _removed("lstsq", 2),
     _removed("matrix_rank", 1),
     OpEntry("reinforce", call=lambda lib, x, r: x.reinforce(r), errors=_reinforce_errors,
