@@ -86,3 +86,68 @@ def test_deprecated_norms_warn(call, advice):
         finally:
             lib.set_warn_always(False)
         assert any(advice in str(w.message) for w in seen), lib.__name__
+
+
+# SyncBatchNorm's building blocks run only on CUDA in PyTorch (its CPU build raises
+# NotImplementedError), so cinder's are checked against what they stand for in PyTorch:
+# torch.var_mean statistics, F.batch_norm outputs, running-statistic updates and gradients.
+
+def _bn_case(lib):
+    rng = np.random.default_rng(5)
+    x = lib.from_numpy(rng.standard_normal((6, 3, 4)))
+    w = lib.from_numpy(rng.uniform(0.5, 1.5, 3))
+    b = lib.from_numpy(rng.standard_normal(3))
+    g = lib.from_numpy(rng.standard_normal((6, 3, 4)))
+    return x, w, b, g
+
+
+def test_sync_batch_norm_stats_and_elemt():
+    x, w, b, _ = _bn_case(cinder)
+    tx, tw, tb, _ = _bn_case(torch)
+    mean, invstd = cinder.batch_norm_stats(x, 1e-5)
+    tvar, tmean = torch.var_mean(tx, (0, 2), correction=0)
+    np.testing.assert_allclose(mean.numpy(), tmean.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(invstd.numpy(), (tvar + 1e-5).rsqrt().numpy(), rtol=1e-12)
+    out = cinder.batch_norm_elemt(x, w, b, mean, invstd, 1e-5)
+    want = torch.nn.functional.batch_norm(tx, tmean, tvar, tw, tb, False, 0.0, 1e-5)
+    np.testing.assert_allclose(out.numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("with_counts", [False, True])
+def test_sync_batch_norm_gather_matches_whole_batch(with_counts):
+    x, _, _, _ = _bn_case(cinder)
+    halves = (x[:3], x[3:])
+    stats = [cinder.batch_norm_stats(h, 1e-5) for h in halves]
+    means = cinder.stack([s[0] for s in stats])
+    invstds = cinder.stack([s[1] for s in stats])
+    rm, rv = cinder.zeros(3, dtype=cinder.float64), cinder.ones(3, dtype=cinder.float64)
+    if with_counts:
+        mean, invstd = cinder.batch_norm_gather_stats_with_counts(
+            x, means, invstds, rm, rv, 0.1, 1e-5, cinder.tensor([12.0, 12.0]))
+    else:
+        mean, invstd = cinder.batch_norm_gather_stats(x, means, invstds, rm, rv, 0.1, 1e-5, 12)
+    tx = _bn_case(torch)[0]
+    trm, trv = torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64)
+    torch.nn.functional.batch_norm(tx, trm, trv, training=True, momentum=0.1, eps=1e-5)
+    tvar, tmean = torch.var_mean(tx, (0, 2), correction=0)
+    np.testing.assert_allclose(mean.numpy(), tmean.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(invstd.numpy(), (tvar + 1e-5).rsqrt().numpy(), rtol=1e-10)
+    np.testing.assert_allclose(rm.numpy(), trm.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(rv.numpy(), trv.numpy(), rtol=1e-10)
+
+
+def test_sync_batch_norm_backward_matches_autograd():
+    x, w, b, g = _bn_case(cinder)
+    mean, invstd = cinder.batch_norm_stats(x, 1e-5)
+    sum_dy, sum_dy_xmu, gw, gb = cinder.batch_norm_backward_reduce(
+        g, x, mean, invstd, w, True, True, True)
+    gx = cinder.batch_norm_backward_elemt(g, x, mean, invstd, w, sum_dy, sum_dy_xmu,
+                                          cinder.tensor([12, 12], dtype=cinder.int32))
+    tx, tw, tb, tg = _bn_case(torch)
+    for t in (tx, tw, tb):
+        t.requires_grad_()
+    torch.nn.functional.batch_norm(tx, None, None, tw, tb, True, 0.1, 1e-5).backward(tg)
+    for c, t in ((gx, tx.grad), (gw, tw.grad), (gb, tb.grad)):
+        np.testing.assert_allclose(c.numpy(), t.numpy(), rtol=1e-9, atol=1e-12)
+    none = cinder.batch_norm_backward_reduce(g, x, mean, invstd, w, False, False, False)
+    assert none == (None, None, None, None)
