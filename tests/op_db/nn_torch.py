@@ -220,6 +220,13 @@ def _net_samples(gates, lstm=False):
     return gen
 
 
+def _affine_samples(dtype, make):
+    return [Sample(make((2, 2, 3)), [2, 3, 4, 5], False),
+            Sample(make((1, 2, 3)), [1, 1, 3, 2], True),
+            Sample(make((2, 3, 4)), [2, 1, 2, 3, 4], False),
+            Sample(make((1, 2, 3)), [1, 1, 1, 4], False)]
+
+
 ENTRIES = [
     # composites: the gradients are compared, not PyTorch's fused node names (PdistBackward0..)
     _entry("pairwise_distance", _distance_samples, check_grad_fn=False),
@@ -258,6 +265,7 @@ ENTRIES = [
     _entry("rnn_relu", _net_samples(1), check_grad_fn=False),
     _entry("gru", _net_samples(3), check_grad_fn=False),
     _entry("lstm", _net_samples(4, lstm=True), check_grad_fn=False),
+    _entry("affine_grid_generator", _affine_samples, check_grad_fn=False),
     _entry("channel_shuffle", _shuffle_samples, _shuffle_errors, dtypes=FLOATS + ("int64",)),
     # no derivative in PyTorch (tests/test_coverage_nn.py checks that backward refuses)
     _entry("native_channel_shuffle", _shuffle_samples, dtypes=FLOATS + ("int64",), grad=False),
