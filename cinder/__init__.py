@@ -47,24 +47,9 @@ complex = _ops.FUNCTIONS["complex"]          # torch.complex is the op (shadows 
 range = _ops.FUNCTIONS["range"]
 
 
-class _Layout:
-    """``torch.strided``: the only layout cinder has."""
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return "torch." + self.name
-
-
-class _MemoryFormat(_Layout):
-    pass
-
-
-strided = _Layout("strided")
-contiguous_format = _MemoryFormat("contiguous_format")
-preserve_format = _MemoryFormat("preserve_format")
-channels_last = _MemoryFormat("channels_last")
+from ._layout import (layout, memory_format, strided, contiguous_format,  # noqa: F401,E402
+                      preserve_format, channels_last, channels_last_3d,
+                      legacy_contiguous_format)
 
 
 def is_tensor(obj):
@@ -98,3 +83,31 @@ from .utils import _visdom  # noqa: E402
 _visdom.install()           # visdom accepts cinder tensors once it is imported
 
 newaxis = None                               # torch.newaxis (indexing with None)
+
+# Runtime switches, exception types, streams/events and device modules (torch.* names)
+from ._runtime import (use_deterministic_algorithms, are_deterministic_algorithms_enabled,  # noqa
+                       is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
+                       get_deterministic_debug_mode, set_float32_matmul_precision,
+                       get_float32_matmul_precision, set_warn_always, is_warn_always_enabled,
+                       set_flush_denormal, set_num_interop_threads, get_num_interop_threads,
+                       init_num_threads)
+from ._errors import AcceleratorError, FatalError, OutOfMemoryError  # noqa: F401,E402
+from ._streams import Event, Stream  # noqa: F401,E402
+from ._storage import StorageBase  # noqa: F401,E402
+from ._device_modules import get_device_module, get_file_path  # noqa: F401,E402
+from . import cpu  # noqa: F401,E402
+Storage = _CPU_TYPES["FloatStorage"]        # torch.Storage: the default dtype's legacy storage
+TYPE_CHECKING = False
+USE_GLOBAL_DEPS = True                      # (PyTorch's build flags, with its values)
+USE_RTLD_GLOBAL_WITH_LIBTORCH = False
+from ._functorch.vmap import vmap  # noqa: F401,E402
+from . import amp  # noqa: F401,E402
+from .amp import GradScaler, autocast  # noqa: F401,E402
+from .amp.autocast_mode import (is_autocast_enabled, set_autocast_enabled,  # noqa: F401,E402
+                                get_autocast_dtype, set_autocast_dtype, is_autocast_cpu_enabled,
+                                set_autocast_cpu_enabled, get_autocast_cpu_dtype,
+                                set_autocast_cpu_dtype, get_autocast_gpu_dtype,
+                                set_autocast_gpu_dtype, is_autocast_cache_enabled,
+                                set_autocast_cache_enabled, clear_autocast_cache,
+                                autocast_increment_nesting, autocast_decrement_nesting)
+from .utils.dlpack import from_dlpack, to_dlpack  # noqa: F401,E402

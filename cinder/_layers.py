@@ -12,7 +12,8 @@ A module not listed takes the layer of its nearest listed package (``cinder.ops.
 LAYERS = (
     # 0: basic types and the dispatch switches (no cinder imports at all)
     ("cinder._dtype", "cinder._device", "cinder._C", "cinder.return_types", "cinder.utils.hooks",
-     "cinder._zip_file", "cinder._weights_only_unpickler", "cinder._shared_memory"),
+     "cinder._zip_file", "cinder._weights_only_unpickler", "cinder._shared_memory",
+     "cinder._runtime", "cinder._layout", "cinder._errors", "cinder._streams"),
     # 1: the array backends (NumPy / CuPy)
     ("cinder.backend",),
     # 2: autograd's machinery: grad modes, graph nodes, the engine
@@ -25,8 +26,11 @@ LAYERS = (
     # 4: the op table: kernels, derivatives, the dispatch point, publication
     ("cinder.ops",),
     # 5: written in ops: autograd's user API, overrides, legacy forms, save/load, nn, optim...
-    ("cinder.autograd", "cinder.overrides", "cinder._legacy", "cinder.serialization",
-     "cinder.cuda", "cinder.nn", "cinder.optim", "cinder.utils", "cinder.compat"),
+    ("cinder.autograd", "cinder.overrides", "cinder._functorch", "cinder._legacy",
+     "cinder.serialization",
+     "cinder.cuda", "cinder.cpu", "cinder._device_modules", "cinder.amp", "cinder.nn",
+     "cinder.optim",
+     "cinder.utils", "cinder.compat"),
     # 6: libraries on top (torchvision's place) and the package namespace itself
     ("cinder.vision", "cinder.__main__", "cinder"),
 )

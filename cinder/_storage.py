@@ -88,7 +88,13 @@ def _allocate(nbytes, device):
     return xp.zeros(int(nbytes), dtype=np.uint8)
 
 
-class UntypedStorage:
+class StorageBase:
+    """``torch._C.StorageBase``: the base class of :class:`UntypedStorage`."""
+
+    __module__ = "torch._C"
+
+
+class UntypedStorage(StorageBase):
     """Bytes on a device: ``nbytes()``, ``data_ptr()``, byte indexing and slicing (slices share
     memory), ``tolist()``, ``fill_``, ``copy_``, ``clone``, ``resize_``."""
 

@@ -219,12 +219,17 @@ class Tensor:
         shape, strides = self._data.shape, self._data.strides
         if self._data.size == 0:
             return True
+        inner_first = _INNER_FIRST.get((getattr(memory_format, "name", None), len(shape)))
+        if inner_first is None:
+            if getattr(memory_format, "name", "").startswith("channels_last"):
+                return False            # channels_last needs 4 dims, channels_last_3d 5
+            inner_first = range(len(shape) - 1, -1, -1)
         expected = self._dtype.itemsize
-        for n, s in zip(reversed(shape), reversed(strides)):
-            if n != 1:
-                if s != expected:
+        for d in inner_first:
+            if shape[d] != 1:
+                if strides[d] != expected:
                     return False
-                expected *= n
+                expected *= shape[d]
         return True
 
     def is_set_to(self, other):
@@ -743,6 +748,10 @@ def make_tensor(data, dtype=None, device=None, requires_grad=False):
     t._grad_acc = None
     t._is_inference = grad_mode.STATE.inference
     return t
+
+
+# The dims of a channels-last layout, innermost first: (N, C, H, W) is stored as N, H, W, C.
+_INNER_FIRST = {("channels_last", 4): (1, 3, 2, 0), ("channels_last_3d", 5): (1, 4, 3, 2, 0)}
 
 
 def contiguous_strides(shape):

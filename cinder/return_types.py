@@ -54,6 +54,7 @@ lu_unpack = _named("lu_unpack", ("P", "L", "U"))
 histogram = _named("histogram", ("hist", "bin_edges"))
 frexp = _named("frexp", ("mantissa", "exponent"))
 geqrf = _named("geqrf", ("a", "tau"))
+histogramdd = _named("histogramdd", ("hist", "bin_edges"))
 
 # torch.linalg's result tuples
 linalg_inv_ex = _named("linalg_inv_ex", ("inverse", "info"))
@@ -73,3 +74,4 @@ linalg_ldl_factor_ex = _named("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
 __all__ += [n for n in list(globals()) if n.startswith("linalg_")]
 triangular_solve = _named("triangular_solve", ("solution", "cloned_coefficient"))
 __all__.append("triangular_solve")
+__all__.append("histogramdd")

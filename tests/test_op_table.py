@@ -30,6 +30,21 @@ NON_OP_FUNCTIONS = {
     "is_tensor", "is_storage",                                     # isinstance checks
     "save", "load",                                                # checkpoints (serialization)
 }
+# process-wide switches and device/file queries (cinder/_runtime.py, _device_modules.py)
+NON_OP_FUNCTIONS |= {
+    "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+    "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
+    "get_deterministic_debug_mode", "set_float32_matmul_precision", "get_float32_matmul_precision",
+    "set_warn_always", "is_warn_always_enabled", "set_flush_denormal", "set_num_interop_threads",
+    "get_num_interop_threads", "init_num_threads", "get_device_module", "get_file_path",
+    "vmap",                                                        # a function transform
+    "from_dlpack", "to_dlpack",                                    # utils.dlpack exchange
+    "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
+    "is_autocast_cpu_enabled", "set_autocast_cpu_enabled", "get_autocast_cpu_dtype",
+    "set_autocast_cpu_dtype", "get_autocast_gpu_dtype", "set_autocast_gpu_dtype",
+    "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
+    "autocast_increment_nesting", "autocast_decrement_nesting",      # autocast state
+}
 
 # Tensor attributes of the tensor core that are not ops: metadata and autograd fields read as
 # properties (PyTorch's handlers see these as ``__get__``; cinder keeps attribute reads free),

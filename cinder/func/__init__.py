@@ -1,3 +1,4 @@
-"""``torch.func``: so far ``functional_call``."""
+"""``torch.func``: ``functional_call`` and ``vmap``."""
 
 from ..nn.utils.stateless import _functional_call as functional_call  # noqa: F401
+from .._functorch.vmap import vmap  # noqa: F401,E402

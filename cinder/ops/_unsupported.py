@@ -43,7 +43,7 @@ FAMILIES = (
      r"set_autocast|get_autocast|is_autocast|clear_autocast|autocast_|BufferDict|"
      r"ModuleDict$|ParameterDict$|classproperty|thread_safe_generator|"
      r"profiler_allow_cudagraph|prepare_multiprocessing_environment|"
-     r"DisableTorchFunction)"),
+     r"DisableTorchFunction|AVG$|SUM$|Type$)"),
     ("dtypes cinder does not provide", "NumPy has no float8, float4, complex32, bit-packed or "
      "sub-byte integer types",
      r"^(float8_\w+|float4_\w+|complex32|chalf|bits\w+|u?int[1-7]|uint(16|32|64)|bit)$"),

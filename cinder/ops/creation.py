@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
-from .. import backend
+from .. import _runtime, backend
 from .._device import CPU, as_device
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
@@ -307,9 +307,30 @@ def _check_sizes(shape, name=None):
                                f"{list(shape)}")
 
 
+def _uninitialized(shape, np_dtype):
+    """Memory for the ``empty`` family: left as it is, unless deterministic algorithms are on
+    (then NaN for floating dtypes and the largest value for integers and bool, as PyTorch's
+    ``fill_uninitialized_memory`` does)."""
+    arr = np.empty(shape, dtype=np_dtype)
+    _fill_if_deterministic(arr)
+    return arr
+
+
+def _fill_if_deterministic(arr):
+    switches = _runtime.SWITCHES
+    if switches.deterministic and switches.fill_uninitialized_memory:
+        kind = np.dtype(arr.dtype).kind
+        if kind == "b":
+            arr.fill(True)
+        elif kind in "iu":
+            arr.fill(np.iinfo(arr.dtype).max)
+        else:
+            arr.fill(np.nan)
+
+
 zeros = _filled("zeros", np.zeros)
 ones = _filled("ones", np.ones)
-empty = _filled("empty", np.empty)
+empty = _filled("empty", _uninitialized)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
@@ -367,7 +388,7 @@ def _fill_value(arr, value=None):
 
 zeros_like = _like("zeros_like", lambda arr: arr.fill(0))
 ones_like = _like("ones_like", lambda arr: arr.fill(1))
-empty_like = _like("empty_like", lambda arr: None)
+empty_like = _like("empty_like", _fill_if_deterministic)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -395,7 +416,7 @@ def _new(name, fill):
 
 _new("new_zeros", np.zeros)
 _new("new_ones", np.ones)
-_new("new_empty", np.empty)
+_new("new_empty", _uninitialized)
 
 
 def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,

@@ -97,21 +97,46 @@ def _apply_(self, callable):
     return self
 
 
-def _map_(self, tensor, callable):
-    """``self[i] = callable(self[i], tensor[i])`` for every element (``tensor`` broadcast)."""
+def _map_elements(self, others, callable, name):
+    """``self[i] = callable(self[i], *(o[i] for o in others))`` with every ``o`` broadcast to
+    ``self``'s shape: one Python call per element, as in PyTorch (CPU only)."""
     if self._device.type != "cpu":
-        raise TypeError("map_ is only implemented on CPU tensors")
+        raise TypeError(f"{name} is only implemented on CPU tensors")
     import numpy as np
-    other = np.broadcast_to(tensor._data, self._data.shape).reshape(-1).tolist()
-    mine = self._data.reshape(-1).tolist()
-    values = [callable(a, b) for a, b in zip(mine, other)]
+    columns = [self._data.reshape(-1).tolist()]
+    columns += [np.broadcast_to(o._data, self._data.shape).reshape(-1).tolist() for o in others]
+    values = [callable(*row) for row in zip(*columns)]
     self._data[...] = np.asarray(values, dtype=self._data.dtype).reshape(self._data.shape)
     self._bump_version()
     return self
 
 
+def _map_(self, tensor, callable):
+    """``self[i] = callable(self[i], tensor[i])`` for every element (``tensor`` broadcast)."""
+    return _map_elements(self, (tensor,), callable, "map_")
+
+
+def _map2_(self, x, y, callable):
+    """``self[i] = callable(self[i], x[i], y[i])`` for every element (``x``, ``y`` broadcast
+    to ``self``'s shape; both must have ``self``'s dtype)."""
+    if self._requires_grad:
+        raise RuntimeError("Can't call map2_() on Variable that requires grad. Use "
+                           "var.detach().map2_() instead.")
+    for arg, t in (("x", x), ("y", y)):
+        if t._dtype is not self._dtype:
+            raise TypeError(f"map2_: expected {self.type()} for argument '{arg}' (got "
+                            f"{t.type()})")
+        if t._data.ndim > self._data.ndim:
+            raise RuntimeError(
+                f"expand({t.type()}{{{list(t._data.shape)}}}, size={list(self._data.shape)}): "
+                f"the number of sizes provided ({self._data.ndim}) must be greater or equal to "
+                f"the number of dimensions in the tensor ({t._data.ndim})")
+    return _map_elements(self, (x, y), callable, "map2_")
+
+
 register("apply_", _apply_, function_too=False, family="function_forms")
 register("map_", _map_, function_too=False, family="function_forms")
+register("map2_", _map2_, function_too=False, family="function_forms")
 
 
 # ----------------------------------------------------------------------------------------------

@@ -18,6 +18,9 @@ def channel_shuffle(input, groups):
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
                            f"groups:{groups}")
     shape = input._data.shape
+    if len(shape) <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(shape)}")
     channels = shape[1]
     if channels % groups:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {channels} "

@@ -1,0 +1,1 @@
+"""Function transforms (PyTorch's ``torch._functorch``): ``vmap``."""

@@ -1,0 +1,238 @@
+"""``torch.vmap``: map a function over a dimension of its inputs.
+
+PyTorch rewrites each op into a batched op. cinder runs the function once per batch element
+(each call sees the inputs with the mapped dimension selected away) and stacks the results
+along ``out_dims``: slower, but every op, gradient and nested ``vmap`` works as it does without
+``vmap``, and the results are the same. While the function runs, a mode watches the ops it
+calls, to apply ``randomness`` and to refuse ``.item()`` as PyTorch does:
+
+- ``randomness='error'``: a random op raises PyTorch's RuntimeError;
+- ``'same'``: every element sees the same random numbers (the generator is rewound before
+  each element, so the draws equal one unbatched draw);
+- ``'different'``: the elements draw one after another from the generator. (PyTorch draws one
+  batched tensor; the numbers agree where its sampler fills a batch element by element, as
+  ``rand`` does, but not for ``randn`` of 16 or more values, which it draws vectorised.)
+"""
+
+import functools
+
+from .. import random as _random
+from .._tensor import Tensor
+from ..ops import FUNCTIONS, OPS
+from ..overrides import TorchFunctionMode
+
+__all__ = ["vmap"]
+
+_DROPOUTS = ("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout",
+             "native_dropout")
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """Vectorise ``func`` over dimension ``in_dims`` of its inputs.
+
+    ``in_dims`` is an int (the same dim of every tensor input), or a tuple with one entry per
+    positional argument (an int, None for "not mapped", or a nested structure matching the
+    argument). ``out_dims`` says where the mapped dimension goes in each output. Keyword
+    arguments are passed unmapped. ``chunk_size`` is accepted (elements run one at a time).
+    """
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
+                           f"'same'. Got {randomness}")
+    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got "
+                         f"{chunk_size})")
+
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        name = _name(func)
+        if not args:
+            raise ValueError(f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add "
+                             "inputs, or you are trying to vmap over a function with no "
+                             "inputs. The latter is unsupported.")
+        where = f"vmap({name}, in_dims={in_dims}, ...)(<inputs>)"
+        dims = _broadcast_in_dims(in_dims, args, where)
+        size = _batch_size(args, dims, where)
+        results = []
+        state = _random.get_rng_state() if randomness == "same" else None
+        for b in range(size):
+            if state is not None:
+                _random.set_rng_state(state)
+            sliced = _select(args, dims, b)
+            with _VmapMode(randomness):
+                results.append(func(*sliced, **kwargs))
+        return _stack_outputs(results, out_dims, name)
+    return wrapped
+
+
+def _name(func):
+    return getattr(func, "__name__", repr(func))
+
+
+# ----------------------------------------------------------------------------------------------
+# Inputs: in_dims against the structure of the arguments
+# ----------------------------------------------------------------------------------------------
+
+def _broadcast_in_dims(in_dims, args, where):
+    """One in_dim (int or None) per leaf of ``args``, as a structure shaped like ``args``."""
+    if isinstance(in_dims, int) and not isinstance(in_dims, bool):
+        return _map_leaves(args, lambda leaf: in_dims)
+    if not isinstance(in_dims, tuple):
+        raise ValueError(f"{where}: expected `in_dims` to be int or a (potentially nested) "
+                         f"tuple matching the structure of inputs, got: {type(in_dims)}.")
+    return _match(in_dims, args, where)
+
+
+def _match(spec, value, where):
+    """Spread ``spec`` (an int/None, or a structure) over ``value``'s leaves."""
+    if spec is None or isinstance(spec, int):
+        return _map_leaves(value, lambda leaf: spec)
+    if isinstance(spec, (tuple, list)) and isinstance(value, (tuple, list)) and \
+            len(spec) == len(value):
+        return type(value)(_match(s, v, where) for s, v in zip(spec, value))
+    if isinstance(spec, dict) and isinstance(value, dict) and spec.keys() == value.keys():
+        return {k: _match(spec[k], value[k], where) for k in value}
+    raise ValueError(f"{where}: in_dims is not compatible with the structure of `inputs`. "
+                     f"in_dims has structure {_structure(spec)} but inputs has structure "
+                     f"{_structure(value)}.")
+
+
+def _structure(value):
+    if isinstance(value, (tuple, list)):
+        return f"{type(value).__name__}({', '.join(_structure(v) for v in value)})"
+    if isinstance(value, dict):
+        return "dict(" + ", ".join(f"{k}: {_structure(v)}" for k, v in value.items()) + ")"
+    return "*"
+
+
+def _map_leaves(value, fn):
+    if isinstance(value, (tuple, list)):
+        return type(value)(_map_leaves(v, fn) for v in value)
+    if isinstance(value, dict):
+        return {k: _map_leaves(v, fn) for k, v in value.items()}
+    return fn(value)
+
+
+def _leaves(value, dims):
+    """(leaf, in_dim) pairs of ``value`` with its spread ``dims``."""
+    if isinstance(value, (tuple, list)):
+        for v, d in zip(value, dims):
+            yield from _leaves(v, d)
+    elif isinstance(value, dict):
+        for k in value:
+            yield from _leaves(value[k], dims[k])
+    else:
+        yield value, dims
+
+
+def _batch_size(args, dims, where):
+    sizes = []
+    for leaf, dim in _leaves(args, dims):
+        if dim is None:
+            continue
+        if not isinstance(leaf, Tensor):
+            raise ValueError(f"{where}: Got in_dim={dim} for an input but the input is of type "
+                             f"{type(leaf)}. We cannot vmap over non-Tensor arguments, please "
+                             "use None as the respective in_dim")
+        nd = leaf.dim()
+        if not -nd <= dim < nd:
+            raise ValueError(f"{where}: Got in_dim={dim} for some input, but that input is a "
+                             f"Tensor of dimensionality {nd} so expected in_dim to satisfy "
+                             f"-{nd} <= in_dim < {nd}.")
+        sizes.append(leaf.shape[dim])
+    if not sizes:
+        raise ValueError(f"{where}: at least one input must be batched (in_dims all None).")
+    if len(set(sizes)) > 1:
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    return sizes[0]
+
+
+def _select(value, dims, b):
+    """``value`` with element ``b`` of every mapped dimension selected."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(_select(v, d, b) for v, d in zip(value, dims))
+    if isinstance(value, dict):
+        return {k: _select(value[k], dims[k], b) for k in value}
+    return value if dims is None else value.select(dims, b)
+
+
+# ----------------------------------------------------------------------------------------------
+# Outputs: stacked along out_dims
+# ----------------------------------------------------------------------------------------------
+
+def _stack_outputs(results, out_dims, name):
+    first = results[0]
+    dims = _out_dims_for(first, out_dims, name)
+    return _stack(results, first, dims, name)
+
+
+def _out_dims_for(first, out_dims, name):
+    if out_dims is None or isinstance(out_dims, int):
+        return _map_leaves(first, lambda leaf: out_dims)
+    try:
+        return _match(out_dims, first, "")
+    except ValueError:
+        raise ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not "
+                         f"compatible with the structure of `outputs`. out_dims has structure "
+                         f"{_structure(out_dims)} but outputs has structure "
+                         f"{_structure(first)}.") from None
+
+
+def _stack(results, first, dims, name):
+    if isinstance(first, (tuple, list)):
+        return type(first)(_stack([r[i] for r in results], first[i], dims[i], name)
+                           for i in range(len(first)))
+    if isinstance(first, dict):
+        return {k: _stack([r[k] for r in results], first[k], dims[k], name) for k in first}
+    if not isinstance(first, Tensor):
+        if dims is None:
+            return first
+        raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type "
+                         f"{type(first)}. Did you mean to set out_dims= to None for output?")
+    if dims is None:
+        return first
+    stacked = FUNCTIONS["stack"](results, 0)
+    nd = stacked.dim()
+    if not -nd <= dims < nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}],"
+                         f" but got {dims})")
+    return stacked.movedim(0, dims)
+
+
+# ----------------------------------------------------------------------------------------------
+# The mode active while the function runs
+# ----------------------------------------------------------------------------------------------
+
+def _is_random(func, args, kwargs):
+    info = OPS.get(func.__name__)
+    if info is None:
+        return False
+    if "random" in info.tags:
+        return True
+    if info.name in _DROPOUTS:
+        p = args[1] if len(args) > 1 else kwargs.get("p", 0)
+        train = args[2] if len(args) > 2 else kwargs.get("train", True)
+        return bool(p) and train is not False
+    return False
+
+
+class _VmapMode(TorchFunctionMode):
+    """Refuses what PyTorch's batching rules refuse inside vmap."""
+
+    def __init__(self, randomness):
+        self.randomness = randomness
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func.__name__ == "item":
+            raise RuntimeError(
+                "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap "
+                "over calling .item() on a Tensor, please try to rewrite what you're doing with "
+                "other operations. If error is occurring somewhere inside PyTorch internals, "
+                "please file a bug report.")
+        if self.randomness == "error" and _is_random(func, args, kwargs):
+            raise RuntimeError(
+                "vmap: called random operation while in randomness error mode. Please either "
+                "use the 'same' or 'different' randomness flags on vmap or perform the "
+                "randomness operation out of vmap")
+        return func(*args, **kwargs)

@@ -1,0 +1,319 @@
+"""``torch.autocast``: run selected ops in a lower precision inside a region.
+
+While a CPU autocast region is active, a mode at the dispatch point (``ops/_dispatch.py``)
+looks up each op called through ``cinder.<op>`` / ``Tensor.<op>`` in PyTorch's CPU policy
+lists (``aten/src/ATen/autocast_mode.cpp``, tagged on the op-table entries below) and casts its
+floating-point tensor arguments (float64 excepted) before running it:
+
+- ``lower_precision_fp`` (matmuls, convolutions, linear...): to the autocast dtype
+  (bfloat16 by default, or float16);
+- ``fp32`` (losses, reductions prone to overflow, linear algebra, FFTs...): to float32;
+- ``promote`` (``cat``, ``stack``, ``index_copy``): to the widest floating dtype among them.
+
+The op then runs with the mode set aside, so the ops it calls are not cast again (as PyTorch
+excludes the autocast keys when it redispatches). Casts of leaf tensors that require grad
+(parameters) are cached until the outermost region exits, when ``cache_enabled``.
+
+Not done: ``nn.functional`` calls its kernels directly rather than through the dispatch point,
+so autocast does not reach layers used through ``nn`` / ``nn.functional`` until they call the
+published ops; CUDA autocast is not implemented (a CUDA region warns and is disabled).
+"""
+
+import functools
+import warnings
+
+from .. import _C
+from .. import _dtype as D
+from .._device import device as _device_cls
+from .._tensor import Tensor
+from ..ops import OPS
+from ..ops._registry import TENSOR_ATTRIBUTES
+from ..overrides import TorchFunctionMode
+
+__all__ = ["autocast", "is_autocast_available"]
+
+LOWER_PRECISION_FP = (
+    "conv1d", "conv2d", "conv3d", "bmm", "mm", "linalg_vecdot", "baddbmm", "addmm", "addbmm",
+    "linear", "matmul", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "prelu", "scaled_dot_product_attention",
+    # cinder's own kernels behind PyTorch's names (linear, mkldnn_rnn_layer, sdpa)
+    "linear_2d", "_rnn_layer", "_scaled_dot_product_attention")
+FP32 = (
+    "avg_pool3d", "binary_cross_entropy", "grid_sampler", "polar", "prod", "quantile",
+    "nanquantile", "stft", "cdist", "grid_sampler_2d", "grid_sampler_3d", "trace",
+    "view_as_complex", "cholesky", "cholesky_inverse", "cholesky_solve", "inverse", "lu_solve",
+    "orgqr", "ormqr", "pinverse", "max_pool3d", "max_unpool2d", "max_unpool3d",
+    "adaptive_avg_pool3d", "reflection_pad1d", "reflection_pad2d", "replication_pad1d",
+    "replication_pad2d", "replication_pad3d", "mse_loss", "cosine_embedding_loss", "nll_loss",
+    "nll_loss2d", "hinge_embedding_loss", "poisson_nll_loss", "smooth_l1_loss",
+    "cross_entropy_loss", "l1_loss", "huber_loss", "margin_ranking_loss", "soft_margin_loss",
+    "triplet_margin_loss", "multi_margin_loss", "ctc_loss", "kl_div", "multilabel_margin_loss",
+    "binary_cross_entropy_with_logits", "fft_fft", "fft_ifft", "fft_fft2", "fft_ifft2",
+    "fft_fftn", "fft_ifftn", "fft_rfft", "fft_irfft", "fft_rfft2", "fft_irfft2", "fft_rfftn",
+    "fft_irfftn", "fft_hfft", "fft_ihfft", "linalg_cond", "linalg_matrix_rank", "linalg_solve",
+    "linalg_cholesky", "linalg_svdvals", "linalg_eigvals", "linalg_eigvalsh", "linalg_inv",
+    "linalg_householder_product", "linalg_tensorinv", "linalg_tensorsolve", "geqrf", "qr",
+    "svd", "triangular_solve", "fractional_max_pool2d", "fractional_max_pool3d",
+    "adaptive_max_pool3d", "linalg_qr", "linalg_cholesky_ex", "linalg_svd", "linalg_eig",
+    "linalg_eigh", "linalg_lstsq", "linalg_inv_ex",
+    # cinder's own kernel behind nll_loss / nll_loss2d
+    "nll_loss_nd")
+PROMOTE = ("stack", "cat", "index_copy")
+_POLICIES = {"autocast_lower_precision_fp": LOWER_PRECISION_FP, "autocast_fp32": FP32,
+             "autocast_promote": PROMOTE}
+
+
+def _tag_entries():
+    """Mark the op-table entries with their CPU autocast policy."""
+    for tag, names in _POLICIES.items():
+        for name in names:
+            if name in OPS:
+                OPS[name].tags = OPS[name].tags | {tag}
+
+
+_tag_entries()
+
+# ----------------------------------------------------------------------------------------------
+# State (per device type), as PyTorch keeps it in its thread-local autocast state
+# ----------------------------------------------------------------------------------------------
+
+
+class _State:
+    def __init__(self):
+        self.enabled = {"cpu": False, "cuda": False}
+        self.dtype = {"cpu": D.bfloat16, "cuda": D.float16}
+        self.cache_enabled = True
+        self.nesting = 0
+        self.cache = {}
+        self.mode = None
+
+
+STATE = _State()
+
+
+def _device_type(device_type):
+    if device_type not in STATE.enabled:
+        raise RuntimeError(f"unsupported device_type for autocast: {device_type}")
+    return device_type
+
+
+def is_autocast_available(device_type):
+    """Whether autocast can be used for ``device_type`` (the CPU; CUDA is not implemented)."""
+    return device_type == "cpu"
+
+
+def is_autocast_enabled(device_type=None):
+    """Whether autocast is on for ``device_type`` (default: "cuda", PyTorch's legacy form)."""
+    return STATE.enabled[_device_type("cuda" if device_type is None else device_type)]
+
+
+def set_autocast_enabled(device_type, enabled=None):
+    """Turn autocast on/off for ``device_type`` (``set_autocast_enabled(flag)``: CUDA)."""
+    if enabled is None:
+        device_type, enabled = "cuda", device_type
+    STATE.enabled[_device_type(device_type)] = bool(enabled)
+    _sync_mode()
+
+
+def get_autocast_dtype(device_type):
+    """The lower-precision dtype autocast uses on ``device_type``."""
+    return STATE.dtype[_device_type(device_type)]
+
+
+def set_autocast_dtype(device_type, dtype):
+    STATE.dtype[_device_type(device_type)] = dtype
+
+
+def is_autocast_cpu_enabled():
+    return STATE.enabled["cpu"]
+
+
+def set_autocast_cpu_enabled(enabled):
+    set_autocast_enabled("cpu", enabled)
+
+
+def get_autocast_cpu_dtype():
+    return STATE.dtype["cpu"]
+
+
+def set_autocast_cpu_dtype(dtype):
+    STATE.dtype["cpu"] = dtype
+
+
+def get_autocast_gpu_dtype():
+    return STATE.dtype["cuda"]
+
+
+def set_autocast_gpu_dtype(dtype):
+    STATE.dtype["cuda"] = dtype
+
+
+def is_autocast_cache_enabled():
+    return STATE.cache_enabled
+
+
+def set_autocast_cache_enabled(enabled):
+    STATE.cache_enabled = bool(enabled)
+
+
+def clear_autocast_cache():
+    """Forget the cached casts of parameters."""
+    STATE.cache.clear()
+
+
+def autocast_increment_nesting():
+    STATE.nesting += 1
+    return STATE.nesting
+
+
+def autocast_decrement_nesting():
+    STATE.nesting -= 1
+    return STATE.nesting
+
+
+# ----------------------------------------------------------------------------------------------
+# The mode at the dispatch point
+# ----------------------------------------------------------------------------------------------
+
+def _sync_mode():
+    """Keep one autocast mode on the dispatch point's mode stack while CPU autocast is on."""
+    if STATE.enabled["cpu"] and STATE.mode is None:
+        STATE.mode = _AutocastMode()
+        _C._push_on_torch_function_stack(STATE.mode)
+    elif not STATE.enabled["cpu"] and STATE.mode is not None:
+        stack = _C.STATE.modes
+        if stack and stack[-1] is STATE.mode:
+            _C._pop_torch_function_stack()
+        elif STATE.mode in stack:
+            stack.remove(STATE.mode)
+        STATE.mode = None
+
+
+def _policy(func):
+    name = func.__name__
+    info = OPS.get(name) or OPS.get(TENSOR_ATTRIBUTES.get(name) or "")
+    if info is None:
+        return None
+    for tag in _POLICIES:
+        if tag in info.tags:
+            return tag
+    return None
+
+
+def _eligible(t):
+    return isinstance(t, Tensor) and t._device.type == "cpu" and \
+        t._dtype.is_floating_point and t._dtype is not D.float64
+
+
+def _cast(t, dtype):
+    if not _eligible(t) or t._dtype is dtype:
+        return t
+    cacheable = STATE.cache_enabled and t._requires_grad and t._grad_fn is None
+    if cacheable:
+        hit = STATE.cache.get(id(t))
+        if hit is not None and hit[0] is t and hit[1]._dtype is dtype:
+            return hit[1]
+    out = t.to(dtype)
+    if cacheable:
+        STATE.cache[id(t)] = (t, out)
+    return out
+
+
+def _map_tensors(value, fn):
+    if isinstance(value, Tensor):
+        return fn(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_map_tensors(v, fn) for v in value)
+    return value
+
+
+def _promoted(args, kwargs, lower):
+    """The dtype ``promote`` ops compute in: float64 if any argument is, else float32 if any
+    is, else the autocast dtype (PyTorch's ``prioritize``, including its refusal of the other
+    half-precision type)."""
+    current = lower
+    for v in list(args) + list(kwargs.values()):
+        for t in (v if isinstance(v, (list, tuple)) else (v,)):
+            if not isinstance(t, Tensor) or not t._dtype.is_floating_point or \
+                    current is D.float64:
+                continue
+            if t._dtype is D.float64:
+                current = D.float64
+            elif t._dtype is D.float32 or current is D.float32:
+                current = D.float32
+            elif t._dtype is not lower:
+                raise RuntimeError("Unexpected floating ScalarType in at::autocast::prioritize")
+    return current
+
+
+class _AutocastMode(TorchFunctionMode):
+    """Casts the arguments of tagged ops (see the module docstring)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        policy = _policy(func) if STATE.enabled["cpu"] else None
+        if policy is None:
+            return func(*args, **kwargs)
+        if policy == "autocast_promote":
+            target = _promoted(args, kwargs, STATE.dtype["cpu"])
+            cast = functools.partial(_cast, dtype=target)
+        else:
+            dtype = STATE.dtype["cpu"] if policy == "autocast_lower_precision_fp" else D.float32
+            cast = functools.partial(_cast, dtype=dtype)
+        args = tuple(_map_tensors(a, cast) for a in args)
+        kwargs = {k: _map_tensors(v, cast) for k, v in kwargs.items()}
+        return func(*args, **kwargs)
+
+
+# ----------------------------------------------------------------------------------------------
+# The context manager / decorator
+# ----------------------------------------------------------------------------------------------
+
+class autocast:  # noqa: N801 - PyTorch's name
+    """``with autocast("cpu"):`` (or ``@autocast("cpu")``): ops in the region follow PyTorch's
+    CPU autocast policy. ``dtype`` is bfloat16 or float16 (default: the current autocast
+    dtype); ``enabled=False`` turns autocast off inside an enclosing region."""
+
+    def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
+        if not isinstance(device_type, str):
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        self.device = _device_cls(device_type).type
+        self.fast_dtype = get_autocast_dtype(self.device) if dtype is None else dtype
+        self._enabled = enabled
+        self._cache_enabled = is_autocast_cache_enabled() if cache_enabled is None \
+            else cache_enabled
+        if self.device == "cuda" and enabled:
+            warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
+                          UserWarning, stacklevel=2)
+            self._enabled = False
+        elif self.device == "cpu" and enabled and \
+                self.fast_dtype not in (D.bfloat16, D.float16):
+            warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling "
+                          "autocast.\nCPU Autocast only supports dtypes of torch.bfloat16, "
+                          "torch.float16 currently.", UserWarning, stacklevel=2)
+            self._enabled = False
+
+    def __enter__(self):
+        self.prev = is_autocast_enabled(self.device)
+        self.prev_dtype = get_autocast_dtype(self.device)
+        self.prev_cache_enabled = is_autocast_cache_enabled()
+        set_autocast_dtype(self.device, self.fast_dtype)
+        set_autocast_cache_enabled(self._cache_enabled)
+        autocast_increment_nesting()
+        set_autocast_enabled(self.device, self._enabled)
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if autocast_decrement_nesting() == 0:
+            clear_autocast_cache()
+        set_autocast_enabled(self.device, self.prev)
+        set_autocast_dtype(self.device, self.prev_dtype)
+        set_autocast_cache_enabled(self.prev_cache_enabled)
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def decorate_autocast(*args, **kwargs):
+            with self:
+                return func(*args, **kwargs)
+        return decorate_autocast

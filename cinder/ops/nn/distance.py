@@ -1,0 +1,45 @@
+"""Distances between vectors: ``torch.cosine_similarity``, ``pairwise_distance`` and ``pdist``,
+composed of differentiable cinder ops (so every order of gradient works)."""
+
+from .._registry import FUNCTIONS, register
+from .._prep import broadcast_shape
+
+
+def _op(name):
+    return FUNCTIONS[name]
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """The ``p``-norm of ``x1 - x2 + eps`` over the last dimension (inputs broadcast)."""
+    nd = max(x1.dim(), x2.dim())
+    diff = x1 - x2 + eps
+    if nd == 0:
+        return _op("norm")(diff, p)
+    return _op("norm")(diff, p, nd - 1, keepdim)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim`` (inputs broadcast)."""
+    if tuple(x1.shape) != tuple(x2.shape):
+        shape = broadcast_shape(tuple(x1.shape), tuple(x2.shape))
+        x1, x2 = x1.expand(shape), x2.expand(shape)
+    n1 = x1.norm(2, dim, True).clamp_min(eps)
+    n2 = x2.norm(2, dim, True).clamp_min(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pdist(input, p=2):
+    """The ``p``-norm distance between every pair of rows of a 2-d ``input``, in the order of
+    the upper triangle read row by row."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    idx = _op("triu_indices")(n, n, 1)
+    diff = input.index_select(0, idx[0]) - input.index_select(0, idx[1])
+    return _op("norm")(diff, p, 1)
+
+
+for _fn in (pairwise_distance, cosine_similarity, pdist):
+    register(_fn.__name__, _fn, method=False, family="nn.distance")

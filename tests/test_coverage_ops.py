@@ -1,0 +1,48 @@
+"""The generic op runners of tests/test_ops.py (forward values, dtypes, gradients, float64
+gradcheck, method forms, errors) applied to the op_db families added for API coverage."""
+
+import pytest
+import test_ops as R
+from op_db import coverage_extras, nn_torch
+
+ENTRIES = coverage_extras.ENTRIES + nn_torch.ENTRIES
+
+
+def _sample_cases(select, dtypes_of, keep=lambda s: True):
+    out = []
+    for e in ENTRIES:
+        if select(e):
+            for d in dtypes_of(e):
+                for i, s in enumerate(e.sample_list(d)):
+                    if keep(s):
+                        out.append(pytest.param(e, d, s, id=f"{e.name}-{d}-{i}:{s!r}"))
+    return out
+
+
+@pytest.mark.parametrize("entry,dtype,sample", _sample_cases(lambda e: True, lambda e: e.dtypes))
+def test_forward(entry, dtype, sample):
+    R.test_forward(entry, dtype, sample)
+
+
+@pytest.mark.parametrize("entry,dtype,sample", _sample_cases(
+    lambda e: e.grad, lambda e: e.grad_dtypes, R.has_leaves))
+def test_grad(entry, dtype, sample):
+    R.test_grad(entry, dtype, sample)
+
+
+@pytest.mark.parametrize("entry,dtype,sample", _sample_cases(
+    lambda e: e.grad, lambda e: ("float64",), lambda s: R.has_leaves(s, nonempty=True)))
+def test_gradcheck(entry, dtype, sample):
+    R.test_gradcheck(entry, dtype, sample)
+
+
+@pytest.mark.parametrize("entry,dtype", [
+    pytest.param(e, d, id=f"{e.name}-{d}") for e in ENTRIES if e.method for d in e.dtypes[:2]])
+def test_method(entry, dtype):
+    R.test_method(entry, dtype)
+
+
+@pytest.mark.parametrize("entry,error", [
+    pytest.param(e, err, id=f"{e.name}:{err!r}") for e in ENTRIES for err in e.error_list()])
+def test_error(entry, error):
+    R.test_error(entry, error)
