@@ -147,6 +147,9 @@ def needs_grad(*tensors):
     return False
 
 
+_RESULT_N = {f"result{i}": i for i in range(8)}
+
+
 def record(cls, inputs, outputs, **values):
     """Attach a new ``cls`` node to ``outputs``; ``inputs`` are the differentiable inputs
     (None for an input that is not a tensor). ``values`` are candidates for saving: the node
@@ -171,6 +174,8 @@ def record(cls, inputs, outputs, **values):
         for key in saves:
             if key == "result":
                 saved[key] = SavedTensor(outputs[0], is_output=True)
+            elif key in _RESULT_N:         # result0, result1...: the outputs of a multi-output op
+                saved[key] = SavedTensor(outputs[_RESULT_N[key]], is_output=True)
             elif key in values:
                 v = values[key]
                 saved[key] = SavedTensor(v) if isinstance(v, Tensor) else v

@@ -14,6 +14,7 @@ from .._tensor import Tensor, wrap_dim
 from ..autograd.grad_mode import no_grad
 from ._prep import check_tensor_arg, not_implemented, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register, write_out
+from ._reduction_factory import Reduced, pair_result, reduction
 from .reduction import _select_index
 
 _COMPLEX = (D.complex64, D.complex128)
@@ -59,24 +60,9 @@ def _argsort(xp, a, d, descending):
     return (n - 1) - xp.flip(idx, d)
 
 
-_OUT_TYPES = {}
-
-
-def _out_type(tuple_type):
-    """``torch.return_types.<name>_out``: what the ``out=`` form returns."""
-    name = tuple_type.__name__ + "_out"
-    if name not in _OUT_TYPES:
-        _OUT_TYPES[name] = getattr(return_types, name, None) or \
-            return_types._named(name, tuple_type._fields)
-    return _OUT_TYPES[name]
-
-
 def _pair(tuple_type, values, indices, out):
-    if out is not None:
-        write_out(out[0], values)
-        write_out(out[1], indices)
-        return _out_type(tuple_type)((out[0], out[1]))
-    return tuple_type((values, indices))
+    """The ``(values, indices)`` named tuple, or ``out=(v, i)`` filled (the factory's rule)."""
+    return pair_result(tuple_type, (values, indices), out)
 
 
 def _index_tensor(idx, dev):
@@ -551,9 +537,9 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     return res
 
 
+@reduction("count_nonzero", has_out=False, family="sorting")
 def count_nonzero(input, dim=None):
     """The number of non-zero elements (along ``dim``, a dim or tuple of dims)."""
-    check_tensor_arg(input, "count_nonzero", "input", 1)
     xp = xp_of(input)
     a = input._data
     if dim is None:
@@ -562,10 +548,9 @@ def count_nonzero(input, dim=None):
         from ._prep import dims_arg
         axes = dims_arg(dim, a.ndim) if a.ndim else ()
         res = xp.count_nonzero(a, axis=axes) if a.ndim else xp.asarray(int(a != 0))
-    return wrap(xp.asarray(res).astype(np.int64), D.int64, input._device)
+    return Reduced(wrap(xp.asarray(res).astype(np.int64), D.int64, input._device))
 
 
 register("bincount", bincount, family="sorting")
 register("histc", histc, family="sorting")
 register("histogram", histogram, family="sorting")
-register("count_nonzero", count_nonzero, family="sorting")
