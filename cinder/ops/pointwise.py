@@ -18,6 +18,8 @@ from ._pointwise_factory import (
     scaled_other,
     unary,  # noqa: F401  (re-exported: ``pointwise.unary``)
 )
+# re-exported: code written against ``pointwise.eq`` keeps working
+from .comparison import eq, ge, gt, le, logical_and, logical_or, logical_xor, lt, ne  # noqa: F401
 from ._prep import (
     as_compute,
     binary_operands,
@@ -33,7 +35,6 @@ from ._prep import (
     xp_of,
 )
 from ._registry import (
-    FUNCTIONS,
     alias,
     check_inplace,
     commit_inplace,
@@ -388,32 +389,8 @@ atan2 = binary("atan2", lambda xp, a, b: xp.arctan2(a, b), Atan2Node,
                unsupported=("atan2_cpu", _COMPLEX))
 alias("arctan2", "atan2")
 
-# -- comparisons and logic (results are bool, never differentiable) -------------------------
-# In-place forms (``a.eq_(b)``) write the bool result back in ``a``'s dtype.
-
-
-def _ufunc_kernel(ufunc_name):
-    def kernel(xp, a, b):
-        return getattr(xp, ufunc_name)(a, b)
-    return kernel
-
-
-for _name, _ufunc in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),
-                      ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal")):
-    binary(_name, _ufunc_kernel(_ufunc), None,
-           out_dtype=D.bool, unsupported=None if _name in ("eq", "ne") else
-           (f"{_name}_cpu", _COMPLEX))
-eq, ne, lt, le, gt, ge = (FUNCTIONS[n] for n in ("eq", "ne", "lt", "le", "gt", "ge"))
-for _alias, _target in (("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"),
-                        ("less_equal", "le"), ("not_equal", "ne")):
-    alias(_alias, _target)
-
-logical_and = binary("logical_and", lambda xp, a, b: xp.logical_and(a, b), None,
-                     out_dtype=D.bool, tensor_other=True)
-logical_or = binary("logical_or", lambda xp, a, b: xp.logical_or(a, b), None,
-                    out_dtype=D.bool, tensor_other=True)
-logical_xor = binary("logical_xor", lambda xp, a, b: xp.logical_xor(a, b), None,
-                     out_dtype=D.bool, tensor_other=True)
+# -- comparisons and logic (bool results, never differentiable) are built by the comparison
+# factory in ``comparison.py`` (re-exported above).
 
 bitwise_and = binary("bitwise_and", lambda xp, a, b: xp.bitwise_and(a, b), None,
                      unsupported=("bitwise_and_cpu", _NOT_INTEGRAL))
