@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import return_types
+from .._tensor import Tensor
 from ._prep import check_tensor_arg, dims_arg
 from ._registry import needs_grad, record, register, write_out
 
@@ -203,7 +204,8 @@ def reduction(name, *, nodes=(), returns=None, has_out=True, check_out=None, ove
     def build(body):
         @functools.wraps(body)
         def fn(input, *args, out=None, **kwargs):
-            check_tensor_arg(input, label, "input", 1)
+            if not isinstance(input, Tensor):
+                check_tensor_arg(input, label, "input", 1)
             if overloads is not None and args and isinstance(args[0], D.dtype):
                 invalid_combination(label, "Tensor, torch.dtype", overloads)
             if out is not None:

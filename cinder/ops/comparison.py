@@ -10,7 +10,8 @@ the in-place form ``a.eq_(b)`` writes the bool result back in ``a``'s own dtype.
 import numpy as np
 
 from .. import _dtype as D
-from ._pointwise_factory import _COMPLEX, _cast_back_inplace
+from ._inplace import make_inplace
+from ._pointwise_factory import _COMPLEX
 from ._prep import binary_operands, broadcast_shape, check_tensor_arg, not_implemented, \
     reraise_broadcast, wrap, xp_of
 from ._registry import alias, register, write_out
@@ -54,8 +55,8 @@ def comparison(name, ufunc, *, ordered=False, tensor_other=False, aliases=()):
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"Elementwise ``{ufunc}`` of ``input`` and ``other`` (broadcast): a bool "
                   "tensor.")
-    register(name, fn, inplace=_cast_back_inplace(fn, name), family="pointwise",
-             tags=("pointwise", "comparison"))
+    register(name, fn, inplace=make_inplace(fn, name, pointwise=True, bool_result=True),
+             family="pointwise", tags=("pointwise", "comparison"))
     for other_name in aliases:
         alias(other_name, name)
     return fn

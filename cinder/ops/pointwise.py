@@ -8,6 +8,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from ._inplace import make_inplace
 from ._pointwise_factory import (
     _BOOL_COMPLEX,
     _COMPLEX,
@@ -36,8 +37,6 @@ from ._prep import (
 )
 from ._registry import (
     alias,
-    check_inplace,
-    commit_inplace,
     needs_grad,
     node_class,
     record,
@@ -407,12 +406,8 @@ def logical_not(input, *, out=None):
     return write_out(out, result) if out is not None else result
 
 
-def _logical_not_(self):
-    check_inplace(self)
-    return commit_inplace(self, logical_not(self))
-
-
-register("logical_not", logical_not, inplace=_logical_not_, family="pointwise")
+register("logical_not", logical_not, family="pointwise",
+         inplace=make_inplace(logical_not, "logical_not", pointwise=True, bool_result=True))
 
 
 def bitwise_not(input, *, out=None):
