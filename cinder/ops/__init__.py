@@ -9,6 +9,7 @@ from . import function_forms  # noqa: F401
 from . import nn  # noqa: F401  (nn kernels: cinder/ops/nn/)
 from . import linalg_solve, linalg_decomp, linalg_func  # noqa: F401  (torch.linalg)
 from . import fft, special, windows, spectral  # noqa: F401  (fft, special, windows, stft)
+from . import view_copy  # noqa: F401  (the <view>_copy ops)
 from . import _registry
 from ._registry import FUNCTIONS, OPS  # noqa: F401
 _registry.publish_core_methods()   # Tensor-core methods through the dispatch point too

@@ -21,7 +21,8 @@ from ._inplace import make_inplace
 from ._prep import as_compute, scalar_as, wrap, xp_of
 from ._registry import (check_inplace, needs_grad, node_class, publish_attribute, record,
                         register)
-from .views import _slice, make_view
+from .view_select import _slice
+from .views import make_view
 
 from ._segment import linear_index, reduce_into  # noqa: I001  (segment sums for scatter)
 
