@@ -16,7 +16,7 @@ from .._storage import storage_view
 from .._tensor import Size, make_tensor, wrap_dim
 from ..autograd.graph import Node
 from ..autograd.grad_mode import no_grad
-from ._prep import dims_arg, shape_arg
+from ._prep import dims_arg, shape_arg, xp_of
 from ._registry import (add_inplace, alias, needs_grad, node_class, publish_attribute, record,
                         register)
 
@@ -100,10 +100,7 @@ def _view_strides(old_shape, old_strides, new_shape):
 
 def _backend_strided(arr, shape, strides):
     """A view of ``arr``'s memory (starting at its first element) with byte ``strides``."""
-    if isinstance(arr, np.ndarray):
-        return np.lib.stride_tricks.as_strided(arr, shape, strides)
-    from ..backend import cupy_module
-    return cupy_module().lib.stride_tricks.as_strided(arr, shape, strides)
+    return backend.array_module_of(arr).lib.stride_tricks.as_strided(arr, shape, strides)
 
 
 ViewNode = node_class("ViewBackward0", {"self": lambda grad, s: grad.reshape(s.self_sizes)})
@@ -213,7 +210,7 @@ def _as_strided_backward(grad, s):
     read the input's geometry out of that storage."""
     from .creation import zeros
     from .indexing import index_put
-    xp = np if grad._device.type == "cpu" else _cupy()
+    xp = xp_of(grad)
     flat = xp.full(grad.shape, s.offset, dtype=np.int64)
     for d, (n, st) in enumerate(zip(grad.shape, s.stride)):
         shape = [1] * grad.dim()
@@ -222,11 +219,6 @@ def _as_strided_backward(grad, s):
     storage = zeros(s.self_storage_numel, dtype=grad.dtype, device=grad.device)
     storage = index_put(storage, (flat.reshape(-1),), grad.reshape(-1), accumulate=True)
     return storage.as_strided(s.self_sizes, s.self_strides, s.self_offset)
-
-
-def _cupy():
-    from ..backend import cupy_module
-    return cupy_module()
 
 
 def as_strided(input, size, stride, storage_offset=None):
