@@ -112,3 +112,24 @@ def test_signature_has_keyword_out():
     sig = inspect.signature(cinder.sum)
     assert list(sig.parameters) == ["input", "dim", "keepdim", "dtype", "out"]
     assert sig.parameters["out"].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+@pytest.mark.parametrize("name,args", [("median", (1,)), ("nanmedian", (0,)), ("mode", (1,)),
+                                       ("kthvalue", (2, 1))])
+def test_selection_family_out(name, args):
+    t, c = both()
+    to = (torch.empty(0), torch.empty(0, dtype=torch.long))
+    co = (cinder.empty(0), cinder.empty(0, dtype=cinder.long))
+    tr = getattr(torch, name)(t, *args, out=to)
+    cr = getattr(cinder, name)(c, *args, out=co)
+    assert type(cr).__name__ == type(tr).__name__
+    assert cr[0] is co[0] and cr[1] is co[1]
+    np.testing.assert_array_equal(co[0].numpy(), to[0].numpy())
+    np.testing.assert_array_equal(co[1].numpy(), to[1].numpy())
+
+
+def test_full_median_refuses_out():
+    t, c = both()
+    te = raised(lambda: torch.median(t, out=torch.empty(0)))
+    ce = raised(lambda: cinder.median(c, out=cinder.empty(0)))
+    assert type(ce) is type(te)
