@@ -217,8 +217,7 @@ QuantileNode = node_class("QuantileBackward0", {"self": _quantile_backward},
                                       "moved_shape", "dim", "self_sizes"))
 
 
-def _quantile(name, input, q, dim, keepdim, interpolation, out, ignore_nan):
-    check_tensor_arg(input, name, "input", 1)
+def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     if input._dtype not in (D.float32, D.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if interpolation not in _INTERPOLATIONS:
@@ -253,26 +252,22 @@ def _quantile(name, input, q, dim, keepdim, interpolation, out, ignore_nan):
         red = tuple(red)
     shape = red if scalar_q else (qa.size,) + red
     result = wrap(vals.reshape(shape), input._dtype, input._device)
-    if input._requires_grad and needs_grad(input):
-        record(QuantileNode, (input,), (result,), flat_shape=pos_lo.shape, n=rows.shape[-1],
-               weight=weight, pos_lo=wrap(pos_lo, D.int64, input._device),
-               pos_hi=wrap(pos_hi, D.int64, input._device), moved_shape=moved.shape, dim=d,
-               self_sizes=a.shape)
-    return write_out(out, result) if out is not None else result
+    return Reduced(result, node=QuantileNode, flat_shape=pos_lo.shape, n=rows.shape[-1],
+                   weight=weight, pos_lo=wrap(pos_lo, D.int64, input._device),
+                   pos_hi=wrap(pos_hi, D.int64, input._device), moved_shape=moved.shape, dim=d,
+                   self_sizes=a.shape)
 
 
-def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+@reduction("quantile", nodes=(QuantileNode,), family="statistics")
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The ``q``-quantiles over ``dim`` (all elements by default); NaN if any element is."""
-    return _quantile("quantile", input, q, dim, keepdim, interpolation, out, False)
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
 
 
-def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+@reduction("nanquantile", nodes=(QuantileNode,), family="statistics")
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """Like :func:`quantile`, ignoring NaN elements."""
-    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, out, True)
-
-
-register("quantile", quantile, family="statistics", nodes=(QuantileNode,))
-register("nanquantile", nanquantile, family="statistics")
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
 
 # ----------------------------------------------------------------------------------------------
 # cov / corrcoef
