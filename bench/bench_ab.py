@@ -42,9 +42,15 @@ def cases(lib):
 
     def backward():
         (x * x).sum().backward()
+    m, n = lib.ones(64, 64), lib.ones(64, 64)
     return {"a + b": (lambda: a + b, 100000), "add(a, b)": (lambda: lib.add(a, b), 100000),
             "a + b, requires_grad": (lambda: g + b, 50000), "a.sum()": (lambda: a.sum(), 50000),
-            "(x*x).sum().backward()": (backward, 2000)}
+            "(x*x).sum().backward()": (backward, 2000),
+            # in-place generator and reduction/comparison factories (issue 5)
+            "a.add_(b)": (lambda: a.add_(b), 50000), "a.mul_(2)": (lambda: a.mul_(2), 50000),
+            "m.add_(n)": (lambda: m.add_(n), 20000), "a.eq_(b)": (lambda: a.eq_(b), 20000),
+            "m.sum(1)": (lambda: m.sum(1), 20000), "m.max(1)": (lambda: m.max(1), 20000),
+            "m.mean()": (lambda: m.mean(), 20000), "m.lt(n)": (lambda: m.lt(n), 50000)}
 
 
 def main(checkout, rounds=7):

@@ -302,8 +302,7 @@ class Tensor:
         if isinstance(source, Tensor) and size is not None:
             source = source.untyped_storage() if source._dtype is self._dtype else source
         if source is None:
-            self._data = np.empty((0,), self._dtype.numpy_dtype) if self._device.type == "cpu" \
-                else backend.array_module(self._device).empty((0,), self._dtype.numpy_dtype)
+            self._data = backend.array_module(self._device).empty((0,), self._dtype.numpy_dtype)
         elif isinstance(source, Tensor):
             if source._dtype is not self._dtype:
                 raise RuntimeError(f"Could not set tensor of type {source._dtype.cpp_name} to a "

@@ -66,6 +66,8 @@ TESTED_ELSEWHERE = {
         "adjoint", "unravel_index", "scalar_tensor", "empty_strided", "as_strided_scatter",
         "apply_", "map_", "new_empty_strided")
         + tuple(n for n in INPLACE_FUNCTIONS if n not in DB_NAMES)},
+    **{name: "test_view_copy.py" for name in ("alias_copy", "detach_copy", "slice_copy",
+                                               "view_as_complex_copy")},
     "_rnn_layer": "nn/test_rnn.py",
     # CUDA-only in PyTorch (NotImplementedError on its CPU build): checked against what they
     # stand for there (var_mean, F.batch_norm and its gradients)

@@ -9,7 +9,8 @@ import numpy as np
 
 from .._device import CPU, device
 
-__all__ = ["array_module", "cuda_is_available", "to_device", "data_ptr", "storage_root"]
+__all__ = ["array_module", "array_module_of", "cuda_is_available", "to_device", "data_ptr",
+           "storage_root"]
 
 _cupy = None
 _cupy_checked = False
@@ -53,6 +54,11 @@ def array_module(dev):
     if dev.type == "cuda":
         return cupy_module()
     raise RuntimeError(f"no array backend for device type {dev.type!r}")
+
+
+def array_module_of(arr):
+    """The array namespace an array belongs to (``numpy`` or ``cupy``)."""
+    return np if isinstance(arr, np.ndarray) else cupy_module()
 
 
 def special_module(xp):

@@ -4,6 +4,8 @@ the LinAlgError type, batched-singularity reporting)."""
 import numpy as np
 
 from .. import _dtype as D
+from .. import backend
+from .._device import CPU
 from ._prep import wrap, xp_of
 
 
@@ -111,10 +113,20 @@ def raise_singular(A, fname):
                       "singular.")
 
 
+def host(t):
+    """``t``'s array in host memory, for the LAPACK routines only SciPy offers (LU, LDL, eig,
+    expm): the array itself on the CPU, a copy from the GPU."""
+    return backend.to_device(t._data, CPU)
+
+
 def new(arr, like, dtype=None):
-    """Wrap a backend array as a tensor on ``like``'s device (dtype defaults to like's)."""
+    """Wrap an array as a tensor on ``like``'s device (dtype defaults to like's); a host result
+    of a SciPy routine goes back to the device of the input."""
     dt = dtype or like._dtype
-    return wrap(arr.astype(dt.numpy_dtype, copy=False), dt, like._device)
+    arr = arr.astype(dt.numpy_dtype, copy=False)
+    if like._device is not CPU:
+        arr = backend.to_device(xp_of(like).asarray(arr), like._device)
+    return wrap(arr, dt, like._device)
 
 
 def real_dtype(dt):

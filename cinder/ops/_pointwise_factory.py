@@ -111,14 +111,14 @@ def _scale_by_alpha(name, with_alpha):
     return refuse
 
 
-def binary(name, kernel, node=None, *, out_dtype=None, promote_int_to_float=False,
+def binary(name, kernel, node=None, *, promote_int_to_float=False,
            check=None, method=True, inplace=True, unsupported=None, tensor_other=False,
            scalar_node=None, alpha=False, precheck=None, inplace_any_dtype=False, ufunc=None):
     """Define a binary op ``name(input, other, *, out=None)`` from ``kernel(xp, a, b)``.
 
     ``node`` is the graph-node class (None: not differentiable); ``scalar_node`` the one used when
-    ``other`` is a Python scalar, where PyTorch names it differently. ``out_dtype`` forces the
-    result dtype (bool for comparisons); ``promote_int_to_float`` makes integer inputs compute
+    ``other`` is a Python scalar, where PyTorch names it differently (bool-valued ops are
+    built by ``comparison.comparison``). ``promote_int_to_float`` makes integer inputs compute
     in the default float dtype (true division). ``check(dt, input, other)`` may raise for bad
     arguments; ``unsupported``/``tensor_other`` add PyTorch's dtype and argument refusals;
     ``precheck(input, other)`` runs before the operands are read. ``alpha=True`` adds the
@@ -155,7 +155,7 @@ def binary(name, kernel, node=None, *, out_dtype=None, promote_int_to_float=Fals
                 res = kernel(np if dev.type == "cpu" else xp_of(input), a, b)
         except ValueError as exc:
             reraise_broadcast(exc, a, b)
-        result = wrap(res, out_dtype or dt, dev)
+        result = wrap(res, dt, dev)
         if node is not None and (input._requires_grad or getattr(other, "_requires_grad", 0)) \
                 and needs_grad(input, other if isinstance(other, Tensor) else None):
             tensor = isinstance(other, Tensor)
@@ -169,60 +169,50 @@ def binary(name, kernel, node=None, *, out_dtype=None, promote_int_to_float=Fals
     fn.__name__ = fn.__qualname__ = name
     if not inplace:
         inp = None
-    elif out_dtype is not None:
-        inp = _cast_back_inplace(fn, name)
     else:
-        inp = _fast_inplace(name, kernel, fn, check, precheck, inplace_any_dtype)
+        inp = make_inplace(fn, name, pointwise=True, fast=_direct_write(
+            name, kernel, check, precheck, inplace_any_dtype))
     register(name, fn, method=method, inplace=inp, family="pointwise",
              nodes=(node,) if scalar_node is None else (node, scalar_node))
     return fn
 
 
-def _fast_inplace(name, kernel, fn, check, precheck=None, any_dtype=False):
-    """``a.op_(b)``: writes straight into ``a``'s array when nothing is recorded."""
-    slow = make_inplace(fn, name, pointwise=True)
-
-    def inplace(self, other, *, alpha=_ONE):
-        if precheck is not None:
-            precheck(self, other)
-        if alpha is not _ONE or needs_grad(self, other if isinstance(other, Tensor) else None):
-            return slow(self, other, alpha=alpha)
-        check_inplace(self)
-        a, b, dt, dev = binary_operands(self, other, name)
-        cast_check(dt, self._dtype)
-        if check is not None:
-            try:
-                check(dt, self, other)
-            except (NotImplementedError, RuntimeError):
-                # the output shape is checked first, as in PyTorch
-                _check_broadcast_into(self, (other,))
-                raise
-        if dt is self._dtype and (any_dtype or dt.category >= D.FLOATING
-                                  and name not in ("div", "pow")):
-            xp = np if dev.type == "cpu" else xp_of(self)
-            try:
-                res = kernel(xp, a, b)
-            except ValueError as exc:
-                reraise_broadcast(exc, a, b)
-            if res.shape != self._data.shape:
-                return commit_inplace(self, wrap(res, dt, dev))
-            self._data[...] = res
-            self._bump_version()
-            return self
-        return slow(self, other)
-
-    inplace.__name__ = name + "_"
-    return inplace
-
-
-def _cast_back_inplace(fn, name):
-    """``a.eq_(b)``: a bool result (comparisons, logical ops) written back in ``a``'s dtype."""
-    def inplace(self, other):
-        check_inplace(self)
-        _check_broadcast_into(self, (other,))
-        return commit_inplace(self, fn(self, other))
-    inplace.__name__ = name + "_"
-    return inplace
+def _direct_write(name, kernel, check, precheck=None, any_dtype=False):
+    """The fast path of ``a.op_(b)`` (for ``make_inplace(fast=...)``): when nothing is
+    recorded and the result keeps ``a``'s dtype, the kernel's result is written straight into
+    ``a``'s array; everything else goes to the generic in-place method."""
+    def fast(generic):
+        def inplace(self, other, *, alpha=_ONE):
+            if precheck is not None:
+                precheck(self, other)
+            if alpha is not _ONE or needs_grad(self, other if isinstance(other, Tensor)
+                                               else None):
+                return generic(self, other, alpha=alpha)
+            check_inplace(self)
+            a, b, dt, dev = binary_operands(self, other, name)
+            cast_check(dt, self._dtype)
+            if check is not None:
+                try:
+                    check(dt, self, other)
+                except (NotImplementedError, RuntimeError):
+                    # the output shape is checked first, as in PyTorch
+                    _check_broadcast_into(self, (other,))
+                    raise
+            if dt is self._dtype and (any_dtype or dt.category >= D.FLOATING
+                                      and name not in ("div", "pow")):
+                xp = np if dev.type == "cpu" else xp_of(self)
+                try:
+                    res = kernel(xp, a, b)
+                except ValueError as exc:
+                    reraise_broadcast(exc, a, b)
+                if res.shape != self._data.shape:
+                    return commit_inplace(self, wrap(res, dt, dev))
+                self._data[...] = res
+                self._bump_version()
+                return self
+            return generic(self, other)
+        return inplace
+    return fast
 
 
 def unary(name, kernel, node=None, *, float_only=False, int_ok=True, method=True,

@@ -708,7 +708,7 @@ def scalar_to_tensor_like(value, like):
 
 def zeros_for_grad(t):
     """Zeros with ``t``'s shape, dtype and device (used by derivative formulas)."""
-    xp = np if t._device is CPU else backend.array_module(t._device)
+    xp = xp_of(t)
     return wrap(xp.zeros(t._data.shape, t._dtype.numpy_dtype), t._dtype, t._device)
 
 

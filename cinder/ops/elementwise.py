@@ -70,21 +70,21 @@ atanh = unary("atanh", lambda xp, a: _errstate(xp.arctanh, a), node_class("Atanh
     "self": lambda grad, s: grad * _conj((1 - s.self * s.self).reciprocal())}), **_F)
 
 
-def _no_inplace_derivative(name):
-    """PyTorch has no derivative for these in-place forms: recording one is refused."""
-    plain = getattr(Tensor, name + "_")
+def _no_inplace_derivative(fn):
+    """PyTorch has no derivative for these in-place forms: recording one is refused (after
+    the generic in-place checks, as PyTorch reports a leaf first)."""
+    name = fn.__name__
 
-    def inplace(self):
+    def refuse_recording(self):
         if needs_grad(self):
             raise NotImplementedError(f"the derivative for 'inplace version of {name}' is not "
                                       "implemented.")
-        return plain(self)
-    inplace.__name__ = name + "_"
+    inplace = make_inplace(fn, name, pointwise=True, precheck=refuse_recording)
     return add_inplace(name, inplace)
 
 
 for _alias, _fn in (("arccosh", acosh), ("arcsinh", asinh), ("arctanh", atanh)):
-    register(_alias, _fn, inplace=_no_inplace_derivative(_fn.__name__), family="alias")
+    register(_alias, _fn, inplace=_no_inplace_derivative(_fn), family="alias")
 
 # ----------------------------------------------------------------------------------------------
 # Special functions

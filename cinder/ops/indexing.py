@@ -17,10 +17,12 @@ import numpy as np
 from .. import _dtype as D
 from .. import backend
 from .._tensor import Tensor, contiguous_strides, make_tensor
+from ._inplace import make_inplace
 from ._prep import as_compute, scalar_as, wrap, xp_of
 from ._registry import (check_inplace, needs_grad, node_class, publish_attribute, record,
                         register)
-from .views import _slice, make_view
+from .view_select import _slice
+from .views import make_view
 
 from ._segment import linear_index, reduce_into  # noqa: I001  (segment sums for scatter)
 
@@ -693,18 +695,8 @@ def _src_block(src, index):
 
 
 def _along_dim_inplace(fn, name):
-    """``Tensor.<name>_``: the index argument need not broadcast to self, so the registry's
-    generic in-place wrapper (which checks that) is not used."""
-    from ._registry import _snapshot_for_backward, commit_inplace
-
-    def inplace(self, dim, index, *args, **kwargs):
-        check_inplace(self)
-        others = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
-        src = _snapshot_for_backward(self) if needs_grad(self, *others) else self
-        return commit_inplace(self, fn(src, dim, index, *args, **kwargs))
-    inplace.__name__ = inplace.__qualname__ = name + "_"
-    inplace.__doc__ = f"In-place version of :meth:`Tensor.{name}`."
-    return inplace
+    """``Tensor.<name>_``: not pointwise (the index argument need not broadcast to self)."""
+    return make_inplace(fn, name)
 
 
 register("scatter_add", scatter_add, inplace=_along_dim_inplace(scatter_add, "scatter_add"),

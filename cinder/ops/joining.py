@@ -13,9 +13,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Size, Tensor, wrap_dim
-from ..autograd.grad_mode import no_grad
 from ._prep import broadcast_shape, check_tensor_arg, shape_arg, wrap, xp_of
-from ._registry import FUNCTIONS, OpNode, needs_grad, node_class, record, register, write_out
+from ._registry import needs_grad, node_class, record, register
 from .views import make_view
 
 # ----------------------------------------------------------------------------------------------
@@ -444,69 +443,3 @@ def combinations(input, r=2, with_replacement=False):
 
 register("cartesian_prod", cartesian_prod, method=False, family="joining")
 register("combinations", combinations, method=False, family="joining")
-
-# ----------------------------------------------------------------------------------------------
-# *_copy: the result of a view op as a new tensor, with the view's node renamed
-# ----------------------------------------------------------------------------------------------
-
-_COPY_NODES = {}
-
-
-def _copy_node_class(cls):
-    """``<View>Backward0_copy``: the same formulas under PyTorch's name for the copy op."""
-    name = cls.__name__ + "_copy"
-    if name not in _COPY_NODES:
-        _COPY_NODES[name] = type(name, (cls,), {"__slots__": ()})
-        _COPY_NODES[name].__module__ = cls.__module__
-    return _COPY_NODES[name]
-
-
-def _copy_variant(view_name):
-    def fn(input, *args, out=None, **kwargs):
-        check_tensor_arg(input, view_name + "_copy", "input", 1)
-        view_fn = FUNCTIONS.get(view_name) or getattr(Tensor, view_name)
-        view = view_fn(input, *args, **kwargs)
-        results = view if isinstance(view, (tuple, list)) else (view,)
-        copies = []
-        for v in results:
-            c = wrap(xp_of(v).ascontiguousarray(v._data).copy(), v._dtype, v._device)
-            node = v._grad_fn
-            if node is not None and isinstance(node, OpNode):
-                if not type(node).__name__.endswith("_copy"):    # (shared by unbind's outputs)
-                    node.__class__ = _copy_node_class(type(node))
-                c._grad_fn, c._output_nr, c._requires_grad = node, v._output_nr, True
-            copies.append(c)
-        result = type(view)(copies) if isinstance(view, (tuple, list)) else copies[0]
-        if out is not None:
-            return write_out(out, result)
-        return result
-    fn.__name__ = fn.__qualname__ = view_name + "_copy"
-    fn.__doc__ = f"Like ``{view_name}``, but the result is a new tensor, not a view."
-    register(view_name + "_copy", fn, method=False, family="joining")
-    return fn
-
-
-for _view in ("expand", "permute", "squeeze", "unsqueeze", "t", "transpose", "view", "select",
-              "unbind", "split", "split_with_sizes", "unfold", "as_strided", "view_as_real"):
-    _copy_variant(_view)
-
-
-def narrow_copy(input, dim, start, length):
-    """``narrow`` as a new tensor."""
-    with no_grad():
-        piece = input.narrow(dim, start, length)
-    result = wrap(piece._data.copy(), input._dtype, input._device)
-    if input._requires_grad and needs_grad(input):
-        record(NarrowCopyNode, (input,), (result,), self_sizes=input._data.shape,
-               dim=wrap_dim(dim, input._data.ndim), start=start, length=length)
-    return result
-
-
-def _narrow_backward(grad, s):
-    from .creation import zeros
-    out = zeros(s.self_sizes, dtype=grad.dtype, device=grad.device)
-    return out.slice_scatter(grad, s.dim, s.start, s.start + s.length)
-
-
-NarrowCopyNode = node_class("NarrowCopyBackward0", {"self": _narrow_backward})
-register("narrow_copy", narrow_copy, family="joining", nodes=(NarrowCopyNode,))

@@ -311,7 +311,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return write_out(out, result) if out is not None else result
 
 
-def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+def _addmm_shape_check(self, mat1, mat2, **_):
     """In-place ``addmm``: ``self`` must already have the result's shape."""
     check_tensor_arg(mat1, "addmm_", "mat1", 1)
     check_tensor_arg(mat2, "addmm_", "mat2", 2)
@@ -319,11 +319,10 @@ def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
             tuple(self.shape) != (mat1.shape[0], mat2.shape[1]):
         raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and output "
                            f"tensor size {[mat1.shape[0], mat2.shape[1]]} should match")
-    return _addmm_inplace(self, mat1, mat2, beta=beta, alpha=alpha)
 
 
-_addmm_inplace = make_inplace(addmm, "addmm")
-register("addmm", addmm, inplace=addmm_, family="linalg", nodes=(AddmmNode,))
+register("addmm", addmm, inplace=make_inplace(addmm, "addmm", precheck=_addmm_shape_check),
+         family="linalg", nodes=(AddmmNode,))
 
 
 def outer(input, vec2, *, out=None):

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import return_types
-from ._linalg_common import (LinAlgError, check_float, check_matrix, check_square, new,
+from ._linalg_common import (LinAlgError, check_float, check_matrix, check_square, host, new,
                              real_dtype)
 from ._prep import xp_of
 from ._registry import needs_grad, node_class, record, register
@@ -306,7 +306,7 @@ def linalg_eig(A, *, out=None):
     ret = return_types.linalg_eig
     check_float(A, "linalg.eig")
     check_square(A, "linalg.eig")
-    a = np.asarray(A._data)
+    a = host(A)
     cdt = A._dtype if _is_complex(A) else A._dtype.to_complex()
     if a.size:
         w, v = np.linalg.eig(a)
@@ -326,7 +326,7 @@ def linalg_eigvals(A, *, out=None):
     check_float(A, "linalg.eigvals")
     check_square(A, "linalg.eigvals")
     cdt = A._dtype if _is_complex(A) else A._dtype.to_complex()
-    a = np.asarray(A._data)
+    a = host(A)
     w = np.linalg.eigvals(a) if a.size else np.zeros(a.shape[:-1])
     return _out(out, new(w.astype(cdt.numpy_dtype), A, cdt))
 
@@ -339,7 +339,7 @@ def _lu_arrays(A, fname):
     import scipy.linalg as sl
     check_float(A, fname)
     check_matrix(A, fname)
-    a = np.asarray(A._data)
+    a = host(A)
     m, n = a.shape[-2:]
     k = min(m, n)
     if not a.size:
@@ -425,7 +425,7 @@ def linalg_lu_factor(A, *, pivot=True, out=None):
     ret = return_types.linalg_lu_factor
     LU, piv, info = linalg_lu_factor_ex(A, pivot=pivot)
     if bool((info._data > 0).any()) and A.shape[-1] == A.shape[-2]:
-        i = int(np.asarray(info._data).max())
+        i = int(host(info).max())
         raise LinAlgError(f"torch.linalg.lu_factor: U[{i},{i}] is zero and using it on "
                           "lu_solve would result in a division by zero. If you still want to "
                           "perform the factorization, consider calling linalg.lu(A, pivot) or "
@@ -456,7 +456,7 @@ def linalg_lu(A, *, pivot=True, out=None):
     ret = return_types.linalg_lu
     check_float(A, "linalg.lu")
     check_matrix(A, "linalg.lu")
-    a = np.asarray(A._data)
+    a = host(A)
     m, n = a.shape[-2:]
     k = min(m, n)
     if a.size:
@@ -485,7 +485,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
         L = LU_data[..., :, :k].tril(-1) + ident
         U = LU_data[..., :k, :].triu()
     if unpack_pivots:
-        perm = _pivots_to_perm(np.asarray(LU_pivots._data).astype(np.int64), m)
+        perm = _pivots_to_perm(host(LU_pivots).astype(np.int64), m)
         eye_m = np.eye(m, dtype=LU_data._dtype.numpy_dtype)
         # P[..., perm[i], i] = 1:  A = P L U
         p = np.swapaxes(eye_m[perm], -1, -2)
@@ -558,7 +558,7 @@ def linalg_ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     ret = return_types.linalg_ldl_factor_ex
     check_float(A, "torch.linalg.ldl_factor_ex")
     check_square(A, "torch.linalg.ldl_factor_ex")
-    a = np.asarray(A._data)
+    a = host(A)
     name = "hetrf" if hermitian and _is_complex(A) else "sytrf"
     res = _lapack_each(name, [a], lambda f, m: f(m, lower=1)) if a.size else []
     ld = np.stack([np.tril(r[0]) for r in res]).reshape(a.shape) if res else a.copy()
@@ -583,8 +583,8 @@ def linalg_ldl_factor(A, *, hermitian=False, out=None):
 def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     """Solve ``A X = B`` from ``ldl_factor``'s output."""
     check_float(LD, "torch.linalg.ldl_solve")
-    ld, b = np.asarray(LD._data), np.asarray(B._data)
-    piv = np.asarray(pivots._data)
+    ld, b = host(LD), host(B)
+    piv = host(pivots)
     batch = np.broadcast_shapes(ld.shape[:-2], b.shape[:-2])
     ld = np.broadcast_to(ld, batch + ld.shape[-2:])
     b = np.broadcast_to(b, batch + b.shape[-2:])

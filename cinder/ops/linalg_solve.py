@@ -11,7 +11,8 @@ import numpy as np
 from .. import _dtype as D
 from .. import return_types
 from ._linalg_common import (LinAlgError, batch_prefix, check_float, check_same_dtype,
-                             check_square, new, raise_singular, real_dtype, singular_info)
+                             check_square, host, new, raise_singular, real_dtype,
+                             singular_info)
 from ._prep import xp_of
 from ._registry import needs_grad, node_class, record, register
 
@@ -435,7 +436,7 @@ def linalg_matrix_exp(A):
         return linalg_matrix_exp(A.float()).to(A._dtype)
     check_float(A, "linalg.matrix_exp")
     check_square(A, "linalg.matrix_exp")
-    a = np.asarray(A._data)
+    a = host(A)
     out = sl.expm(a) if a.size else a.copy()
     result = new(np.ascontiguousarray(out), A)
     if needs_grad(A):

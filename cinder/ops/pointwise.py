@@ -8,6 +8,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from ._inplace import make_inplace
 from ._pointwise_factory import (
     _BOOL_COMPLEX,
     _COMPLEX,
@@ -18,6 +19,8 @@ from ._pointwise_factory import (
     scaled_other,
     unary,  # noqa: F401  (re-exported: ``pointwise.unary``)
 )
+# re-exported: code written against ``pointwise.eq`` keeps working
+from .comparison import eq, ge, gt, le, logical_and, logical_or, logical_xor, lt, ne  # noqa: F401
 from ._prep import (
     as_compute,
     binary_operands,
@@ -33,10 +36,7 @@ from ._prep import (
     xp_of,
 )
 from ._registry import (
-    FUNCTIONS,
     alias,
-    check_inplace,
-    commit_inplace,
     needs_grad,
     node_class,
     record,
@@ -401,32 +401,8 @@ atan2 = binary("atan2", lambda xp, a, b: xp.arctan2(a, b), Atan2Node,
                unsupported=("atan2_cpu", _COMPLEX))
 alias("arctan2", "atan2")
 
-# -- comparisons and logic (results are bool, never differentiable) -------------------------
-# In-place forms (``a.eq_(b)``) write the bool result back in ``a``'s dtype.
-
-
-def _ufunc_kernel(ufunc_name):
-    def kernel(xp, a, b):
-        return getattr(xp, ufunc_name)(a, b)
-    return kernel
-
-
-for _name, _ufunc in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),
-                      ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal")):
-    binary(_name, _ufunc_kernel(_ufunc), None,
-           out_dtype=D.bool, unsupported=None if _name in ("eq", "ne") else
-           (f"{_name}_cpu", _COMPLEX))
-eq, ne, lt, le, gt, ge = (FUNCTIONS[n] for n in ("eq", "ne", "lt", "le", "gt", "ge"))
-for _alias, _target in (("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"),
-                        ("less_equal", "le"), ("not_equal", "ne")):
-    alias(_alias, _target)
-
-logical_and = binary("logical_and", lambda xp, a, b: xp.logical_and(a, b), None,
-                     out_dtype=D.bool, tensor_other=True)
-logical_or = binary("logical_or", lambda xp, a, b: xp.logical_or(a, b), None,
-                    out_dtype=D.bool, tensor_other=True)
-logical_xor = binary("logical_xor", lambda xp, a, b: xp.logical_xor(a, b), None,
-                     out_dtype=D.bool, tensor_other=True)
+# -- comparisons and logic (bool results, never differentiable) are built by the comparison
+# factory in ``comparison.py`` (re-exported above).
 
 bitwise_and = binary("bitwise_and", lambda xp, a, b: xp.bitwise_and(a, b), None,
                      unsupported=("bitwise_and_cpu", _NOT_INTEGRAL))
@@ -443,12 +419,8 @@ def logical_not(input, *, out=None):
     return write_out(out, result) if out is not None else result
 
 
-def _logical_not_(self):
-    check_inplace(self)
-    return commit_inplace(self, logical_not(self))
-
-
-register("logical_not", logical_not, inplace=_logical_not_, family="pointwise")
+register("logical_not", logical_not, family="pointwise",
+         inplace=make_inplace(logical_not, "logical_not", pointwise=True, bool_result=True))
 
 
 def bitwise_not(input, *, out=None):

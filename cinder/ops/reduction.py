@@ -1,4 +1,8 @@
-"""Reductions: sum, mean, prod, max/min, argmax/argmin, amax/amin, std/var, all/any, norm."""
+"""Reductions: sum, mean, prod, max/min, argmax/argmin, amax/amin, std/var, all/any, norm.
+
+Each op is a body published by the reduction factory (``_reduction_factory.reduction``), which
+does the argument checks, ``out=``, the named tuples and the recording; the bodies compute.
+"""
 
 import builtins
 import math
@@ -10,84 +14,19 @@ from .. import _dtype as D
 from .. import return_types
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ._prep import check_tensor_arg, dims_arg, wrap, xp_of
+from ._prep import wrap, xp_of
+from ._reduction_factory import (
+    Reduced,
+    acc_dtype,
+    count,
+    dim_axes,
+    np_axes,
+    one_dim,
+    reduced_shape,
+    reduction,
+    unreduce,
+)
 from ._registry import FUNCTIONS, make_inplace, needs_grad, node_class, record, register, write_out
-
-_MAX_OUT = return_types.max_out
-_MIN_OUT = return_types.min_out
-
-# ----------------------------------------------------------------------------------------------
-# Helpers
-# ----------------------------------------------------------------------------------------------
-
-
-def _axes(input, dim):
-    """Reduced axes as a tuple (None means all); ``dim=[]`` also means all, as in PyTorch."""
-    if dim is None:
-        return None
-    if isinstance(dim, (list, tuple)) and len(dim) == 0:
-        return None
-    axes = dims_arg(dim, input._data.ndim)
-    return axes if input._data.ndim else ()
-
-
-def _one_dim(name, dim, ndim, overloads):
-    """A single reduction dim (PyTorch's ``int dim`` overloads refuse tuples)."""
-    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
-                        f"{type(dim).__name__}), but expected one of:\n{overloads}")
-    return dims_arg(dim, ndim)[0] if ndim else 0
-
-
-def _unreduce(grad, sizes, axes, keepdim):
-    """Reshape a reduced gradient so it broadcasts against the input (undo a keepdim=False)."""
-    if axes is None:
-        axes = tuple(range(len(sizes)))
-    if not keepdim and sizes:
-        shape = list(grad.shape)
-        for a in sorted(axes):
-            shape.insert(a, 1)
-        grad = grad.reshape(shape)
-    return grad
-
-
-def _np_axes(axes):
-    return axes if axes is None else tuple(axes)
-
-
-def _acc_dtype(dt):
-    """Half types accumulate in float32, like PyTorch's reductions."""
-    return np.float32 if dt in (D.float16, D.bfloat16) else None
-
-
-def _count(shape, axes):
-    n = 1
-    for a in (range(len(shape)) if axes is None else axes):
-        n *= shape[a]
-    return n
-
-
-def _reduced_shape(shape, axes, keepdim):
-    axes = range(len(shape)) if axes is None else axes
-    if keepdim:
-        return tuple(1 if i in axes else n for i, n in enumerate(shape))
-    return tuple(n for i, n in enumerate(shape) if i not in axes)
-
-
-def _check_differentiable(input, dt):
-    """An integer result of a reduction over a tensor that requires grad is an error."""
-    if dt.category < D.FLOATING and needs_grad(input):
-        raise RuntimeError(f"Autograd not support dtype: {dt.scalar_name}")
-
-
-def _no_out_overload(name, out, what="Tensor"):
-    """PyTorch's full-reduction overloads (no ``dim``) have no ``out=``."""
-    if out is not None:
-        raise TypeError(f"{name}() received an invalid combination of arguments - got ({what}, "
-                        f"out=Tensor), but expected one of:\n * (Tensor input, *, torch.dtype "
-                        "dtype = None)\n * (Tensor input, tuple of ints dim, bool keepdim = False, "
-                        "*, torch.dtype dtype = None, Tensor out = None)")
-
 
 # ----------------------------------------------------------------------------------------------
 # sum / nansum / sum_to_size / mean / prod
@@ -96,7 +35,7 @@ def _no_out_overload(name, out, what="Tensor"):
 SumNode0 = node_class("SumBackward0", {
     "self": lambda grad, s: grad.expand(s.self_sizes)})
 SumNode1 = node_class("SumBackward1", {
-    "self": lambda grad, s: _unreduce(grad, s.self_sizes, s.dim, s.keepdim).expand(
+    "self": lambda grad, s: unreduce(grad, s.self_sizes, s.dim, s.keepdim).expand(
         s.self_sizes)})
 
 
@@ -104,59 +43,46 @@ def _sum_dtype(input, dtype):
     return dtype or (D.int64 if input._dtype.category <= D.INTEGRAL else input._dtype)
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+_SUM_OVERLOADS = (" * (Tensor input, *, torch.dtype dtype = None)\n * (Tensor input, tuple of "
+                  "ints dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = "
+                  "None)")
+
+
+@reduction("sum", nodes=(SumNode0, SumNode1), overloads=_SUM_OVERLOADS, full_out=False)
+def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over all elements or over ``dim`` (int or tuple). Integer inputs sum to int64."""
-    check_tensor_arg(input, "sum", "input", 1)
-    if isinstance(dim, D.dtype):
-        dim, dtype = None, dim
-    if dim is None:
-        _no_out_overload("sum", out)
-    axes = _axes(input, dim)
+    axes = dim_axes(input, dim)
     dt = _sum_dtype(input, dtype)
     xp = xp_of(input)
     arr = input._data
-    acc = _acc_dtype(dt)
-    res = xp.sum(arr, axis=_np_axes(axes), keepdims=keepdim, dtype=acc or dt.numpy_dtype)
+    res = xp.sum(arr, axis=np_axes(axes), keepdims=keepdim, dtype=acc_dtype(dt) or dt.numpy_dtype)
     result = wrap(xp.asarray(res, dtype=dt.numpy_dtype), dt, input._device)
-    if input._requires_grad and needs_grad(input):
-        _check_differentiable(input, dt)
-        if dim is None:
-            record(SumNode0, (input,), (result,), self_sizes=arr.shape)
-        else:
-            record(SumNode1, (input,), (result,), self_sizes=arr.shape, dim=axes,
-                   keepdim=keepdim)
-    return write_out(out, result) if out is not None else result
+    if dim is None:
+        return Reduced(result, node=SumNode0, self_sizes=arr.shape)
+    return Reduced(result, node=SumNode1, self_sizes=arr.shape, dim=axes, keepdim=keepdim)
 
-
-register("sum", sum, family="reduction", nodes=(SumNode0, SumNode1))
 
 NansumNode = node_class("NansumBackward0", {
-    "self": lambda grad, s: _unreduce(grad, s.self_sizes, s.dim, s.keepdim).expand(
+    "self": lambda grad, s: unreduce(grad, s.self_sizes, s.dim, s.keepdim).expand(
         s.self_sizes) * s.self.isnan().logical_not()})
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+@reduction("nansum", nodes=(NansumNode,))
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """``sum`` treating NaN as zero."""
-    check_tensor_arg(input, "nansum", "input", 1)
     if input._dtype.category == D.COMPLEX:
         raise RuntimeError("nansum on CPU does not support complex inputs")
-    axes = _axes(input, dim)
+    axes = dim_axes(input, dim)
     dt = _sum_dtype(input, dtype)
     xp = xp_of(input)
     arr = input._data
     if input._dtype.category >= D.FLOATING:
         arr = xp.where(xp.isnan(arr), 0, arr).astype(arr.dtype, copy=False)
-    res = xp.sum(arr, axis=_np_axes(axes), keepdims=keepdim, dtype=_acc_dtype(dt) or
+    res = xp.sum(arr, axis=np_axes(axes), keepdims=keepdim, dtype=acc_dtype(dt) or
                  dt.numpy_dtype)
     result = wrap(xp.asarray(res, dtype=dt.numpy_dtype), dt, input._device)
-    if input._requires_grad and needs_grad(input):
-        _check_differentiable(input, dt)
-        record(NansumNode, (input,), (result,), self=input, self_sizes=input._data.shape,
-               dim=axes, keepdim=keepdim)
-    return write_out(out, result) if out is not None else result
-
-
-register("nansum", nansum, family="reduction", nodes=(NansumNode,))
+    return Reduced(result, node=NansumNode, self_sizes=input._data.shape, dim=axes,
+                   keepdim=keepdim)
 
 
 def _expandable(size, shape):
@@ -189,41 +115,35 @@ register("sum_to_size", sum_to_size, function_too=False, family="reduction")
 MeanNode0 = node_class("MeanBackward0", {
     "self": lambda grad, s: grad.expand(s.self_sizes) / s.numel})
 MeanNode1 = node_class("MeanBackward1", {
-    "self": lambda grad, s: _unreduce(grad, s.self_sizes, s.dim, s.keepdim).expand(
+    "self": lambda grad, s: unreduce(grad, s.self_sizes, s.dim, s.keepdim).expand(
         s.self_sizes) / s.count})
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+@reduction("mean", nodes=(MeanNode0, MeanNode1), overloads=(
+    " * (Tensor input, *, torch.dtype dtype = None, Tensor out = None)\n * (Tensor input, tuple "
+    "of ints dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)"))
+def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Arithmetic mean; floating and complex inputs only (or an explicit float ``dtype``)."""
-    check_tensor_arg(input, "mean", "input", 1)
-    if isinstance(dim, D.dtype):
-        dim, dtype = None, dim
     dt = dtype or input._dtype
     if dt.category < D.FLOATING:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {dt.scalar_name}")
-    axes = _axes(input, dim)
+    axes = dim_axes(input, dim)
     xp = xp_of(input)
     arr = input._data
     if dt.category < input._dtype.category:
         arr = arr.real
-    acc = _acc_dtype(dt)
     if arr.size:
-        res = xp.mean(arr, axis=_np_axes(axes), keepdims=keepdim, dtype=acc or dt.numpy_dtype)
+        res = xp.mean(arr, axis=np_axes(axes), keepdims=keepdim,
+                      dtype=acc_dtype(dt) or dt.numpy_dtype)
     else:
-        res = xp.full(_reduced_shape(arr.shape, axes, keepdim), np.nan, dtype=dt.numpy_dtype)
+        res = xp.full(reduced_shape(arr.shape, axes, keepdim), np.nan, dtype=dt.numpy_dtype)
     result = wrap(xp.asarray(res, dtype=dt.numpy_dtype), dt, input._device)
-    if input._requires_grad and needs_grad(input):
-        if dim is None:
-            record(MeanNode0, (input,), (result,), self_sizes=arr.shape, numel=arr.size)
-        else:
-            record(MeanNode1, (input,), (result,), self_sizes=arr.shape, dim=axes,
-                   keepdim=keepdim, count=_count(arr.shape, axes))
-    return write_out(out, result) if out is not None else result
-
-
-register("mean", mean, family="reduction", nodes=(MeanNode0, MeanNode1))
+    if dim is None:
+        return Reduced(result, node=MeanNode0, self_sizes=arr.shape, numel=arr.size)
+    return Reduced(result, node=MeanNode1, self_sizes=arr.shape, dim=axes, keepdim=keepdim,
+                   count=count(arr.shape, axes))
 
 
 def _prod_backward(grad, s):
@@ -231,9 +151,9 @@ def _prod_backward(grad, s):
     self_ = s.self
     if not self_._data.ndim:
         return grad * 1
-    g = _unreduce(grad, s.self_sizes, s.dim, s.keepdim)
+    g = unreduce(grad, s.self_sizes, s.dim, s.keepdim)
     if not builtins.bool((self_._data == 0).any()):
-        r = _unreduce(s.result, s.self_sizes, s.dim, s.keepdim)
+        r = unreduce(s.result, s.self_sizes, s.dim, s.keepdim)
         return g * (r / self_)
     if grad_mode.STATE.grad_enabled:       # create_graph=True: stay differentiable
         return g * _prod_of_others_differentiable(self_, s.dim)
@@ -280,30 +200,22 @@ _PROD_OVERLOADS = (" * (Tensor input, *, torch.dtype dtype = None)\n * (Tensor i
                    "bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)")
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+@reduction("prod", nodes=(ProdNode0, ProdNode1), overloads=_PROD_OVERLOADS, full_out=False)
+def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product over all elements or over one ``dim``. Integer inputs give int64."""
-    check_tensor_arg(input, "prod", "input", 1)
-    if isinstance(dim, D.dtype):
-        dim, dtype = None, dim
     if dim is None:
-        _no_out_overload("prod", out)
         axes = None
     else:
-        d = _one_dim("prod", dim, input._data.ndim, _PROD_OVERLOADS)
+        d = one_dim("prod", dim, input._data.ndim, _PROD_OVERLOADS)
         axes = (d,) if input._data.ndim else ()
     dt = _sum_dtype(input, dtype)
     xp = xp_of(input)
-    res = xp.prod(input._data, axis=_np_axes(axes), keepdims=keepdim,
-                  dtype=_acc_dtype(dt) or dt.numpy_dtype)
+    res = xp.prod(input._data, axis=np_axes(axes), keepdims=keepdim,
+                  dtype=acc_dtype(dt) or dt.numpy_dtype)
     result = wrap(xp.asarray(res, dtype=dt.numpy_dtype), dt, input._device)
-    if input._requires_grad and needs_grad(input):
-        _check_differentiable(input, dt)
-        record(ProdNode0 if dim is None else ProdNode1, (input,), (result,), self=input,
-               self_sizes=input._data.shape, dim=axes, keepdim=keepdim or dim is None)
-    return write_out(out, result) if out is not None else result
+    return Reduced(result, node=ProdNode0 if dim is None else ProdNode1,
+                   self_sizes=input._data.shape, dim=axes, keepdim=keepdim or dim is None)
 
-
-register("prod", prod, family="reduction", nodes=(ProdNode0, ProdNode1))
 
 # ----------------------------------------------------------------------------------------------
 # max / min / argmax / argmin / amax / amin
@@ -321,8 +233,8 @@ def _select_index(grad, s):
     from .creation import arange
     if not s.self_sizes:
         return grad * 1
-    g = _unreduce(grad, s.self_sizes, (s.dim,), s.keepdim)
-    idx = _unreduce(s.indices, s.self_sizes, (s.dim,), s.keepdim)
+    g = unreduce(grad, s.self_sizes, (s.dim,), s.keepdim)
+    idx = unreduce(s.indices, s.self_sizes, (s.dim,), s.keepdim)
     n = s.self_sizes[s.dim]
     shape = [1] * len(s.self_sizes)
     shape[s.dim] = n
@@ -331,8 +243,8 @@ def _select_index(grad, s):
 
 
 def _amax_backward(grad, s):
-    g = _unreduce(grad, s.self_sizes, s.dim, s.keepdim)
-    r = _unreduce(s.result, s.self_sizes, s.dim, s.keepdim)
+    g = unreduce(grad, s.self_sizes, s.dim, s.keepdim)
+    r = unreduce(s.result, s.self_sizes, s.dim, s.keepdim)
     mask = s.self == r
     return g * mask / mask.sum(s.dim, keepdim=True)
 
@@ -353,12 +265,18 @@ def _empty_full_reduction(name, error=RuntimeError, hint=True):
                 + (" Specify the reduction dim with the 'dim' argument." if hint else ""))
 
 
-def _extreme(name, is_max, all_node, dim_node, tuple_type, out_type):
-    def fn(input, dim=None, keepdim=False, *, out=None):
+def _check_dim_not_empty(name, arr, axes):
+    """Reducing an empty dim has no identity for max/min-like ops: PyTorch's IndexError."""
+    for a in axes:
+        if arr.ndim and arr.shape[a] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+
+
+def _extreme(name, is_max, all_node, dim_node, tuple_type):
+    def fn(input, dim=None, keepdim=False):
         if isinstance(dim, Tensor):
             from .pointwise import maximum, minimum
-            return (maximum if is_max else minimum)(input, dim, out=out)
-        check_tensor_arg(input, name, "input", 1)
+            return Reduced((maximum if is_max else minimum)(input, dim))
         xp = xp_of(input)
         arr = input._data
         if input._dtype.category == D.COMPLEX:
@@ -370,13 +288,9 @@ def _extreme(name, is_max, all_node, dim_node, tuple_type, out_type):
             if arr.size == 0:
                 _empty_full_reduction(name)
             res = xp.max(arr) if is_max else xp.min(arr)
-            result = wrap(xp.asarray(res), input._dtype, input._device)
-            if input._requires_grad and needs_grad(input):
-                record(all_node, (input,), (result,), self=input)
-            return write_out(out, result) if out is not None else result
-        d = _one_dim(name, dim, arr.ndim, _EXTREME_OVERLOADS)
-        if arr.ndim and arr.shape[d] == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+            return Reduced(wrap(xp.asarray(res), input._dtype, input._device), node=all_node)
+        d = one_dim(name, dim, arr.ndim, _EXTREME_OVERLOADS)
+        _check_dim_not_empty(name, arr, (d,))
         a = arr if arr.ndim else arr.reshape(1)
         idx = _argext(xp, a, d, is_max)
         vals = xp.take_along_axis(a, xp.expand_dims(idx, d), d)
@@ -388,17 +302,12 @@ def _extreme(name, is_max, all_node, dim_node, tuple_type, out_type):
             vals, idx = vals.reshape(()), idx.reshape(())
         values = wrap(vals, input._dtype, input._device)
         indices = wrap(idx.astype(np.int64), D.int64, input._device)
-        if input._requires_grad and needs_grad(input):
-            record(dim_node, (input,), (values,), self_sizes=arr.shape, dim=d, keepdim=keepdim,
-                   indices=indices)
-        if out is not None:
-            write_out(out[0], values)
-            write_out(out[1], indices)
-            return out_type(out)
-        return tuple_type((values, indices))
+        return Reduced(values, indices, node=dim_node, self_sizes=arr.shape, dim=d,
+                       keepdim=keepdim, indices=indices)
     fn.__name__ = fn.__qualname__ = name
-    register(name, fn, family="reduction", nodes=(all_node, dim_node))
-    return fn
+    fn.__doc__ = (f"The {name}imum of all elements; or, over ``dim``, the {name}imum values "
+                  f"and their indices; or, with a Tensor ``other``, ``{name}imum``.")
+    return reduction(name, nodes=(all_node, dim_node), returns=tuple_type)(fn)
 
 
 def _argext(xp, a, d, is_max):
@@ -413,13 +322,12 @@ def _argext(xp, a, d, is_max):
     return xp.argmax(a, axis=d) if is_max else xp.argmin(a, axis=d)
 
 
-max = _extreme("max", True, MaxAllNode, MaxDimNode, return_types.max, _MAX_OUT)
-min = _extreme("min", False, MinAllNode, MinDimNode, return_types.min, _MIN_OUT)
+max = _extreme("max", True, MaxAllNode, MaxDimNode, return_types.max)
+min = _extreme("min", False, MinAllNode, MinDimNode, return_types.min)
 
 
 def _arg(name, is_max):
-    def fn(input, dim=None, keepdim=False, *, out=None):
-        check_tensor_arg(input, name, "input", 1)
+    def fn(input, dim=None, keepdim=False):
         if input._dtype is D.bool or input._dtype.category == D.COMPLEX:
             kind = "bool" if input._dtype is D.bool else "complex"
             raise RuntimeError(f"{name}(): does not support {kind} input")
@@ -435,20 +343,19 @@ def _arg(name, is_max):
             if not isinstance(dim, (int, np.integer)):
                 raise TypeError(f"{name}(): argument 'dim' must be int, not "
                                 f"{type(dim).__name__}")
-            d = dims_arg(dim, arr.ndim)[0] if arr.ndim else 0
-            if arr.ndim and arr.shape[d] == 0:
-                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+            d = dim_axes(input, dim)
+            d = d[0] if d else 0
+            _check_dim_not_empty(name, arr, (d,))
             a = arr if arr.ndim else arr.reshape(1)
             idx = _argext(xp, a, d, is_max)
             if keepdim:
                 idx = xp.expand_dims(idx, d)
             if arr.ndim == 0:
                 idx = idx.reshape(())
-        result = wrap(xp.asarray(idx, dtype=np.int64), D.int64, input._device)
-        return write_out(out, result) if out is not None else result
+        return Reduced(wrap(xp.asarray(idx, dtype=np.int64), D.int64, input._device))
     fn.__name__ = fn.__qualname__ = name
-    register(name, fn, family="reduction")
-    return fn
+    fn.__doc__ = f"The index of the first {name[3:]}imum (over all elements or along ``dim``)."
+    return reduction(name)(fn)
 
 
 argmax = _arg("argmax", True)
@@ -456,30 +363,23 @@ argmin = _arg("argmin", False)
 
 
 def _amax_like(name, is_max, node):
-    def fn(input, dim=(), keepdim=False, *, out=None):
-        check_tensor_arg(input, name, "input", 1)
+    def fn(input, dim=(), keepdim=False):
         if input._dtype.category == D.COMPLEX:
             raise NotImplementedError(f"\"{'max' if is_max else 'min'}_values_cpu\" not "
                                       f"implemented for '{input._dtype.scalar_name}'")
-        axes = _axes(input, dim)
+        axes = dim_axes(input, dim)
         xp = xp_of(input)
         arr = input._data
         if arr.size == 0:
             if axes is None:
                 _empty_full_reduction(name)
-            for a in axes:
-                if arr.shape[a] == 0:
-                    raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero "
-                                     "size.")
-        res = (xp.max if is_max else xp.min)(arr, axis=_np_axes(axes), keepdims=keepdim)
+            _check_dim_not_empty(name, arr, axes)
+        res = (xp.max if is_max else xp.min)(arr, axis=np_axes(axes), keepdims=keepdim)
         result = wrap(xp.asarray(res), input._dtype, input._device)
-        if input._requires_grad and needs_grad(input):
-            record(node, (input,), (result,), self=input, self_sizes=arr.shape, dim=axes,
-                   keepdim=keepdim)
-        return write_out(out, result) if out is not None else result
+        return Reduced(result, node=node, self_sizes=arr.shape, dim=axes, keepdim=keepdim)
     fn.__name__ = fn.__qualname__ = name
-    register(name, fn, family="reduction", nodes=(node,))
-    return fn
+    fn.__doc__ = f"The {name[1:]}imum over ``dim`` (all dims by default); no indices."
+    return reduction(name, nodes=(node,))(fn)
 
 
 amax = _amax_like("amax", True, AmaxNode)
@@ -497,22 +397,22 @@ def _var_grad(g, s):
 
 
 def _std_grad(g, s, result):
-    r = _unreduce(result, s.self_sizes, s.dim, s.keepdim)
+    r = unreduce(result, s.self_sizes, s.dim, s.keepdim)
     centered = s.self - s.self.mean(s.dim, keepdim=True)
     return (g * centered / (r * s.dof)).masked_fill(r == 0, 0)
 
 
 def _mean_grad(g, s):
-    return g.expand(s.self_sizes) / _count(s.self_sizes, s.dim)
+    return g.expand(s.self_sizes) / count(s.self_sizes, s.dim)
 
 
 # The formulas call helpers, so the names those helpers read are listed in ``saves_also``.
 _MOMENT_SAVES = ("self", "self_sizes", "dim", "keepdim", "dof")
 VarNode = node_class("VarBackward0", {
-    "self": lambda grad, s: _var_grad(_unreduce(grad, s.self_sizes, s.dim, s.keepdim), s)},
+    "self": lambda grad, s: _var_grad(unreduce(grad, s.self_sizes, s.dim, s.keepdim), s)},
     saves_also=_MOMENT_SAVES)
 StdNode = node_class("StdBackward0", {
-    "self": lambda grad, s: _std_grad(_unreduce(grad, s.self_sizes, s.dim, s.keepdim), s,
+    "self": lambda grad, s: _std_grad(unreduce(grad, s.self_sizes, s.dim, s.keepdim), s,
                                       s.result)}, saves_also=_MOMENT_SAVES)
 
 
@@ -521,10 +421,10 @@ def _var_mean_backward(take_sqrt):
         g_spread, g_mean = grads
         total = None
         if g_spread is not None:
-            g = _unreduce(g_spread, s.self_sizes, s.dim, s.keepdim)
+            g = unreduce(g_spread, s.self_sizes, s.dim, s.keepdim)
             total = _std_grad(g, s, s.result) if take_sqrt else _var_grad(g, s)
         if g_mean is not None:
-            part = _mean_grad(_unreduce(g_mean, s.self_sizes, s.dim, s.keepdim), s)
+            part = _mean_grad(unreduce(g_mean, s.self_sizes, s.dim, s.keepdim), s)
             total = part if total is None else total + part
         return total
     return formula
@@ -553,48 +453,51 @@ def _parse_correction(name, dim, unbiased, correction):
 
 def _moments(name, input, dim, unbiased, keepdim, correction, take_sqrt):
     """(spread array, mean array, axes, dof) of var/std over ``dim``."""
-    check_tensor_arg(input, name, "input", 1)
     dim, corr = _parse_correction(name, dim, unbiased, correction)
     if input._dtype.category < D.FLOATING:
         what = "std and var" if name in ("var", "std") else name
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
-    axes = _axes(input, dim)
+    axes = dim_axes(input, dim)
     xp = xp_of(input)
     arr = input._data
-    dof = _count(arr.shape, axes) - corr
+    dof = count(arr.shape, axes) - corr
     if dof <= 0:
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
                       "than the reduction factor (input numel divided by output numel).",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=5)
     with np.errstate(all="ignore"):
-        acc = _acc_dtype(input._dtype)
-        m = xp.mean(arr, axis=_np_axes(axes), keepdims=True, dtype=acc)
+        acc = acc_dtype(input._dtype)
+        m = xp.mean(arr, axis=np_axes(axes), keepdims=True, dtype=acc)
         dev = arr - m
         sq = (dev * dev.conj()).real if arr.dtype.kind == "c" else dev * dev
-        res = xp.sum(sq, axis=_np_axes(axes), keepdims=keepdim, dtype=acc) / builtins.max(0, dof)
+        res = xp.sum(sq, axis=np_axes(axes), keepdims=keepdim, dtype=acc) / builtins.max(0, dof)
         if take_sqrt:
             res = xp.sqrt(res)
-    mean_arr = m if keepdim else m.reshape(_reduced_shape(arr.shape, axes, False))
-    return res, mean_arr, axes, builtins.max(dof, 0), dim
+    mean_arr = m if keepdim else m.reshape(reduced_shape(arr.shape, axes, False))
+    spread_dt = input._dtype.to_real()
+    spread = wrap(xp.asarray(res, dtype=spread_dt.numpy_dtype), spread_dt, input._device)
+    return spread, mean_arr, axes, builtins.max(dof, 0)
+
+
+def _no_legacy_out(name):
+    """The legacy ``var(t, unbiased)`` overloads have no ``out=``."""
+    def check(input, dim=None, unbiased=None, *args, **kwargs):
+        if isinstance(dim, bool) or dim is None and unbiased is not None:
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            "(Tensor, bool, out=Tensor)")
+    return check
 
 
 def _var_std(name, take_sqrt, node):
-    def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
-        if out is not None and (isinstance(dim, bool) or dim is None and unbiased is not None):
-            raise TypeError(f"{name}() received an invalid combination of arguments - got "
-                            "(Tensor, bool, out=Tensor)")
-        res, _, axes, dof, _ = _moments(name, input, dim, unbiased, keepdim, correction,
+    def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        spread, _, axes, dof = _moments(name, input, dim, unbiased, keepdim, correction,
                                         take_sqrt)
-        xp = xp_of(input)
-        out_dt = input._dtype.to_real()
-        result = wrap(xp.asarray(res, dtype=out_dt.numpy_dtype), out_dt, input._device)
-        if input._requires_grad and needs_grad(input):
-            record(node, (input,), (result,), self=input, self_sizes=input._data.shape,
-                   dim=axes, keepdim=keepdim, dof=dof)
-        return write_out(out, result) if out is not None else result
+        return Reduced(spread, node=node, self_sizes=input._data.shape, dim=axes,
+                       keepdim=keepdim, dof=dof)
     fn.__name__ = fn.__qualname__ = name
-    register(name, fn, family="reduction", nodes=(node,))
-    return fn
+    fn.__doc__ = (f"The {'standard deviation' if take_sqrt else 'variance'} over ``dim`` "
+                  "with Bessel's ``correction`` (1 by default).")
+    return reduction(name, nodes=(node,), check_out=_no_legacy_out(name))(fn)
 
 
 var = _var_std("var", False, VarNode)
@@ -603,20 +506,16 @@ std = _var_std("std", True, StdNode)
 
 def _var_std_mean(name, take_sqrt, node):
     def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        res, mean_arr, axes, dof, _ = _moments(name, input, dim, unbiased, keepdim, correction,
+        spread, mean_arr, axes, dof = _moments(name, input, dim, unbiased, keepdim, correction,
                                                take_sqrt)
-        xp = xp_of(input)
-        out_dt = input._dtype.to_real()
-        spread = wrap(xp.asarray(res, dtype=out_dt.numpy_dtype), out_dt, input._device)
-        mean_t = wrap(xp.asarray(mean_arr).astype(input._dtype.numpy_dtype, copy=False),
+        mean_t = wrap(xp_of(input).asarray(mean_arr).astype(input._dtype.numpy_dtype,
+                                                            copy=False),
                       input._dtype, input._device)
-        if input._requires_grad and needs_grad(input):
-            record(node, (input,), (spread, mean_t), self=input, self_sizes=input._data.shape,
-                   dim=axes, keepdim=keepdim, dof=dof)
-        return spread, mean_t
+        return Reduced(spread, mean_t, node=node, self_sizes=input._data.shape, dim=axes,
+                       keepdim=keepdim, dof=dof)
     fn.__name__ = fn.__qualname__ = name
-    register(name, fn, method=False, family="reduction", nodes=(node,))
-    return fn
+    fn.__doc__ = f"``({name[:3]}, mean)`` over ``dim`` in one pass (a plain tuple)."
+    return reduction(name, nodes=(node,), has_out=False, method=False)(fn)
 
 
 var_mean = _var_std_mean("var_mean", False, VarMeanNode)
@@ -627,27 +526,26 @@ std_mean = _var_std_mean("std_mean", True, StdMeanNode)
 # ----------------------------------------------------------------------------------------------
 
 
-def _logical_reduce(name, fn_name):
-    def fn(input, dim=None, keepdim=False, *, out=None):
-        check_tensor_arg(input, name, "input", 1)
-        axes = _axes(input, dim)
+def _logical_reduce(name):
+    def fn(input, dim=None, keepdim=False):
+        axes = dim_axes(input, dim)
         xp = xp_of(input)
-        res = getattr(xp, fn_name)(input._data, axis=_np_axes(axes), keepdims=keepdim)
+        res = getattr(xp, name)(input._data, axis=np_axes(axes), keepdims=keepdim)
         dt = D.uint8 if input._dtype is D.uint8 else D.bool
-        result = wrap(xp.asarray(res, dtype=dt.numpy_dtype), dt, input._device)
-        return write_out(out, result) if out is not None else result
+        return Reduced(wrap(xp.asarray(res, dtype=dt.numpy_dtype), dt, input._device))
     fn.__name__ = fn.__qualname__ = name
-    register(name, fn, family="reduction")
-    return fn
+    fn.__doc__ = (f"Whether {name} elements (over ``dim``) are non-zero; uint8 inputs give "
+                  "uint8, others bool.")
+    return reduction(name)(fn)
 
 
-all = _logical_reduce("all", "all")
-any = _logical_reduce("any", "any")
+all = _logical_reduce("all")
+any = _logical_reduce("any")
 
 
 def _norm_backward(grad, s):
-    g = _unreduce(grad, s.self_sizes, s.dim, s.keepdim)
-    r = _unreduce(s.result, s.self_sizes, s.dim, s.keepdim)
+    g = unreduce(grad, s.self_sizes, s.dim, s.keepdim)
+    r = unreduce(s.result, s.self_sizes, s.dim, s.keepdim)
     x, p = s.self, s.p
     if p == 0:
         return None     # PyTorch leaves the gradient of a 0-"norm" undefined
@@ -664,9 +562,26 @@ def _norm_backward(grad, s):
 NormNode = node_class("LinalgVectorNormBackward0", {"self": _norm_backward})
 
 
-def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+def _norm_kernel(xp, arr, p, axes, keepdim, acc):
+    """The p-norm of ``arr`` over ``axes`` (NumPy arrays in, array out)."""
+    a = xp.abs(arr)
+    ax = np_axes(axes)
+    with np.errstate(all="ignore"):
+        if p == 2:
+            return xp.sqrt(xp.sum(a * a, axis=ax, keepdims=keepdim, dtype=acc))
+        if p == 1:
+            return xp.sum(a, axis=ax, keepdims=keepdim, dtype=acc)
+        if math.isinf(p):
+            return (xp.max if p > 0 else xp.min)(a, axis=ax, keepdims=keepdim)
+        if p == 0:
+            return xp.sum(a != 0, axis=ax, keepdims=keepdim, dtype=a.dtype)
+        return xp.sum(a ** p, axis=ax, keepdims=keepdim, dtype=acc) ** (1.0 / p)
+
+
+@reduction("vector_norm", nodes=(NormNode,), method=False, function_too=False,
+           error_name="linalg_vector_norm")
+def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
     """``linalg.vector_norm``: the p-norm of the flattened input or over ``dim``."""
-    check_tensor_arg(input, "linalg_vector_norm", "input", 1)
     if input._dtype.category < D.FLOATING:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {input._dtype.scalar_name}")
@@ -675,8 +590,7 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
             raise RuntimeError("linalg.vector_norm: dtype should be complex for complex inputs, "
                                f"but got {dtype.scalar_name}")
         input = input.to(dtype)
-    axes = _axes(input, dim)
-    xp = xp_of(input)
+    axes = dim_axes(input, dim)
     p = float(ord)
     arr = input._data
     if math.isinf(p) and arr.size == 0:
@@ -685,26 +599,13 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on the "
                                    f"dimension {a}because this dimension is empty and the "
                                    "operation does not have an identity")
-    a = xp.abs(arr)
-    acc = _acc_dtype(input._dtype)
-    ax = _np_axes(axes)
-    with np.errstate(all="ignore"):
-        if p == 2:
-            res = xp.sqrt(xp.sum(a * a, axis=ax, keepdims=keepdim, dtype=acc))
-        elif p == 1:
-            res = xp.sum(a, axis=ax, keepdims=keepdim, dtype=acc)
-        elif math.isinf(p):
-            res = (xp.max if p > 0 else xp.min)(a, axis=ax, keepdims=keepdim)
-        elif p == 0:
-            res = xp.sum(a != 0, axis=ax, keepdims=keepdim, dtype=a.dtype)
-        else:
-            res = xp.sum(a ** p, axis=ax, keepdims=keepdim, dtype=acc) ** (1.0 / p)
+    xp = xp_of(input)
+    res = _norm_kernel(xp, arr, p, axes, keepdim, acc_dtype(input._dtype))
     out_dt = input._dtype.to_real()
     result = wrap(xp.asarray(res, dtype=out_dt.numpy_dtype), out_dt, input._device)
-    if input._requires_grad and needs_grad(input):
-        record(NormNode, (input,), (result,), self=input, self_sizes=input._data.shape,
-               dim=axes, keepdim=keepdim, p=p)
-    return write_out(out, result) if out is not None else result
+    # ``self`` is the input after the dtype conversion: the graph goes through ``to``
+    return Reduced(result, node=NormNode, self=input, self_sizes=input._data.shape, dim=axes,
+                   keepdim=keepdim, p=p)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
@@ -725,8 +626,6 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
 
 
 register("norm", norm, family="reduction", nodes=(NormNode,))
-# PyTorch spells it torch.linalg.vector_norm: kept out of the top-level namespace.
-register("vector_norm", vector_norm, method=False, function_too=False, family="reduction")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -744,7 +643,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
     dt = dtype or (D.int64 if input._dtype.category <= D.INTEGRAL else input._dtype)
     xp = xp_of(input)
     arr = input._data if input._data.ndim else input._data.reshape(1)
-    res = xp.cumsum(arr, axis=d, dtype=_acc_dtype(dt) or dt.numpy_dtype)
+    res = xp.cumsum(arr, axis=d, dtype=acc_dtype(dt) or dt.numpy_dtype)
     res = res.reshape(input._data.shape).astype(dt.numpy_dtype, copy=False)
     result = wrap(res, dt, input._device)
     if input._requires_grad and needs_grad(input):

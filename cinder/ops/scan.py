@@ -9,6 +9,7 @@ from ..autograd import grad_mode
 from .._tensor import Tensor, wrap_dim
 from ._prep import check_tensor_arg, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register, write_out
+from ._reduction_factory import pair_result
 from .reduction import scan_for_inplace
 from .sorting import _as_1d_plus
 from .sorting import _dim_of as _scan_dim
@@ -138,12 +139,7 @@ def _cumext(name, is_max, node, tuple_type):
         if input._requires_grad and needs_grad(input):
             record(node, (input,), (values,), self_sizes=input._data.shape, dim=d,
                    indices=indices)
-        if out is not None:
-            write_out(out[0], values)
-            write_out(out[1], indices)
-            from .sorting import _out_type
-            return _out_type(tuple_type)((out[0], out[1]))
-        return tuple_type((values, indices))
+        return pair_result(tuple_type, (values, indices), out)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"Running {'maximum' if is_max else 'minimum'} along ``dim`` and the index "
                   "where it was attained.")

@@ -15,9 +15,6 @@ from .. import _dtype as D
 from .._tensor import Tensor, wrap_dim
 from ._prep import check_tensor_arg, not_implemented, scalar_as, wrap, xp_of
 from ._registry import (
-    _snapshot_for_backward,
-    check_inplace,
-    commit_inplace,
     make_inplace,
     needs_grad,
     node_class,
@@ -380,14 +377,8 @@ def put(input, index, source, accumulate=False):
     return result
 
 
-def _put_(self, index, source, accumulate=False):
-    check_inplace(self)
-    src = _snapshot_for_backward(self) if needs_grad(self, source) else self
-    return commit_inplace(self, put(src, index, source, accumulate))
-
-
 register("take", take, family="indexing", nodes=(TakeNode,))
-register("put", put, inplace=_put_, family="indexing", nodes=(PutNode,))
+register("put", put, inplace=make_inplace(put, "put"), family="indexing", nodes=(PutNode,))
 
 
 def take_along_dim(input, indices, dim=None, *, out=None):

@@ -14,6 +14,7 @@ from .._tensor import Tensor, wrap_dim
 from ..autograd.grad_mode import no_grad
 from ._prep import check_tensor_arg, not_implemented, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register, write_out
+from ._reduction_factory import Reduced, pair_result, reduction
 from .reduction import _select_index
 
 _COMPLEX = (D.complex64, D.complex128)
@@ -59,24 +60,9 @@ def _argsort(xp, a, d, descending):
     return (n - 1) - xp.flip(idx, d)
 
 
-_OUT_TYPES = {}
-
-
-def _out_type(tuple_type):
-    """``torch.return_types.<name>_out``: what the ``out=`` form returns."""
-    name = tuple_type.__name__ + "_out"
-    if name not in _OUT_TYPES:
-        _OUT_TYPES[name] = getattr(return_types, name, None) or \
-            return_types._named(name, tuple_type._fields)
-    return _OUT_TYPES[name]
-
-
 def _pair(tuple_type, values, indices, out):
-    if out is not None:
-        write_out(out[0], values)
-        write_out(out[1], indices)
-        return _out_type(tuple_type)((out[0], out[1]))
-    return tuple_type((values, indices))
+    """The ``(values, indices)`` named tuple, or ``out=(v, i)`` filled (the factory's rule)."""
+    return pair_result(tuple_type, (values, indices), out)
 
 
 def _index_tensor(idx, dev):
@@ -218,9 +204,9 @@ MedianAllNode = node_class("MedianBackward0", {"self": _evenly_to_equal})
 NanmedianAllNode = node_class("NanmedianBackward0", {"self": _evenly_to_equal})
 
 
-def _pick_rows(name, input, d, keepdim, position, node, tuple_type, out):
+def _pick_rows(name, input, d, keepdim, position, node):
     """Values and indices chosen by ``position(xp, sorted_rows, order) -> per-row positions``
-    in the stable ascending order along ``d``."""
+    in the stable ascending order along ``d`` (a body's answer for the reduction factory)."""
     xp = xp_of(input)
     a = _as_1d_plus(input._data)
     if a.shape[d] == 0:
@@ -236,15 +222,13 @@ def _pick_rows(name, input, d, keepdim, position, node, tuple_type, out):
         vals, idx = vals.reshape(()), idx.reshape(())
     values = wrap(vals, input._dtype, input._device)
     indices = _index_tensor(idx, input._device)
-    if input._requires_grad and needs_grad(input):
-        record(node, (input,), (values,), self_sizes=input._data.shape, dim=d, keepdim=keepdim,
-               indices=indices)
-    return _pair(tuple_type, values, indices, out)
+    return Reduced(values, indices, node=node, self_sizes=input._data.shape, dim=d,
+                   keepdim=keepdim, indices=indices)
 
 
-def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+@reduction("kthvalue", nodes=(KthvalueNode,), returns=return_types.kthvalue, family="sorting")
+def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
-    check_tensor_arg(input, "kthvalue", "input", 1)
     _refuse_complex("kthvalue_cpu", input)
     d = _dim_of(input, dim)
     n = _as_1d_plus(input._data).shape[d]
@@ -255,8 +239,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
         shape = list(srt.shape)
         del shape[d]
         return xp.full(shape, k - 1)
-    return _pick_rows("kthvalue", input, d, keepdim, position, KthvalueNode,
-                      return_types.kthvalue, out)
+    return _pick_rows("kthvalue", input, d, keepdim, position, KthvalueNode)
 
 
 def _median_position(ignore_nan):
@@ -273,12 +256,13 @@ def _median_position(ignore_nan):
 
 
 def _median_like(name, ignore_nan, all_node, dim_node, tuple_type):
-    def fn(input, dim=None, keepdim=False, *, out=None):
-        check_tensor_arg(input, name, "input", 1)
+    def no_full_out(input, dim=None, *args, **kwargs):
+        if dim is None:
+            raise TypeError(f"{name}() received an invalid combination of arguments")
+
+    def fn(input, dim=None, keepdim=False):
         _refuse_complex("median_cpu" if dim is None else "median_out", input)
         if dim is None:
-            if out is not None:
-                raise TypeError(f"{name}() received an invalid combination of arguments")
             flat = input.reshape(-1)
             if flat._data.size == 0:
                 xp = xp_of(input)
@@ -287,19 +271,18 @@ def _median_like(name, ignore_nan, all_node, dim_node, tuple_type):
                 if value is None:
                     raise IndexError(f"{name}(): Expected reduction dim 0 to have non-zero "
                                      "size.")
-                return wrap(value, input._dtype, input._device)
+                return Reduced(wrap(value, input._dtype, input._device))
             with no_grad():
                 values = _pick_rows(name, flat.detach(), 0, False, _median_position(ignore_nan),
-                                    dim_node, tuple_type, None)[0]
-            if input._requires_grad and needs_grad(input):
-                record(all_node, (input,), (values,), self=input)
-            return values
+                                    dim_node).outputs[0]
+            return Reduced(values, node=all_node)
         d = _dim_of(input, dim)
-        return _pick_rows(name, input, d, keepdim, _median_position(ignore_nan), dim_node,
-                          tuple_type, out)
+        return _pick_rows(name, input, d, keepdim, _median_position(ignore_nan), dim_node)
     fn.__name__ = fn.__qualname__ = name
-    register(name, fn, family="sorting", nodes=(all_node, dim_node))
-    return fn
+    fn.__doc__ = (f"The {'NaN-ignoring ' if ignore_nan else ''}median of all elements, or "
+                  "along ``dim`` with the index of each (the lower of the two middle values).")
+    return reduction(name, nodes=(all_node, dim_node), returns=tuple_type, check_out=no_full_out,
+                     family="sorting")(fn)
 
 
 median = _median_like("median", False, MedianAllNode, MedianDimNode, return_types.median)
@@ -322,30 +305,26 @@ def _mode_position(xp, srt, order, d):
     return xp.argmax(length == best, axis=-1)
 
 
-def mode(input, dim=-1, keepdim=False, *, out=None):
+@reduction("mode", nodes=(ModeNode,), returns=return_types.mode, family="sorting")
+def mode(input, dim=-1, keepdim=False):
     """The most frequent value along ``dim`` (the smallest, on ties) and an index of it."""
-    check_tensor_arg(input, "mode", "input", 1)
     _refuse_complex("mode_cpu", input)
     d = _dim_of(input, dim)
     xp = xp_of(input)
     a = _as_1d_plus(input._data)
     if a.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
-    result = _pick_rows("mode", input, d, keepdim, _mode_position, ModeNode, return_types.mode,
-                        None)
+    answer = _pick_rows("mode", input, d, keepdim, _mode_position, ModeNode)
+    values, indices = answer.outputs
     # PyTorch reports the largest original index among the equal elements
-    vals = result.values._data if keepdim else xp.expand_dims(result.values._data, d) \
-        if input._data.ndim else result.values._data.reshape(1)
+    vals = values._data if keepdim else xp.expand_dims(values._data, d) \
+        if input._data.ndim else values._data.reshape(1)
     eq = a == (vals if input._data.ndim else vals.reshape(1))
     last = a.shape[d] - 1 - xp.argmax(xp.flip(eq, d), axis=d)
     if keepdim and input._data.ndim:
         last = xp.expand_dims(last, d)
-    result.indices._data = last.reshape(result.indices._data.shape).astype(np.int64)
-    return _pair(return_types.mode, result.values, result.indices, out)
-
-
-register("kthvalue", kthvalue, family="sorting", nodes=(KthvalueNode,))
-register("mode", mode, family="sorting", nodes=(ModeNode,))
+    indices._data = last.reshape(indices._data.shape).astype(np.int64)
+    return answer
 
 # ----------------------------------------------------------------------------------------------
 # searchsorted / bucketize
@@ -551,9 +530,9 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     return res
 
 
+@reduction("count_nonzero", has_out=False, family="sorting")
 def count_nonzero(input, dim=None):
     """The number of non-zero elements (along ``dim``, a dim or tuple of dims)."""
-    check_tensor_arg(input, "count_nonzero", "input", 1)
     xp = xp_of(input)
     a = input._data
     if dim is None:
@@ -562,10 +541,9 @@ def count_nonzero(input, dim=None):
         from ._prep import dims_arg
         axes = dims_arg(dim, a.ndim) if a.ndim else ()
         res = xp.count_nonzero(a, axis=axes) if a.ndim else xp.asarray(int(a != 0))
-    return wrap(xp.asarray(res).astype(np.int64), D.int64, input._device)
+    return Reduced(wrap(xp.asarray(res).astype(np.int64), D.int64, input._device))
 
 
 register("bincount", bincount, family="sorting")
 register("histc", histc, family="sorting")
 register("histogram", histogram, family="sorting")
-register("count_nonzero", count_nonzero, family="sorting")

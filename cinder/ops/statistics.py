@@ -8,20 +8,20 @@ from .._tensor import Tensor, wrap_dim
 from ..autograd.grad_mode import no_grad
 from ._prep import as_compute, check_tensor_arg, common_device, dims_arg, wrap, xp_of
 from ._registry import make_inplace, needs_grad, node_class, record, register, write_out
-from .reduction import _reduced_shape, _unreduce
+from ._reduction_factory import Reduced, reduced_shape, reduction, unreduce
 
 # ----------------------------------------------------------------------------------------------
 # logsumexp
 # ----------------------------------------------------------------------------------------------
 
 LogsumexpNode = node_class("LogsumexpBackward0", {
-    "self": lambda grad, s: _unreduce(grad, s.self_sizes, s.dim, s.keepdim) *
-    (s.self - _unreduce(s.result, s.self_sizes, s.dim, s.keepdim)).exp()})
+    "self": lambda grad, s: unreduce(grad, s.self_sizes, s.dim, s.keepdim) *
+    (s.self - unreduce(s.result, s.self_sizes, s.dim, s.keepdim)).exp()})
 
 
-def logsumexp(input, dim, keepdim=False, *, out=None):
+@reduction("logsumexp", nodes=(LogsumexpNode,), family="statistics")
+def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input)))`` over ``dim``, computed stably (the max is factored out)."""
-    check_tensor_arg(input, "logsumexp", "input", 1)
     nd = input._data.ndim
     axes = dims_arg(dim, nd) if nd else ()
     if isinstance(dim, (list, tuple)) and len(dim) == 0:
@@ -38,15 +38,11 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
         with np.errstate(all="ignore"):
             res = xp.log(xp.exp(a - m).sum(axis=axes, keepdims=True)) + m
         if not keepdim:
-            res = res.reshape(_reduced_shape(a.shape, axes, False))
+            res = res.reshape(reduced_shape(a.shape, axes, False))
     result = wrap(xp.asarray(res).astype(dt.numpy_dtype), dt, input._device)
-    if input._requires_grad and needs_grad(input):
-        record(LogsumexpNode, (input,), (result,), self=input, self_sizes=input._data.shape,
-               dim=axes, keepdim=keepdim)
-    return write_out(out, result) if out is not None else result
+    return Reduced(result, node=LogsumexpNode, self_sizes=input._data.shape, dim=axes,
+                   keepdim=keepdim)
 
-
-register("logsumexp", logsumexp, family="statistics", nodes=(LogsumexpNode,))
 
 # ----------------------------------------------------------------------------------------------
 # aminmax / nanmean / dist
@@ -59,8 +55,8 @@ def _aminmax_backward(grad, s):
     for g, r in ((g_min, s.result0), (g_max, s.result1)):
         if g is None:
             continue
-        gu = _unreduce(g, s.self_sizes, s.dim, s.keepdim)
-        ru = _unreduce(r, s.self_sizes, s.dim, s.keepdim)
+        gu = unreduce(g, s.self_sizes, s.dim, s.keepdim)
+        ru = unreduce(r, s.self_sizes, s.dim, s.keepdim)
         mask = s.self == ru
         part = gu * mask / mask.sum(s.dim if s.dim is not None else None, keepdim=True) \
             if s.dim is not None else gu * mask / mask.sum()
@@ -73,9 +69,9 @@ AminmaxNode = node_class("AminmaxBackward0", {"self": _aminmax_backward},
                                      "keepdim"), num_outputs=2)
 
 
-def aminmax(input, *, dim=None, keepdim=False, out=None):
+@reduction("aminmax", nodes=(AminmaxNode,), returns=return_types.aminmax, family="statistics")
+def aminmax(input, *, dim=None, keepdim=False):
     """The minimum and maximum (over ``dim``, or all elements) in one pass."""
-    check_tensor_arg(input, "aminmax", "input", 1)
     if input._dtype.category == D.COMPLEX:
         raise NotImplementedError(f"\"aminmax_cpu\" not implemented for "
                                   f"'{input._dtype.scalar_name}'")
@@ -100,35 +96,20 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
             lo, hi = lo.reshape(()), hi.reshape(())
     mn = wrap(xp.asarray(lo), input._dtype, input._device)
     mx = wrap(xp.asarray(hi), input._dtype, input._device)
-    if input._requires_grad and needs_grad(input):
-        node = record(AminmaxNode, (input,), (mn, mx), self=input,
-                      self_sizes=input._data.shape, dim=axes, keepdim=keepdim)
-        if node is not None and node._saved is not None:
-            from ..autograd.graph import SavedTensor
-            node._saved["result0"] = SavedTensor(mn, is_output=True)
-            node._saved["result1"] = SavedTensor(mx, is_output=True)
-    if out is not None:
-        write_out(out[0], mn)
-        write_out(out[1], mx)
-        return return_types._named("aminmax_out", ("min", "max"))((out[0], out[1]))
-    return return_types.aminmax((mn, mx))
+    # (the formula's result0/result1 are saved by ``record`` as the node's outputs)
+    return Reduced(mn, mx, node=AminmaxNode, self_sizes=input._data.shape, dim=axes,
+                   keepdim=keepdim)
 
 
-register("aminmax", aminmax, family="statistics", nodes=(AminmaxNode,))
-
-
-def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+@reduction("nanmean", family="statistics")
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """The mean of the non-NaN elements (NaN where all are NaN)."""
-    check_tensor_arg(input, "nanmean", "input", 1)
     if input._dtype.category < D.FLOATING:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
                            f"but got {input._dtype.scalar_name}")
     count = input.isnan().logical_not().sum(dim, keepdim)
-    result = input.nansum(dim, keepdim, dtype=dtype) / count
-    return write_out(out, result) if out is not None else result
-
-
-register("nanmean", nanmean, family="statistics")
+    # a composite: the graph is made by the ops it calls
+    return Reduced(input.nansum(dim, keepdim, dtype=dtype) / count)
 
 
 def _dist_backward(grad, s):
@@ -236,8 +217,7 @@ QuantileNode = node_class("QuantileBackward0", {"self": _quantile_backward},
                                       "moved_shape", "dim", "self_sizes"))
 
 
-def _quantile(name, input, q, dim, keepdim, interpolation, out, ignore_nan):
-    check_tensor_arg(input, name, "input", 1)
+def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     if input._dtype not in (D.float32, D.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if interpolation not in _INTERPOLATIONS:
@@ -272,26 +252,22 @@ def _quantile(name, input, q, dim, keepdim, interpolation, out, ignore_nan):
         red = tuple(red)
     shape = red if scalar_q else (qa.size,) + red
     result = wrap(vals.reshape(shape), input._dtype, input._device)
-    if input._requires_grad and needs_grad(input):
-        record(QuantileNode, (input,), (result,), flat_shape=pos_lo.shape, n=rows.shape[-1],
-               weight=weight, pos_lo=wrap(pos_lo, D.int64, input._device),
-               pos_hi=wrap(pos_hi, D.int64, input._device), moved_shape=moved.shape, dim=d,
-               self_sizes=a.shape)
-    return write_out(out, result) if out is not None else result
+    return Reduced(result, node=QuantileNode, flat_shape=pos_lo.shape, n=rows.shape[-1],
+                   weight=weight, pos_lo=wrap(pos_lo, D.int64, input._device),
+                   pos_hi=wrap(pos_hi, D.int64, input._device), moved_shape=moved.shape, dim=d,
+                   self_sizes=a.shape)
 
 
-def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+@reduction("quantile", nodes=(QuantileNode,), family="statistics")
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The ``q``-quantiles over ``dim`` (all elements by default); NaN if any element is."""
-    return _quantile("quantile", input, q, dim, keepdim, interpolation, out, False)
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
 
 
-def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+@reduction("nanquantile", nodes=(QuantileNode,), family="statistics")
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """Like :func:`quantile`, ignoring NaN elements."""
-    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, out, True)
-
-
-register("quantile", quantile, family="statistics", nodes=(QuantileNode,))
-register("nanquantile", nanquantile, family="statistics")
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
 
 # ----------------------------------------------------------------------------------------------
 # cov / corrcoef

@@ -72,14 +72,13 @@ AbsNode = node_class("AbsBackward0", {"self": lambda grad, s: grad * s.self.sgn(
 abs = unary("abs", _abs_kernel, AbsNode, complex_to_real=True, inplace=False)
 
 
-def _abs_(self):
+def _no_complex_abs_(self):
     if self._dtype.category == D.COMPLEX:
         raise RuntimeError("In-place abs is not supported for complex tensors.")
-    return _abs_slow(self)
 
 
-_abs_slow = make_inplace(abs, "abs", pointwise=True)
-register("abs", abs, inplace=_abs_, family="pointwise", nodes=(AbsNode,))
+register("abs", abs, inplace=make_inplace(abs, "abs", pointwise=True, precheck=_no_complex_abs_),
+         family="pointwise", nodes=(AbsNode,))
 alias("absolute", "abs")
 sign = unary("sign", _sign_kernel,
              node_class("SignBackward0", {"self": lambda grad, s: grad * 0}))

@@ -1,0 +1,175 @@
+"""The one generator of in-place methods (``Tensor.add_``, ``Tensor.clamp_``, ``Tensor.eq_``...)
+and the rules every in-place write follows.
+
+``make_inplace(fn, name, ...)`` turns the out-of-place ``fn`` into ``Tensor.<name>_``:
+
+1. PyTorch's refusals (``check_inplace``): a leaf that requires grad (or a view of one), an
+   inference tensor outside inference mode, and a tensor whose elements share memory
+   (internal overlap, from ``expand``);
+2. for pointwise ops, every tensor argument must broadcast to ``self``'s shape (checked first);
+   the op's own refusals (``precheck``) come next;
+3. when the call is recorded, the op reads a snapshot of ``self`` (the old values its
+   derivative needs), computes, and ``commit_inplace`` writes the result into ``self``: the
+   cast rule (a result may not go down a dtype category: float into int), the version
+   counter bump, and the graph rebased onto ``self`` (``views.rebase_history``, which also
+   handles a view whose base must see the change).
+
+A family may give a faster method for the common case (``fast``: the binary ops write straight
+into ``self`` when nothing is recorded); it receives the generic method as its fallback, so
+every path still ends in the same checks.
+"""
+
+from .._tensor import Tensor, make_tensor
+from ..autograd import grad_mode
+from ._registry import OPS, _public_method
+
+__all__ = ["add_inplace", "cast_check", "check_fits", "check_inplace", "commit_inplace",
+           "make_inplace"]
+
+
+def make_inplace(fn, name, *, pointwise=False, bool_result=False, precheck=None, fast=None):
+    """``Tensor.<name>_`` from the out-of-place ``fn``: compute, then write into ``self``.
+
+    ``pointwise``: every tensor argument broadcasts against ``self``, and PyTorch checks that
+    the result fits ``self``'s shape before anything else; a result dtype that cannot be cast
+    into ``self`` is refused before a missing kernel is reported. ``bool_result``: the result
+    is bool (comparisons, logical ops), which fits every dtype: it is written back in
+    ``self``'s dtype. ``precheck(self, *args, **kwargs)``: the op's own refusals of the
+    in-place form (``abs_`` of a complex tensor, ``addmm_`` of a wrongly shaped ``self``).
+    ``fast(generic)``: builds a faster method that falls back to ``generic``.
+    """
+    def inplace(self, *args, **kwargs):
+        check_inplace(self)
+        if pointwise:
+            _check_broadcast_into(self, args)
+        if precheck is not None:
+            precheck(self, *args, **kwargs)
+        # A bool result is never differentiable: nothing to snapshot for a derivative.
+        recording = not bool_result and grad_mode.STATE.grad_enabled and (
+            self._requires_grad or _any_requires_grad(args) or _any_requires_grad(kwargs.values()))
+        src = _snapshot_for_backward(self) if recording else self
+        try:
+            result = fn(src, *args, **kwargs)
+        except NotImplementedError:
+            if pointwise and not bool_result:
+                # A pointwise op refuses a result it cannot cast into self before it looks
+                # for a kernel, so that error wins over the missing kernel.
+                from ._prep import is_scalar, result_type
+                cast_check(result_type(self, *[a for a in args
+                                               if isinstance(a, Tensor) or is_scalar(a)]),
+                           self._dtype)
+            raise
+        return commit_inplace(self, result)
+    _name_inplace(inplace, name)
+    if fast is None:
+        return inplace
+    return _name_inplace(fast(inplace), name)
+
+
+def _any_requires_grad(values):
+    for a in values:
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+    return False
+
+
+def _name_inplace(method, name):
+    method.__name__ = name + "_"
+    method.__qualname__ = "Tensor." + name + "_"
+    method.__doc__ = f"In-place version of :meth:`Tensor.{name}`."
+    return method
+
+
+def add_inplace(name, fn):
+    """Publish ``fn`` as ``Tensor.<name>_``, the in-place form of the registered op ``name``
+    (for in-place forms that are not computed-then-written, such as ``t_``/``squeeze_``,
+    which change ``self``'s shape instead)."""
+    public = _public_method(fn, name + "_")
+    setattr(Tensor, name + "_", public)
+    OPS[name].inplace = public
+    return public
+
+
+# ----------------------------------------------------------------------------------------------
+# The rules
+# ----------------------------------------------------------------------------------------------
+
+def check_inplace(t, overlap_ok=False):
+    """PyTorch's refusals before modifying ``t`` in place.
+
+    ``overlap_ok`` is for writes that give every element the same value (``fill_``, ``zero_``),
+    which PyTorch allows on expanded tensors.
+    """
+    if not overlap_ok and 0 in t._data.strides and t._data.size:
+        _check_no_internal_overlap(t)
+    if grad_mode.STATE.grad_enabled and t._requires_grad and t._grad_fn is None \
+            and not t._volatile:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    base = t._base
+    if grad_mode.STATE.grad_enabled and base is not None and base._requires_grad \
+            and base._grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    if t._is_inference and not grad_mode.STATE.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
+
+
+def _check_no_internal_overlap(t):
+    """A stride-0 dim of size > 1 means several elements share memory: writing is ambiguous."""
+    for n, st in zip(t._data.shape, t._data.strides):
+        if st == 0 and n > 1:
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation.")
+
+
+def cast_check(result_dtype, out_dtype, out_name="desired output type"):
+    """In-place/out= results may not go down a category (float result into a long tensor)."""
+    if result_dtype.category > out_dtype.category:
+        raise RuntimeError(f"result type {result_dtype.scalar_name} can't be cast to the "
+                           f"{out_name} {out_dtype.scalar_name}")
+
+
+def _check_broadcast_into(self, args):
+    """PyTorch checks an in-place op's output shape before anything else: every tensor
+    argument must broadcast to ``self``'s shape."""
+    for a in args:
+        if isinstance(a, Tensor):
+            check_fits(self._data.shape, a._data.shape)
+
+
+def check_fits(shape, other):
+    """``other`` must broadcast to exactly ``shape`` (an in-place result written into a tensor
+    of ``shape``); otherwise PyTorch's error."""
+    if other != shape:
+        from ._prep import broadcast_shape
+        full = broadcast_shape(shape, other)       # raises when they don't broadcast at all
+        if full != shape:
+            raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast "
+                               f"shape {list(full)}")
+
+
+def _snapshot_for_backward(t):
+    """An alias of ``t``'s graph position with its current values, so a node recorded before
+    ``t`` is overwritten still sees the old values (PyTorch saves ``original_self`` likewise)."""
+    snap = make_tensor(t._data.copy(), t._dtype, t._device, t._requires_grad)
+    snap._grad_fn = t._grad_fn
+    snap._output_nr = t._output_nr
+    return snap
+
+
+def commit_inplace(self, result):
+    """Write ``result`` into ``self``; bump the version; move the graph onto ``self``."""
+    cast_check(result._dtype, self._dtype)
+    check_fits(self._data.shape, result._data.shape)
+    self._data[...] = result._data
+    self._bump_version()
+    if result._grad_fn is not None:
+        from .views import rebase_history
+        rebase_history(self, result)
+    return self

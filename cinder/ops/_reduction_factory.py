@@ -1,0 +1,232 @@
+"""The reduction factory: what every reduction shares, written once.
+
+A reduction (``sum``, ``max(dim)``, ``var_mean``, ``logsumexp``...) is defined by a *body*: a
+function with the op's Python signature, less ``out=``, that computes the result arrays and
+says which graph node (if any) the result needs. ``reduction(name, ...)`` turns the body into
+the published op and does the rest in one place:
+
+- the ``input`` must be a Tensor (PyTorch's ``TypeError`` otherwise);
+- PyTorch's parser errors: a dtype in the ``dim`` position of ``sum``/``mean``/``prod``, and
+  ``out=`` for their full-reduction overload, which has none (``full_out=False``);
+- recording: the body's ``Reduced`` names the node and the values to save; the factory binds
+  the node's inputs **by name** (``self`` is the input) and refuses an integer result that
+  would need a gradient;
+- ``out=``: one tensor, or ``out=(values, indices)`` for the named-tuple family
+  (``returns=return_types.max``), answered with ``torch.return_types.<name>_out``.
+
+The helpers for dims (``dim_axes``, ``one_dim``), accumulation (``acc_dtype``) and
+derivatives (``unreduce``, ``reduced_shape``, ``count``) are here too, for bodies and formulas.
+"""
+
+import functools
+import inspect
+
+import numpy as np
+
+from .. import _dtype as D
+from .. import return_types
+from .._tensor import Tensor
+from ._prep import check_tensor_arg, dims_arg
+from ._registry import needs_grad, record, register, write_out
+
+__all__ = ["Reduced", "acc_dtype", "count", "dim_axes", "one_dim", "pair_result", "reduced_shape",
+           "reduction", "unreduce"]
+
+# ----------------------------------------------------------------------------------------------
+# Dims, shapes and dtypes
+# ----------------------------------------------------------------------------------------------
+
+
+def dim_axes(input, dim):
+    """The reduced axes of ``input`` as a tuple, or None for all of them.
+
+    ``dim`` may be None, an int, or a tuple/list of ints; an empty list also means every dim,
+    as in PyTorch. Out-of-range and repeated dims raise PyTorch's errors. A 0-d input accepts
+    dims 0 and -1 and reduces nothing (``()``).
+    """
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)) and len(dim) == 0:
+        return None
+    axes = dims_arg(dim, input._data.ndim)
+    return axes if input._data.ndim else ()
+
+
+def one_dim(name, dim, ndim, overloads):
+    """A single reduction dim, wrapped; PyTorch's ``int dim`` overloads refuse a tuple with
+    the argument parser's ``TypeError`` (``overloads`` lists the signatures it prints)."""
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(dim).__name__}), but expected one of:\n{overloads}")
+    return dims_arg(dim, ndim)[0] if ndim else 0
+
+
+def np_axes(axes):
+    """``axes`` as NumPy's ``axis=`` wants it (None or a tuple)."""
+    return axes if axes is None else tuple(axes)
+
+
+def acc_dtype(dt):
+    """The NumPy dtype to accumulate a ``dt`` result in: half types sum in float32, as
+    PyTorch's CPU reductions do; None means the result dtype itself."""
+    return np.float32 if dt in (D.float16, D.bfloat16) else None
+
+
+def count(shape, axes):
+    """How many elements each output element reduces over."""
+    n = 1
+    for a in (range(len(shape)) if axes is None else axes):
+        n *= shape[a]
+    return n
+
+
+def reduced_shape(shape, axes, keepdim):
+    """The output shape of reducing ``shape`` over ``axes`` (None: all)."""
+    axes = range(len(shape)) if axes is None else axes
+    if keepdim:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+def unreduce(grad, sizes, axes, keepdim):
+    """Reshape a reduced gradient so that it broadcasts against the input of shape ``sizes``
+    (puts back the dims a ``keepdim=False`` reduction dropped)."""
+    if axes is None:
+        axes = tuple(range(len(sizes)))
+    if not keepdim and sizes:
+        shape = list(grad.shape)
+        for a in sorted(axes):
+            shape.insert(a, 1)
+        grad = grad.reshape(shape)
+    return grad
+
+
+# ----------------------------------------------------------------------------------------------
+# What a body returns, and out=
+# ----------------------------------------------------------------------------------------------
+
+class Reduced:
+    """A body's answer: the output tensors, the graph node to record when the input needs
+    a gradient (None: not differentiable), and the values the node may save (the node keeps
+    only those its formulas read; ``self``, the input, is always offered)."""
+
+    __slots__ = ("outputs", "node", "saves")
+
+    def __init__(self, /, *outputs, node=None, **saves):
+        self.outputs = outputs
+        self.node = node
+        self.saves = saves
+
+
+_OUT_TYPES = {}
+
+
+def out_type(tuple_type):
+    """``torch.return_types.<name>_out``: the named tuple an ``out=(a, b)`` call returns."""
+    name = tuple_type.__name__ + "_out"
+    if name not in _OUT_TYPES:
+        _OUT_TYPES[name] = getattr(return_types, name, None) or \
+            return_types._named(name, tuple_type._fields)
+    return _OUT_TYPES[name]
+
+
+def pair_result(tuple_type, outputs, out):
+    """The named tuple of ``outputs``; with ``out=`` the results are written there first."""
+    if out is None:
+        return tuple_type(outputs)
+    if not isinstance(out, (tuple, list)) or len(out) != len(outputs):
+        raise TypeError(f"{tuple_type.__name__}(): argument 'out' must be tuple of "
+                        f"{len(outputs)} Tensors")
+    for o, r in zip(out, outputs):
+        write_out(o, r)
+    return out_type(tuple_type)(tuple(out))
+
+
+def invalid_combination(name, got, overloads):
+    """PyTorch's argument-parser ``TypeError`` when no overload takes the arguments ``got``."""
+    raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but "
+                    f"expected one of:\n{overloads}")
+
+
+def _dim_of_call(args, kwargs):
+    return args[0] if args else kwargs.get("dim")
+
+
+# ----------------------------------------------------------------------------------------------
+# The factory
+# ----------------------------------------------------------------------------------------------
+
+def _check_differentiable(result):
+    """An integer result of a reduction over a tensor that requires grad is an error."""
+    dt = result._dtype
+    if dt.category < D.FLOATING:
+        raise RuntimeError(f"Autograd not support dtype: {dt.scalar_name}")
+
+
+def _record(answer, input):
+    """Record ``answer.node`` with its inputs bound by name: ``self`` is the input, unless the
+    body names another tensor ``self`` (the input after a dtype conversion)."""
+    node = answer.node
+    values = {"self": input}
+    values.update(answer.saves)
+    inputs = tuple(values.get(n) for n in node._inputs)
+    _check_differentiable(answer.outputs[0])
+    # only the differentiable outputs join the graph (``max(dim)``'s indices do not)
+    record(node, inputs, answer.outputs[:node._num_outputs], **values)
+
+
+def _public_signature(body, with_out):
+    """The body's signature with PyTorch's keyword-only ``out=None`` appended."""
+    sig = inspect.signature(body)
+    if not with_out:
+        return sig
+    out = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+    return sig.replace(parameters=[*sig.parameters.values(), out])
+
+
+def reduction(name, *, nodes=(), returns=None, has_out=True, check_out=None, overloads=None,
+              full_out=True, error_name=None, family="reduction", method=True,
+              function_too=True, inplace=None):
+    """Decorator: publish the body below it as the reduction ``name``.
+
+    ``nodes``: the graph-node classes the body may name (for the op table). ``returns``: the
+    ``torch.return_types`` named tuple of a multi-output op (None: a plain tuple).
+    ``has_out=False``: the op has no ``out=`` argument; ``check_out(input, *args, **kwargs)``
+    refuses ``out=`` for some argument combinations. ``overloads``: the signatures PyTorch's
+    parser prints (for ``sum``/``mean``/``prod``, which refuse a dtype in the ``dim`` position);
+    with ``full_out=False`` the full reduction (no ``dim``) has no ``out=``. ``error_name``:
+    the name PyTorch's argument errors use when it differs (``linalg_vector_norm``). The other
+    arguments go to ``register``. Returns the implementation (the op table holds the public
+    function that passes the dispatch point).
+    """
+    label = error_name or name
+
+    def build(body):
+        @functools.wraps(body)
+        def fn(input, *args, out=None, **kwargs):
+            if not isinstance(input, Tensor):
+                check_tensor_arg(input, label, "input", 1)
+            if overloads is not None and args and isinstance(args[0], D.dtype):
+                invalid_combination(label, "Tensor, torch.dtype", overloads)
+            if out is not None:
+                if not has_out:
+                    raise TypeError(f"{label}() got an unexpected keyword argument 'out'")
+                if not full_out and _dim_of_call(args, kwargs) is None:
+                    invalid_combination(label, "Tensor, out=Tensor", overloads)
+                if check_out is not None:
+                    check_out(input, *args, **kwargs)
+            answer = body(input, *args, **kwargs)
+            if answer.node is not None and input._requires_grad and needs_grad(input):
+                _record(answer, input)
+            outputs = answer.outputs
+            if len(outputs) > 1:
+                return outputs if returns is None else pair_result(returns, outputs, out)
+            if out is not None:
+                return write_out(out, outputs[0])
+            return outputs[0]
+
+        fn.__signature__ = _public_signature(body, has_out)
+        register(name, fn, method=method, inplace=inplace, family=family, nodes=tuple(nodes),
+                 function_too=function_too)
+        return fn
+    return build
