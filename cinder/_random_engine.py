@@ -124,15 +124,36 @@ def _fma32(a, b, c):
     a64 = np.asarray(a, dtype=np.float64)
     b64 = np.asarray(b, dtype=np.float64)
     c64 = np.asarray(c, dtype=np.float64)
-    total = np.asarray(a64 * b64 + c64)  # an array even for scalar inputs
-    suspicious = (total.view(np.int64) & _F32_EXTRA_BITS_MASK) == _F32_MIDPOINT_BITS
-    suspicious |= np.abs(total) < _F32_TINY
+    total = np.asarray(a64 * b64)  # an array even for scalar inputs
+    if np.broadcast_shapes(total.shape, c64.shape) == total.shape:
+        total += c64  # in place: no new temporary
+    else:
+        total = total + c64
+    result = total.astype(np.float32)
+    # Ties show in the float64 bits; subnormal results are found (with a few harmless
+    # false positives at exactly TINY) on the cheaper float32 result.
+    suspicious = np.bitwise_and(total.view(np.int64), _F32_EXTRA_BITS_MASK) == _F32_MIDPOINT_BITS
+    suspicious |= np.abs(result) <= _F32_TINY
     if suspicious.any():
         shape = total.shape
         exact_product = (np.broadcast_to(a64, shape)[suspicious]
                          * np.broadcast_to(b64, shape)[suspicious])
         addend = np.broadcast_to(c64, shape)[suspicious]
-        total[suspicious] = _add_round_to_odd(exact_product, addend)
+        result[suspicious] = _add_round_to_odd(exact_product, addend).astype(np.float32)
+    return result
+
+
+def _fma32_tie_free(a, b, c):
+    """float32 ``fma(a, b, c)`` for operands known never to hit a double-rounding tie.
+
+    The float64 ``a * b + c`` is rounded at most once (the product is exact), so rounding it
+    to float32 is the fused result unless the float64 sum sits exactly halfway between two
+    float32 values. For the inputs of ``normal_fill`` this never happens: its uniforms take
+    only 2**24 values each, and ``bench/verify_normal_fill_domain.py`` checks every one of
+    them against the tie-checked ``_fma32``.
+    """
+    total = np.multiply(np.asarray(a, dtype=np.float64), b)
+    total += c
     return total.astype(np.float32)
 
 
@@ -198,12 +219,13 @@ _HALF = np.float32(0.5)
 _SIGN_BIT = np.uint32(0x80000000)
 
 
-def _avx_log(x):
+def _avx_log(x, fma=_fma32):
     """Natural log of positive float32 values, as ``log256_ps`` computes it with FMAs.
 
     The polynomial steps ``y = y * x + p`` are fused, and so is ``y * z + e * q1`` (with
     ``e * q1`` rounded first). The remaining additions add exact products, so fusing them or
-    not gives the same result.
+    not gives the same result. ``fma`` may be ``_fma32_tie_free`` for inputs checked to need no
+    tie correction.
     """
     x = np.asarray(x, dtype=np.float32)
     invalid = x <= 0
@@ -223,9 +245,9 @@ def _avx_log(x):
     x64 = x.astype(np.float64)  # reused by every polynomial step
     y = np.full_like(x, _LOG_P[0])
     for coeff in _LOG_P[1:]:
-        y = _fma32(y, x64, coeff)
+        y = fma(y, x64, coeff)
     y = y * x
-    y = _fma32(y, z, e * _LOG_Q1)
+    y = fma(y, z, e * _LOG_Q1)
     y = y - z * _HALF
     x = x + y
     x = x + e * _LOG_Q2
@@ -234,11 +256,12 @@ def _avx_log(x):
     return x
 
 
-def _avx_sincos(x):
+def _avx_sincos(x, fma=_fma32):
     """Sine and cosine of float32 values, as ``sincos256_ps`` computes them with FMAs.
 
     Fused: the three range-reduction steps ``x += y * -DPi``, the polynomial steps, the cosine
     step ``y * z - z * 0.5`` (with ``z * 0.5`` rounded first) and the sine step ``y * x + x``.
+    ``fma`` may be ``_fma32_tie_free`` for inputs checked to need no tie correction.
     """
     x = np.asarray(x, dtype=np.float32)
     sign_sin = x.view(np.uint32) & _SIGN_BIT
@@ -250,22 +273,22 @@ def _avx_sincos(x):
     swap_sign_sin = ((j & 4) << 29).astype(np.uint32)
     use_sin_poly = (j & 2) == 0  # poly_mask: 0 <= x <= pi/4 after reduction
     for minus_dp in _MINUS_DP:  # extended-precision x - y * pi/4
-        x = _fma32(y, minus_dp, x)
+        x = fma(y, minus_dp, x)
     sign_cos = ((~(j - 2) & 4) << 29).astype(np.uint32)
     sign_sin = sign_sin ^ swap_sign_sin
     z = x * x
     z64 = z.astype(np.float64)  # reused by the polynomial steps
     # Cosine polynomial.
-    yc = _fma32(_COSCOF[0], z64, _COSCOF[1])
-    yc = _fma32(yc, z64, _COSCOF[2])
+    yc = fma(_COSCOF[0], z64, _COSCOF[1])
+    yc = fma(yc, z64, _COSCOF[2])
     yc = yc * z
-    yc = _fma32(yc, z64, -(z * _HALF))
+    yc = fma(yc, z64, -(z * _HALF))
     yc = yc + _ONE
     # Sine polynomial.
-    ys = _fma32(_SINCOF[0], z64, _SINCOF[1])
-    ys = _fma32(ys, z64, _SINCOF[2])
+    ys = fma(_SINCOF[0], z64, _SINCOF[1])
+    ys = fma(ys, z64, _SINCOF[2])
     ys = ys * z
-    ys = _fma32(ys, x, x)
+    ys = fma(ys, x, x)
     # Select with bit masks exactly as the original does (masked-out lanes are +0.0).
     zero = np.float32(0.0)
     ysin2 = np.where(use_sin_poly, ys, zero)
@@ -589,7 +612,7 @@ class CPUGeneratorImpl:
         data = _uniform01_float(self._stream.next_u32(n))
         transform = _float_block_transform(mean, std)
         full = n // 16 * 16
-        data[:full] = transform(data[:full].reshape(-1, 16)).ravel()
+        transform(data[:full].reshape(-1, 16))  # in place
         if n % 16:
             tail = _uniform01_float(self._stream.next_u32(16))
             data[n - 16:] = transform(tail.reshape(1, 16)).ravel()
@@ -899,37 +922,42 @@ class CPUGeneratorImpl:
 # =============================================================================================
 # Block transforms of normal_fill and dtype helpers used above
 # =============================================================================================
-# Elements per chunk in the float32 Box-Muller math: small enough for the temporaries to stay
-# in the CPU cache, large enough to amortise NumPy's per-call overhead.
-_CHUNK = 16384
+# Blocks of 16 per chunk in the float32 Box-Muller math: small enough for the temporaries to
+# stay in the CPU cache, large enough to amortise NumPy's per-call overhead.
+_CHUNK_BLOCKS = 1024
 
 
 def _float_block_transform(mean, std):
-    """Return the AVX ``NormalFill16<float>`` transform for blocks shaped (m, 16).
+    """Return the AVX ``NormalFill16<float>`` transform, applied in place to (m, 16) blocks.
 
     Per block: u1 = 1 - d[0:8], u2 = d[8:16], radius = sqrt(-2 log u1), theta = 2pi * u2,
     d[0:8] = fma(radius * cos theta, std, mean), d[8:16] = fma(radius * sin theta, std, mean).
     """
     mean32, std32 = np.float32(mean), np.float32(std)
     two_pi = np.float32(_TWO_PI)
+    minus_two = np.float32(-2.0)
 
-    def transform(blocks):
-        u1 = (_ONE - blocks[:, :8]).ravel()  # C order: block by block, lane by lane
-        u2 = blocks[:, 8:].ravel()
-        first = np.empty_like(u1)  # becomes d[0:8] of every block
-        second = np.empty_like(u1)  # becomes d[8:16]
-        for start in range(0, u1.size, _CHUNK):
-            part = slice(start, start + _CHUNK)
-            radius = np.sqrt(np.float32(-2.0) * _avx_log(u1[part]))
-            sin, cos = _avx_sincos(two_pi * u2[part])
-            first[part] = radius * cos
-            second[part] = radius * sin
-        out = np.concatenate([first.reshape(-1, 8), second.reshape(-1, 8)], axis=1)
+    def scale(values):
         if std32 == 1:
             # fma(x, 1, mean) is a plain addition. Even for mean == 0 it is not a no-op:
             # it turns the -0.0 that u1 == 1 produces (radius = sqrt(-0.0)) into +0.0.
-            return out + mean32
-        return _fma32(out, std32, mean32)
+            return values + mean32
+        return _fma32(values, std32, mean32)
+
+    def transform(blocks):
+        # Chunk by chunk, so that no temporary grows with the tensor (big temporaries cost
+        # page faults and cache misses that dwarf the arithmetic).
+        for start in range(0, blocks.shape[0], _CHUNK_BLOCKS):
+            part = blocks[start:start + _CHUNK_BLOCKS]
+            u1 = (_ONE - part[:, :8]).ravel()  # C order: block by block, lane by lane
+            # The uniforms of normal_fill are k * 2**-24, for which the tie-free FMA is exact.
+            radius = np.sqrt(minus_two * _avx_log(u1, _fma32_tie_free))
+            sin, cos = _avx_sincos(two_pi * part[:, 8:].ravel(), _fma32_tie_free)
+            cos *= radius
+            sin *= radius
+            part[:, :8] = scale(cos).reshape(-1, 8)
+            part[:, 8:] = scale(sin).reshape(-1, 8)
+        return blocks
 
     return transform
 
