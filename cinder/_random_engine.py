@@ -10,7 +10,7 @@ Design notes
 ------------
 * The engine never runs in a Python loop. NumPy's ``MT19937`` bit generator uses the same
   recurrence and tempering as PyTorch's ``at::mt19937``; we load PyTorch's 624-word state into
-  it and pull raw 32-bit outputs in bulk with ``random_raw``.
+  it and pull raw 32-bit outputs in bulk (``Generator.integers`` over the full uint32 range).
 * Most recipes are elementwise, so a whole tensor's draws are pulled at once and transformed
   with array arithmetic. Where PyTorch's C++ relies on a fused multiply-add (FMA), we emulate
   the FMA exactly (see ``_fma32`` and ``_fma64``).
@@ -318,17 +318,52 @@ def _cast(values, dtype):
     with np.errstate(over="ignore", invalid="ignore"):  # overflow to inf is what C++ does too
         if dtype in _REDUCED_FLOATS and values.dtype != np.float32:
             values = values.astype(np.float32)
-        return values.astype(dtype)
+        return values.astype(dtype, copy=False)  # callers pass fresh arrays
 
 
 def _uniform01_float(raw32):
-    """``uniform_real_distribution<float>(0, 1)``: the low 24 bits times 2**-24, in float32."""
-    return ((raw32 & np.uint32(0xFFFFFF)).astype(np.float32) * np.float32(2.0**-24))
+    """``uniform_real_distribution<float>(0, 1)``: the low 24 bits times 2**-24, in float32.
+
+    Works in place: ``raw32`` (a fresh array of draws) is overwritten and its memory is
+    returned as float32. Writing into memory already touched is far cheaper than filling a
+    new tensor-sized array.
+    """
+    return _scale_low_bits_in_place(raw32, 0xFFFFFF, np.float32(2.0**-24), np.float32)
 
 
 def _uniform01_double(raw64):
-    """``uniform_real_distribution<double>(0, 1)``: the low 53 bits times 2**-53."""
-    return (raw64 & np.uint64(2**53 - 1)).astype(np.float64) * (2.0**-53)
+    """``uniform_real_distribution<double>(0, 1)``: the low 53 bits times 2**-53 (in place)."""
+    return _scale_low_bits_in_place(raw64, 2**53 - 1, 2.0**-53, np.float64)
+
+
+def _scale_low_bits_in_place(raw, mask, scale, dtype):
+    """Keep the low bits of the unsigned ``raw`` and multiply them by ``scale`` in ``dtype``.
+
+    The kept bits fit the dtype's significand, so the integer-to-float conversion is exact.
+    Chunks keep NumPy's internal copy (input and output share memory) small.
+    """
+    raw &= raw.dtype.type(mask)
+    values = raw.view(dtype)
+    for start in range(0, raw.size, _CHUNK):
+        part = slice(start, start + _CHUNK)
+        np.multiply(raw[part], scale, out=values[part], dtype=dtype, casting="unsafe")
+    return values
+
+
+# Elements per chunk of the elementwise helpers below: their float64 temporaries then stay in
+# the CPU cache instead of growing with the tensor.
+_CHUNK = 1 << 15
+
+
+def _chunked(func, values, out):
+    """Store ``func(part)`` into ``out`` for consecutive chunks ``part`` of 1-D ``values``.
+
+    ``func`` must be elementwise; ``out`` may be ``values`` itself.
+    """
+    for start in range(0, values.size, _CHUNK):
+        part = slice(start, start + _CHUNK)
+        out[part] = func(values[part])
+    return out
 
 
 def _require_float_dtype(dtype, what):
@@ -538,17 +573,17 @@ class CPUGeneratorImpl:
         if dtype == np.float64:
             x = _uniform01_double(self._stream.next_u64(n))
             if low != 0.0 or high != 1.0:
-                x = _fma64(x, high - low, low)
+                x = _chunked(lambda part: _fma64(part, high - low, low), x, x)
         else:
             x = _uniform01_float(self._stream.next_u32(n))
             lo32, hi32 = np.float32(low), np.float32(high)
             if lo32 != 0 or hi32 != 1:
-                x = _fma32(x, hi32 - lo32, lo32)
+                x = _chunked(lambda part: _fma32(part, hi32 - lo32, lo32), x, x)
         values = _cast(x, dtype)
         to_scalar = _cast(np.array([high]), dtype)[0]
         from_scalar = _cast(np.array([low]), dtype)[0]
-        values[values == to_scalar] = from_scalar
-        return values
+        return _chunked(lambda part: np.where(part == to_scalar, from_scalar, part),
+                        values, values)
 
     # -- normal --------------------------------------------------------------------------------
     def normal(self, n, dtype, mean=0.0, std=1.0, contiguous=True):
