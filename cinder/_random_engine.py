@@ -350,6 +350,24 @@ def _scale_low_bits_in_place(raw, mask, scale, dtype):
     return values
 
 
+def _uniform_sum_is_exact(span, low):
+    """Whether float64 computes ``u * span + low`` exactly for every float32 uniform ``u``.
+
+    ``u`` is a multiple of 2**-24, so ``u * span`` is a multiple of 2**-24 * ulp(span) and
+    ``low`` one of ulp(low); both are powers of two, so the sum is a multiple of the smaller.
+    A sum below 2**53 such units fits a double's significand: float64 then adds without
+    rounding, and the single rounding to float32 is exactly the fused result (no ties, and
+    subnormal results are rounded correctly too).
+    """
+    span, low = np.float32(span), np.float32(low)
+    if not (np.isfinite(span) and np.isfinite(low)):
+        return False
+    units = [float(np.spacing(abs(span))) * 2.0**-24]
+    if low != 0:
+        units.append(float(np.spacing(abs(low))))
+    return abs(float(low)) + abs(float(span)) < min(units) * 2.0**53
+
+
 # Elements per chunk of the elementwise helpers below: their float64 temporaries then stay in
 # the CPU cache instead of growing with the tensor.
 _CHUNK = 1 << 15
@@ -578,7 +596,9 @@ class CPUGeneratorImpl:
             x = _uniform01_float(self._stream.next_u32(n))
             lo32, hi32 = np.float32(low), np.float32(high)
             if lo32 != 0 or hi32 != 1:
-                x = _chunked(lambda part: _fma32(part, hi32 - lo32, lo32), x, x)
+                span = hi32 - lo32
+                fma = _fma32_tie_free if _uniform_sum_is_exact(span, lo32) else _fma32
+                x = _chunked(lambda part: fma(part, span, lo32), x, x)
         values = _cast(x, dtype)
         to_scalar = _cast(np.array([high]), dtype)[0]
         from_scalar = _cast(np.array([low]), dtype)[0]
