@@ -321,6 +321,11 @@ def _cast(values, dtype):
         return values.astype(dtype, copy=False)  # callers pass fresh arrays
 
 
+# Elements per chunk of the streaming samplers: their float64 temporaries then stay in the CPU
+# cache instead of growing with the tensor. A multiple of 16 (normal_fill's block).
+_CHUNK = 1 << 15
+
+
 def _uniform01_float(raw32):
     """``uniform_real_distribution<float>(0, 1)``: the low 24 bits times 2**-24, in float32.
 
@@ -366,22 +371,6 @@ def _uniform_sum_is_exact(span, low):
     if low != 0:
         units.append(float(np.spacing(abs(low))))
     return abs(float(low)) + abs(float(span)) < min(units) * 2.0**53
-
-
-# Elements per chunk of the elementwise helpers below: their float64 temporaries then stay in
-# the CPU cache instead of growing with the tensor.
-_CHUNK = 1 << 15
-
-
-def _chunked(func, values, out):
-    """Store ``func(part)`` into ``out`` for consecutive chunks ``part`` of 1-D ``values``.
-
-    ``func`` must be elementwise; ``out`` may be ``values`` itself.
-    """
-    for start in range(0, values.size, _CHUNK):
-        part = slice(start, start + _CHUNK)
-        out[part] = func(values[part])
-    return out
 
 
 def _require_float_dtype(dtype, what):
@@ -575,12 +564,14 @@ class CPUGeneratorImpl:
         return self._stream.next_u64(n)
 
     # -- uniform -------------------------------------------------------------------------------
-    def uniform(self, n, dtype, low=0.0, high=1.0):
+    def uniform(self, n, dtype, low=0.0, high=1.0, out=None):
         """``torch.rand`` / ``Tensor.uniform_(low, high)``.
 
         ``uniform_real`` computes ``x * (to - from) + from`` in the dtype's math type (float32
         for float32/half/bfloat16, float64 for float64); the AVX2/AVX-512 builds contract it to
         an FMA. A value that rounds up to ``to`` in the output dtype is replaced by ``from``.
+        With ``out`` (a contiguous 1-D array of ``n`` elements of ``dtype``) the values are
+        written there instead of into a new array.
         """
         dtype = _require_float_dtype(dtype, "uniform_")
         low, high = float(low), float(high)
@@ -588,31 +579,46 @@ class CPUGeneratorImpl:
             raise RuntimeError(
                 f"uniform_ expects to return a [from, to) range, but found from={low} > "
                 f"to={high}")
-        if dtype == np.float64:
-            x = _uniform01_double(self._stream.next_u64(n))
-            if low != 0.0 or high != 1.0:
-                x = _chunked(lambda part: _fma64(part, high - low, low), x, x)
-        else:
-            x = _uniform01_float(self._stream.next_u32(n))
-            lo32, hi32 = np.float32(low), np.float32(high)
-            if lo32 != 0 or hi32 != 1:
-                span = hi32 - lo32
-                fma = _fma32_tie_free if _uniform_sum_is_exact(span, lo32) else _fma32
-                x = _chunked(lambda part: fma(part, span, lo32), x, x)
-        values = _cast(x, dtype)
+        sample = self._uniform_sampler(dtype, low, high)
         to_scalar = _cast(np.array([high]), dtype)[0]
         from_scalar = _cast(np.array([low]), dtype)[0]
-        return _chunked(lambda part: np.where(part == to_scalar, from_scalar, part),
-                        values, values)
+        n = int(n)
+        out = np.empty(n, dtype=dtype) if out is None else out
+        # Each element takes one draw, so drawing chunk by chunk consumes the stream in the
+        # same order as drawing everything at once, without tensor-sized temporaries.
+        for start in range(0, n, _CHUNK):
+            values = _cast(sample(min(_CHUNK, n - start)), dtype)
+            out[start:start + values.size] = np.where(values == to_scalar, from_scalar, values)
+        return out
+
+    def _uniform_sampler(self, dtype, low, high):
+        """A function ``count -> values`` drawing ``count`` uniforms of [low, high) in the
+        math type of ``dtype`` (float64 for float64, float32 otherwise)."""
+        if dtype == np.float64:
+            if low == 0.0 and high == 1.0:
+                return lambda count: _uniform01_double(self._stream.next_u64(count))
+            return lambda count: _fma64(_uniform01_double(self._stream.next_u64(count)),
+                                        high - low, low)
+        lo32, hi32 = np.float32(low), np.float32(high)
+        if lo32 == 0 and hi32 == 1:
+            return lambda count: _uniform01_float(self._stream.next_u32(count))
+        span = hi32 - lo32
+        fma = _fma32_tie_free if _uniform_sum_is_exact(span, lo32) else _fma32
+        return lambda count: fma(_uniform01_float(self._stream.next_u32(count)), span, lo32)
 
     # -- normal --------------------------------------------------------------------------------
-    def normal(self, n, dtype, mean=0.0, std=1.0, contiguous=True):
+    def normal(self, n, dtype, mean=0.0, std=1.0, contiguous=True, out=None):
         """``torch.randn`` / ``Tensor.normal_(mean, std)``.
 
         Tensors with 16 or more elements that are contiguous take ``normal_fill`` (Box-Muller
         on blocks of 16 uniforms). Smaller or non-contiguous ones draw one cached double
-        normal per element.
+        normal per element. With ``out`` (a contiguous 1-D array of ``n`` elements of
+        ``dtype``) the values are written there.
         """
+        streams = np.dtype(dtype) == np.float32 and int(n) >= 16 and contiguous
+        if out is not None and not streams:  # only float32 normal_fill writes into out itself
+            out[...] = self.normal(n, dtype, mean, std, contiguous)
+            return out
         dtype = _require_float_dtype(dtype, "normal_")
         mean, std = float(mean), float(std)
         if not std >= 0.0:
@@ -622,7 +628,7 @@ class CPUGeneratorImpl:
             if dtype == np.float64:
                 return self._normal_fill_double(n, mean, std)
             if dtype == np.float32:
-                return self._normal_fill_float(n, mean, std)
+                return self._normal_fill_float(n, mean, std, out)
             return _cast(self._normal_fill_reduced(n, mean, std), dtype)
         return _cast(self._scalar_normals(n, mean, std), dtype)
 
@@ -657,18 +663,23 @@ class CPUGeneratorImpl:
                 self._next_double_normal = float(sin_part[-1])
         return _fma64_or_add(out, std, mean)
 
-    def _normal_fill_float(self, n, mean, std):
+    def _normal_fill_float(self, n, mean, std, out=None):
         """float32 ``normal_fill`` with the AVX ``NormalFill16<float>`` math.
 
-        All n uniforms are drawn first, then every full block of 16 is transformed in place.
+        PyTorch draws all n uniforms first, then transforms every full block of 16 in place.
         If n is not a multiple of 16, 16 fresh uniforms overwrite the last 16 slots (part of
         the last full block) and are transformed as one more block: n + 16 draws in all.
+        Blocks are independent, so we draw and transform chunk by chunk, straight into
+        ``out`` (a new array if None).
         """
-        data = _uniform01_float(self._stream.next_u32(n))
+        data = np.empty(n, dtype=np.float32) if out is None else out
         transform = _float_block_transform(mean, std)
         full = n // 16 * 16
-        transform(data[:full].reshape(-1, 16))  # in place
+        for start in range(0, full, _CHUNK):  # _CHUNK is a multiple of 16
+            part = _uniform01_float(self._stream.next_u32(min(_CHUNK, full - start)))
+            data[start:start + part.size] = transform(part.reshape(-1, 16)).ravel()
         if n % 16:
+            self._stream.next_u32(n - full)  # drawn, then overwritten by the tail block
             tail = _uniform01_float(self._stream.next_u32(16))
             data[n - 16:] = transform(tail.reshape(1, 16)).ravel()
         return data
