@@ -1008,6 +1008,10 @@ def _float_block_transform(mean, std):
             # fma(x, 1, mean) is a plain addition. Even for mean == 0 it is not a no-op:
             # it turns the -0.0 that u1 == 1 produces (radius = sqrt(-0.0)) into +0.0.
             return values + mean32
+        if mean32 == 0:
+            # The float64 product of two float32 values is exact and adding zero is exact,
+            # so the one rounding to float32 is the fused result (subnormals included).
+            return _fma32_tie_free(values, std32, mean32)
         return _fma32(values, std32, mean32)
 
     def transform(blocks):
