@@ -22,7 +22,9 @@ Design notes
   bit now and then, so we map ``math`` functions over the values (``_libm``).
 
 Every sampling method returns a new 1-D array of ``n`` elements in the order PyTorch fills a
-contiguous tensor (``normal_tensor`` and ``multinomial`` return shaped arrays).
+contiguous tensor (``normal_tensor`` and ``multinomial`` return shaped arrays); ``uniform`` and
+``normal`` can fill a given ``out`` array instead. Large fills are drawn and transformed chunk by
+chunk: tensor-sized temporaries cost more in page faults than the arithmetic itself.
 """
 
 import math
