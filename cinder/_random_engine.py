@@ -1024,7 +1024,7 @@ def _float_block_transform(mean, std):
             u1 = (_ONE - part[:, :8]).ravel()  # C order: block by block, lane by lane
             # The uniforms of normal_fill are k * 2**-24, for which the tie-free FMA is exact.
             radius = np.sqrt(minus_two * _avx_log(u1, _fma32_tie_free))
-            sin, cos = _avx_sincos(two_pi * part[:, 8:].ravel(), _fma32_tie_free)
+            sin, cos = _avx_sincos((two_pi * part[:, 8:]).ravel(), _fma32_tie_free)
             cos *= radius
             sin *= radius
             part[:, :8] = scale(cos).reshape(-1, 8)
