@@ -245,8 +245,8 @@ def _avx_log(x, fma=_fma32):
     x = x + tmp
     z = x * x
     x64 = x.astype(np.float64)  # reused by every polynomial step
-    y = np.full_like(x, _LOG_P[0])
-    for coeff in _LOG_P[1:]:
+    y = fma(_LOG_P[0], x64, _LOG_P[1])
+    for coeff in _LOG_P[2:]:
         y = fma(y, x64, coeff)
     y = y * x
     y = fma(y, z, e * _LOG_Q1)
