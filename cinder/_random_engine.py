@@ -10,7 +10,7 @@ Design notes
 ------------
 * The engine never runs in a Python loop. NumPy's ``MT19937`` bit generator uses the same
   recurrence and tempering as PyTorch's ``at::mt19937``; we load PyTorch's 624-word state into
-  it and pull raw 32-bit outputs in bulk with ``random_raw``.
+  it and pull raw 32-bit outputs in bulk (``Generator.integers`` over the full uint32 range).
 * Most recipes are elementwise, so a whole tensor's draws are pulled at once and transformed
   with array arithmetic. Where PyTorch's C++ relies on a fused multiply-add (FMA), we emulate
   the FMA exactly (see ``_fma32`` and ``_fma64``).
@@ -22,7 +22,9 @@ Design notes
   bit now and then, so we map ``math`` functions over the values (``_libm``).
 
 Every sampling method returns a new 1-D array of ``n`` elements in the order PyTorch fills a
-contiguous tensor (``normal_tensor`` and ``multinomial`` return shaped arrays).
+contiguous tensor (``normal_tensor`` and ``multinomial`` return shaped arrays); ``uniform`` and
+``normal`` can fill a given ``out`` array instead. Large fills are drawn and transformed chunk by
+chunk: tensor-sized temporaries cost more in page faults than the arithmetic itself.
 """
 
 import math
@@ -124,15 +126,36 @@ def _fma32(a, b, c):
     a64 = np.asarray(a, dtype=np.float64)
     b64 = np.asarray(b, dtype=np.float64)
     c64 = np.asarray(c, dtype=np.float64)
-    total = np.asarray(a64 * b64 + c64)  # an array even for scalar inputs
-    suspicious = (total.view(np.int64) & _F32_EXTRA_BITS_MASK) == _F32_MIDPOINT_BITS
-    suspicious |= np.abs(total) < _F32_TINY
+    total = np.asarray(a64 * b64)  # an array even for scalar inputs
+    if np.broadcast_shapes(total.shape, c64.shape) == total.shape:
+        total += c64  # in place: no new temporary
+    else:
+        total = total + c64
+    result = total.astype(np.float32)
+    # Ties show in the float64 bits; subnormal results are found (with a few harmless
+    # false positives at exactly TINY) on the cheaper float32 result.
+    suspicious = np.bitwise_and(total.view(np.int64), _F32_EXTRA_BITS_MASK) == _F32_MIDPOINT_BITS
+    suspicious |= np.abs(result) <= _F32_TINY
     if suspicious.any():
         shape = total.shape
         exact_product = (np.broadcast_to(a64, shape)[suspicious]
                          * np.broadcast_to(b64, shape)[suspicious])
         addend = np.broadcast_to(c64, shape)[suspicious]
-        total[suspicious] = _add_round_to_odd(exact_product, addend)
+        result[suspicious] = _add_round_to_odd(exact_product, addend).astype(np.float32)
+    return result
+
+
+def _fma32_tie_free(a, b, c):
+    """float32 ``fma(a, b, c)`` for operands known never to hit a double-rounding tie.
+
+    The float64 ``a * b + c`` is rounded at most once (the product is exact), so rounding it
+    to float32 is the fused result unless the float64 sum sits exactly halfway between two
+    float32 values. For the inputs of ``normal_fill`` this never happens: its uniforms take
+    only 2**24 values each, and ``bench/verify_normal_fill_domain.py`` checks every one of
+    them against the tie-checked ``_fma32``.
+    """
+    total = np.multiply(np.asarray(a, dtype=np.float64), b)
+    total += c
     return total.astype(np.float32)
 
 
@@ -198,12 +221,13 @@ _HALF = np.float32(0.5)
 _SIGN_BIT = np.uint32(0x80000000)
 
 
-def _avx_log(x):
+def _avx_log(x, fma=_fma32):
     """Natural log of positive float32 values, as ``log256_ps`` computes it with FMAs.
 
     The polynomial steps ``y = y * x + p`` are fused, and so is ``y * z + e * q1`` (with
     ``e * q1`` rounded first). The remaining additions add exact products, so fusing them or
-    not gives the same result.
+    not gives the same result. ``fma`` may be ``_fma32_tie_free`` for inputs checked to need no
+    tie correction.
     """
     x = np.asarray(x, dtype=np.float32)
     invalid = x <= 0
@@ -221,11 +245,11 @@ def _avx_log(x):
     x = x + tmp
     z = x * x
     x64 = x.astype(np.float64)  # reused by every polynomial step
-    y = np.full_like(x, _LOG_P[0])
-    for coeff in _LOG_P[1:]:
-        y = _fma32(y, x64, coeff)
+    y = fma(_LOG_P[0], x64, _LOG_P[1])
+    for coeff in _LOG_P[2:]:
+        y = fma(y, x64, coeff)
     y = y * x
-    y = _fma32(y, z, e * _LOG_Q1)
+    y = fma(y, z, e * _LOG_Q1)
     y = y - z * _HALF
     x = x + y
     x = x + e * _LOG_Q2
@@ -234,11 +258,12 @@ def _avx_log(x):
     return x
 
 
-def _avx_sincos(x):
+def _avx_sincos(x, fma=_fma32):
     """Sine and cosine of float32 values, as ``sincos256_ps`` computes them with FMAs.
 
     Fused: the three range-reduction steps ``x += y * -DPi``, the polynomial steps, the cosine
     step ``y * z - z * 0.5`` (with ``z * 0.5`` rounded first) and the sine step ``y * x + x``.
+    ``fma`` may be ``_fma32_tie_free`` for inputs checked to need no tie correction.
     """
     x = np.asarray(x, dtype=np.float32)
     sign_sin = x.view(np.uint32) & _SIGN_BIT
@@ -250,22 +275,22 @@ def _avx_sincos(x):
     swap_sign_sin = ((j & 4) << 29).astype(np.uint32)
     use_sin_poly = (j & 2) == 0  # poly_mask: 0 <= x <= pi/4 after reduction
     for minus_dp in _MINUS_DP:  # extended-precision x - y * pi/4
-        x = _fma32(y, minus_dp, x)
+        x = fma(y, minus_dp, x)
     sign_cos = ((~(j - 2) & 4) << 29).astype(np.uint32)
     sign_sin = sign_sin ^ swap_sign_sin
     z = x * x
     z64 = z.astype(np.float64)  # reused by the polynomial steps
     # Cosine polynomial.
-    yc = _fma32(_COSCOF[0], z64, _COSCOF[1])
-    yc = _fma32(yc, z64, _COSCOF[2])
+    yc = fma(_COSCOF[0], z64, _COSCOF[1])
+    yc = fma(yc, z64, _COSCOF[2])
     yc = yc * z
-    yc = _fma32(yc, z64, -(z * _HALF))
+    yc = fma(yc, z64, -(z * _HALF))
     yc = yc + _ONE
     # Sine polynomial.
-    ys = _fma32(_SINCOF[0], z64, _SINCOF[1])
-    ys = _fma32(ys, z64, _SINCOF[2])
+    ys = fma(_SINCOF[0], z64, _SINCOF[1])
+    ys = fma(ys, z64, _SINCOF[2])
     ys = ys * z
-    ys = _fma32(ys, x, x)
+    ys = fma(ys, x, x)
     # Select with bit masks exactly as the original does (masked-out lanes are +0.0).
     zero = np.float32(0.0)
     ysin2 = np.where(use_sin_poly, ys, zero)
@@ -295,17 +320,59 @@ def _cast(values, dtype):
     with np.errstate(over="ignore", invalid="ignore"):  # overflow to inf is what C++ does too
         if dtype in _REDUCED_FLOATS and values.dtype != np.float32:
             values = values.astype(np.float32)
-        return values.astype(dtype)
+        return values.astype(dtype, copy=False)  # callers pass fresh arrays
+
+
+# Elements per chunk of the streaming samplers: their float64 temporaries then stay in the CPU
+# cache instead of growing with the tensor. A multiple of 16 (normal_fill's block).
+_CHUNK = 1 << 15
 
 
 def _uniform01_float(raw32):
-    """``uniform_real_distribution<float>(0, 1)``: the low 24 bits times 2**-24, in float32."""
-    return ((raw32 & np.uint32(0xFFFFFF)).astype(np.float32) * np.float32(2.0**-24))
+    """``uniform_real_distribution<float>(0, 1)``: the low 24 bits times 2**-24, in float32.
+
+    Works in place: ``raw32`` (a fresh array of draws) is overwritten and its memory is
+    returned as float32. Writing into memory already touched is far cheaper than filling a
+    new tensor-sized array.
+    """
+    return _scale_low_bits_in_place(raw32, 0xFFFFFF, np.float32(2.0**-24), np.float32)
 
 
 def _uniform01_double(raw64):
-    """``uniform_real_distribution<double>(0, 1)``: the low 53 bits times 2**-53."""
-    return (raw64 & np.uint64(2**53 - 1)).astype(np.float64) * (2.0**-53)
+    """``uniform_real_distribution<double>(0, 1)``: the low 53 bits times 2**-53 (in place)."""
+    return _scale_low_bits_in_place(raw64, 2**53 - 1, 2.0**-53, np.float64)
+
+
+def _scale_low_bits_in_place(raw, mask, scale, dtype):
+    """Keep the low bits of the unsigned ``raw`` and multiply them by ``scale`` in ``dtype``.
+
+    The kept bits fit the dtype's significand, so the integer-to-float conversion is exact.
+    Chunks keep NumPy's internal copy (input and output share memory) small.
+    """
+    raw &= raw.dtype.type(mask)
+    values = raw.view(dtype)
+    for start in range(0, raw.size, _CHUNK):
+        part = slice(start, start + _CHUNK)
+        np.multiply(raw[part], scale, out=values[part], dtype=dtype, casting="unsafe")
+    return values
+
+
+def _uniform_sum_is_exact(span, low):
+    """Whether float64 computes ``u * span + low`` exactly for every float32 uniform ``u``.
+
+    ``u`` is a multiple of 2**-24, so ``u * span`` is a multiple of 2**-24 * ulp(span) and
+    ``low`` one of ulp(low); both are powers of two, so the sum is a multiple of the smaller.
+    A sum below 2**53 such units fits a double's significand: float64 then adds without
+    rounding, and the single rounding to float32 is exactly the fused result (no ties, and
+    subnormal results are rounded correctly too).
+    """
+    span, low = np.float32(span), np.float32(low)
+    if not (np.isfinite(span) and np.isfinite(low)):
+        return False
+    units = [float(np.spacing(abs(span))) * 2.0**-24]
+    if low != 0:
+        units.append(float(np.spacing(abs(low))))
+    return abs(float(low)) + abs(float(span)) < min(units) * 2.0**53
 
 
 def _require_float_dtype(dtype, what):
@@ -499,12 +566,14 @@ class CPUGeneratorImpl:
         return self._stream.next_u64(n)
 
     # -- uniform -------------------------------------------------------------------------------
-    def uniform(self, n, dtype, low=0.0, high=1.0):
+    def uniform(self, n, dtype, low=0.0, high=1.0, out=None):
         """``torch.rand`` / ``Tensor.uniform_(low, high)``.
 
         ``uniform_real`` computes ``x * (to - from) + from`` in the dtype's math type (float32
         for float32/half/bfloat16, float64 for float64); the AVX2/AVX-512 builds contract it to
         an FMA. A value that rounds up to ``to`` in the output dtype is replaced by ``from``.
+        With ``out`` (a contiguous 1-D array of ``n`` elements of ``dtype``) the values are
+        written there instead of into a new array.
         """
         dtype = _require_float_dtype(dtype, "uniform_")
         low, high = float(low), float(high)
@@ -512,29 +581,46 @@ class CPUGeneratorImpl:
             raise RuntimeError(
                 f"uniform_ expects to return a [from, to) range, but found from={low} > "
                 f"to={high}")
-        if dtype == np.float64:
-            x = _uniform01_double(self._stream.next_u64(n))
-            if low != 0.0 or high != 1.0:
-                x = _fma64(x, high - low, low)
-        else:
-            x = _uniform01_float(self._stream.next_u32(n))
-            lo32, hi32 = np.float32(low), np.float32(high)
-            if lo32 != 0 or hi32 != 1:
-                x = _fma32(x, hi32 - lo32, lo32)
-        values = _cast(x, dtype)
+        sample = self._uniform_sampler(dtype, low, high)
         to_scalar = _cast(np.array([high]), dtype)[0]
         from_scalar = _cast(np.array([low]), dtype)[0]
-        values[values == to_scalar] = from_scalar
-        return values
+        n = int(n)
+        out = np.empty(n, dtype=dtype) if out is None else out
+        # Each element takes one draw, so drawing chunk by chunk consumes the stream in the
+        # same order as drawing everything at once, without tensor-sized temporaries.
+        for start in range(0, n, _CHUNK):
+            values = _cast(sample(min(_CHUNK, n - start)), dtype)
+            out[start:start + values.size] = np.where(values == to_scalar, from_scalar, values)
+        return out
+
+    def _uniform_sampler(self, dtype, low, high):
+        """A function ``count -> values`` drawing ``count`` uniforms of [low, high) in the
+        math type of ``dtype`` (float64 for float64, float32 otherwise)."""
+        if dtype == np.float64:
+            if low == 0.0 and high == 1.0:
+                return lambda count: _uniform01_double(self._stream.next_u64(count))
+            return lambda count: _fma64(_uniform01_double(self._stream.next_u64(count)),
+                                        high - low, low)
+        lo32, hi32 = np.float32(low), np.float32(high)
+        if lo32 == 0 and hi32 == 1:
+            return lambda count: _uniform01_float(self._stream.next_u32(count))
+        span = hi32 - lo32
+        fma = _fma32_tie_free if _uniform_sum_is_exact(span, lo32) else _fma32
+        return lambda count: fma(_uniform01_float(self._stream.next_u32(count)), span, lo32)
 
     # -- normal --------------------------------------------------------------------------------
-    def normal(self, n, dtype, mean=0.0, std=1.0, contiguous=True):
+    def normal(self, n, dtype, mean=0.0, std=1.0, contiguous=True, out=None):
         """``torch.randn`` / ``Tensor.normal_(mean, std)``.
 
         Tensors with 16 or more elements that are contiguous take ``normal_fill`` (Box-Muller
         on blocks of 16 uniforms). Smaller or non-contiguous ones draw one cached double
-        normal per element.
+        normal per element. With ``out`` (a contiguous 1-D array of ``n`` elements of
+        ``dtype``) the values are written there.
         """
+        streams = np.dtype(dtype) == np.float32 and int(n) >= 16 and contiguous
+        if out is not None and not streams:  # only float32 normal_fill writes into out itself
+            out[...] = self.normal(n, dtype, mean, std, contiguous)
+            return out
         dtype = _require_float_dtype(dtype, "normal_")
         mean, std = float(mean), float(std)
         if not std >= 0.0:
@@ -544,7 +630,7 @@ class CPUGeneratorImpl:
             if dtype == np.float64:
                 return self._normal_fill_double(n, mean, std)
             if dtype == np.float32:
-                return self._normal_fill_float(n, mean, std)
+                return self._normal_fill_float(n, mean, std, out)
             return _cast(self._normal_fill_reduced(n, mean, std), dtype)
         return _cast(self._scalar_normals(n, mean, std), dtype)
 
@@ -579,18 +665,23 @@ class CPUGeneratorImpl:
                 self._next_double_normal = float(sin_part[-1])
         return _fma64_or_add(out, std, mean)
 
-    def _normal_fill_float(self, n, mean, std):
+    def _normal_fill_float(self, n, mean, std, out=None):
         """float32 ``normal_fill`` with the AVX ``NormalFill16<float>`` math.
 
-        All n uniforms are drawn first, then every full block of 16 is transformed in place.
+        PyTorch draws all n uniforms first, then transforms every full block of 16 in place.
         If n is not a multiple of 16, 16 fresh uniforms overwrite the last 16 slots (part of
         the last full block) and are transformed as one more block: n + 16 draws in all.
+        Blocks are independent, so we draw and transform chunk by chunk, straight into
+        ``out`` (a new array if None).
         """
-        data = _uniform01_float(self._stream.next_u32(n))
+        data = np.empty(n, dtype=np.float32) if out is None else out
         transform = _float_block_transform(mean, std)
         full = n // 16 * 16
-        data[:full] = transform(data[:full].reshape(-1, 16)).ravel()
+        for start in range(0, full, _CHUNK):  # _CHUNK is a multiple of 16
+            part = _uniform01_float(self._stream.next_u32(min(_CHUNK, full - start)))
+            data[start:start + part.size] = transform(part.reshape(-1, 16)).ravel()
         if n % 16:
+            self._stream.next_u32(n - full)  # drawn, then overwritten by the tail block
             tail = _uniform01_float(self._stream.next_u32(16))
             data[n - 16:] = transform(tail.reshape(1, 16)).ravel()
         return data
@@ -899,37 +990,46 @@ class CPUGeneratorImpl:
 # =============================================================================================
 # Block transforms of normal_fill and dtype helpers used above
 # =============================================================================================
-# Elements per chunk in the float32 Box-Muller math: small enough for the temporaries to stay
-# in the CPU cache, large enough to amortise NumPy's per-call overhead.
-_CHUNK = 16384
+# Blocks of 16 per chunk in the float32 Box-Muller math: small enough for the temporaries to
+# stay in the CPU cache, large enough to amortise NumPy's per-call overhead.
+_CHUNK_BLOCKS = 1024
 
 
 def _float_block_transform(mean, std):
-    """Return the AVX ``NormalFill16<float>`` transform for blocks shaped (m, 16).
+    """Return the AVX ``NormalFill16<float>`` transform, applied in place to (m, 16) blocks.
 
     Per block: u1 = 1 - d[0:8], u2 = d[8:16], radius = sqrt(-2 log u1), theta = 2pi * u2,
     d[0:8] = fma(radius * cos theta, std, mean), d[8:16] = fma(radius * sin theta, std, mean).
     """
     mean32, std32 = np.float32(mean), np.float32(std)
     two_pi = np.float32(_TWO_PI)
+    minus_two = np.float32(-2.0)
 
-    def transform(blocks):
-        u1 = (_ONE - blocks[:, :8]).ravel()  # C order: block by block, lane by lane
-        u2 = blocks[:, 8:].ravel()
-        first = np.empty_like(u1)  # becomes d[0:8] of every block
-        second = np.empty_like(u1)  # becomes d[8:16]
-        for start in range(0, u1.size, _CHUNK):
-            part = slice(start, start + _CHUNK)
-            radius = np.sqrt(np.float32(-2.0) * _avx_log(u1[part]))
-            sin, cos = _avx_sincos(two_pi * u2[part])
-            first[part] = radius * cos
-            second[part] = radius * sin
-        out = np.concatenate([first.reshape(-1, 8), second.reshape(-1, 8)], axis=1)
+    def scale(values):
         if std32 == 1:
             # fma(x, 1, mean) is a plain addition. Even for mean == 0 it is not a no-op:
             # it turns the -0.0 that u1 == 1 produces (radius = sqrt(-0.0)) into +0.0.
-            return out + mean32
-        return _fma32(out, std32, mean32)
+            return values + mean32
+        if mean32 == 0:
+            # The float64 product of two float32 values is exact and adding zero is exact,
+            # so the one rounding to float32 is the fused result (subnormals included).
+            return _fma32_tie_free(values, std32, mean32)
+        return _fma32(values, std32, mean32)
+
+    def transform(blocks):
+        # Chunk by chunk, so that no temporary grows with the tensor (big temporaries cost
+        # page faults and cache misses that dwarf the arithmetic).
+        for start in range(0, blocks.shape[0], _CHUNK_BLOCKS):
+            part = blocks[start:start + _CHUNK_BLOCKS]
+            u1 = (_ONE - part[:, :8]).ravel()  # C order: block by block, lane by lane
+            # The uniforms of normal_fill are k * 2**-24, for which the tie-free FMA is exact.
+            radius = np.sqrt(minus_two * _avx_log(u1, _fma32_tie_free))
+            sin, cos = _avx_sincos((two_pi * part[:, 8:]).ravel(), _fma32_tie_free)
+            cos *= radius
+            sin *= radius
+            part[:, :8] = scale(cos).reshape(-1, 8)
+            part[:, 8:] = scale(sin).reshape(-1, 8)
+        return blocks
 
     return transform
 

@@ -6,6 +6,7 @@ state. The distributions that turn these words into values are in ``_random_engi
 import numpy as np
 
 _MT_N = 624
+_CHUNK = 1 << 15  # words per chunk of in-place array work
 
 # =============================================================================================
 # MT19937 engine
@@ -54,6 +55,9 @@ class _MTStream:
         # Any seed will do: set_torch_state below replaces the state. A fixed seed avoids
         # NumPy gathering OS entropy for nothing.
         self._bitgen = np.random.MT19937(0)
+        # A Generator over the same engine: its full-range uint32 ``integers`` returns the raw
+        # 32-bit outputs (exactly ``random_raw``'s words) without random_raw's uint64 array.
+        self._words = np.random.Generator(self._bitgen)
         self._key = None  # state words while an override is active
         self._override = None  # (left, next) while PyTorch's pair differs from NumPy's pos
 
@@ -100,13 +104,20 @@ class _MTStream:
             count -= take
             if count == 0:
                 return head
-        raw = self._bitgen.random_raw(count).astype(np.uint32)
+        raw = self._words.integers(0, 0xFFFFFFFF, size=count, dtype=np.uint32, endpoint=True)
         return raw if head.size == 0 else np.concatenate([head, raw])
 
     def next_u64(self, count):
         """Return ``count`` values of PyTorch's ``random64()``: ``(first << 32) | second``."""
-        raw = self.next_u32(2 * int(count)).astype(np.uint64)
-        return (raw[0::2] << np.uint64(32)) | raw[1::2]
+        # Read each (first, second) pair as one little-endian uint64, i.e. second << 32 |
+        # first, and swap its halves.
+        pairs = self.next_u32(2 * int(count)).view("<u8")
+        for start in range(0, pairs.size, _CHUNK):  # in place, a cache-sized chunk at a time
+            part = pairs[start:start + _CHUNK]
+            high = part >> np.uint64(32)
+            part <<= np.uint64(32)
+            part |= high
+        return pairs
 
     def copy(self):
         """Return an independent copy of this stream."""

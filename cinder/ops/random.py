@@ -198,6 +198,17 @@ def _write(self, values):
     return self
 
 
+def _flat_target(self, dt):
+    """``self``'s NumPy storage as a 1-D view when a sampler may write into it directly
+    (contiguous real-float CPU tensor); None otherwise. Skips a tensor-sized temporary."""
+    target = self._data
+    if (self._device.type == "cpu" and dt.category != D.COMPLEX
+            and isinstance(target, np.ndarray) and target.dtype == dt.numpy_dtype
+            and target.flags.c_contiguous and self.is_contiguous()):
+        return target.reshape(-1)  # a view: the array is C-contiguous
+    return None
+
+
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
     from_ = kwargs.pop("from", from_)
     check_inplace(self)
@@ -206,6 +217,11 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from="
                            f"{from_} > to={to}")
     eng = _engine(generator)
+    flat = _flat_target(self, dt)
+    if flat is not None:
+        eng.uniform(flat.size, dt.numpy_dtype, from_, to, out=flat)
+        self._bump_version()
+        return self
     return _write(self, _draw_float(dt, self.numel(),
                                     lambda n, npdt: eng.uniform(n, npdt, from_, to)))
 
@@ -219,6 +235,11 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     if dt.category == D.COMPLEX:   # each part gets std / sqrt(2), as in PyTorch
         std = std / np.sqrt(2)
     contiguous = self.is_contiguous()
+    flat = _flat_target(self, dt)
+    if flat is not None:
+        eng.normal(flat.size, dt.numpy_dtype, mean, std, contiguous=True, out=flat)
+        self._bump_version()
+        return self
     vals = _draw_float(dt, self.numel(), lambda n, npdt: eng.normal(n, npdt, mean, std,
                                                                      contiguous=contiguous))
     return _write(self, vals)
