@@ -41,6 +41,14 @@ PENDING = {
 }
 
 
+def _child_env():
+    """The runner imports this checkout's cinder, installed or not."""
+    root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    return env
+
+
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory):
     if not SEEDS.exists():
@@ -50,6 +58,7 @@ def outputs(tmp_path_factory):
     for lib in ("torch", "cinder"):
         out = tmp / f"{lib}.json"
         subprocess.run([sys.executable, str(RUNNER), str(SEEDS), lib, str(out)], check=True,
+                       env=_child_env(),
                        timeout=300)
         result[lib] = json.loads(out.read_text(encoding="utf-8"))
     return result
