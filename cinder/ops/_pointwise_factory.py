@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..backend import blas
 from .creation import scalar_tensor_like
 from ._prep import (
     binary_operands,
@@ -172,20 +173,51 @@ def binary(name, kernel, node=None, *, out_dtype=None, promote_int_to_float=Fals
     elif out_dtype is not None:
         inp = _cast_back_inplace(fn, name)
     else:
-        inp = _fast_inplace(name, kernel, fn, check, precheck, inplace_any_dtype)
+        inp = _fast_inplace(name, kernel, fn, check, precheck, inplace_any_dtype,
+                            alpha_sign=(-1 if name == "sub" else 1) if alpha else 0)
     register(name, fn, method=method, inplace=inp, family="pointwise",
              nodes=(node,) if scalar_node is None else (node, scalar_node))
     return fn
 
 
-def _fast_inplace(name, kernel, fn, check, precheck=None, any_dtype=False):
-    """``a.op_(b)``: writes straight into ``a``'s array when nothing is recorded."""
+def _axpy_inplace(self, other, alpha, sign):
+    """``self += sign * alpha * other`` as one fused BLAS pass (no temporary), for same-shape
+    contiguous float32/float64 CPU tensors when nothing is recorded; None when the tensors do
+    not qualify. The fused multiply-add rounds once, as PyTorch's vectorised kernel does, so
+    the result matches PyTorch's bit for bit (``a - alpha * b`` in NumPy rounds twice)."""
+    if not isinstance(other, Tensor) or self._dtype is not other._dtype \
+            or self._dtype not in _AXPY_DTYPES or self._data.shape != other._data.shape \
+            or self._device is not other._device or self._device.type != "cpu" \
+            or not isinstance(alpha, (int, float)) or isinstance(alpha, bool) \
+            or needs_grad(self, other):
+        return None
+    y, x = self._data, other._data
+    if not (y.flags.c_contiguous and x.flags.c_contiguous) or y.size == 0 \
+            or np.may_share_memory(x, y):
+        return None
+    check_inplace(self)
+    if not blas.axpy(sign * float(alpha), x.reshape(-1), y.reshape(-1)):
+        return None
+    self._bump_version()
+    return self
+
+
+_AXPY_DTYPES = frozenset((D.float32, D.float64))
+
+
+def _fast_inplace(name, kernel, fn, check, precheck=None, any_dtype=False, alpha_sign=0):
+    """``a.op_(b)``: writes straight into ``a``'s array when nothing is recorded.
+    ``alpha_sign`` (+1 add, -1 sub, 0 no alpha) enables the fused BLAS path for ``alpha``."""
     slow = make_inplace(fn, name, pointwise=True)
 
     def inplace(self, other, *, alpha=_ONE):
         if precheck is not None:
             precheck(self, other)
-        if alpha is not _ONE or needs_grad(self, other if isinstance(other, Tensor) else None):
+        if alpha is not _ONE:
+            if alpha_sign and _axpy_inplace(self, other, alpha, alpha_sign) is not None:
+                return self
+            return slow(self, other, alpha=alpha)
+        if needs_grad(self, other if isinstance(other, Tensor) else None):
             return slow(self, other, alpha=alpha)
         check_inplace(self)
         a, b, dt, dev = binary_operands(self, other, name)

@@ -148,8 +148,36 @@ def _relu_kernel(xp, a):
     return xp.maximum(a, 0).astype(a.dtype, copy=False)
 
 
+def _zeros_grad(grad, s):
+    return wrap(xp_of(grad).zeros_like(grad._data), grad._dtype, grad._device)
+
+
+ThresholdBackwardNode = node_class("ThresholdBackwardBackward0", {
+    "grad_output": lambda grad, s: threshold_backward(grad, s.self, s.threshold),
+    "self": _zeros_grad})
+
+
+def threshold_backward(grad_output, self, threshold):
+    """``grad_output`` where ``self > threshold``, else 0: the gradient of relu/threshold as one
+    pass (PyTorch's ``aten::threshold_backward``; a NaN in ``self`` lets the gradient through,
+    as PyTorch's ``self <= threshold ? 0 : grad`` does)."""
+    xp = np if grad_output._device.type == "cpu" else xp_of(grad_output)
+    g = grad_output._data
+    res = xp.where(self._data <= threshold, g.dtype.type(0), g)
+    result = wrap(res, grad_output._dtype, grad_output._device)
+    if needs_grad(grad_output, self):
+        record(ThresholdBackwardNode, (grad_output, self), (result,), self=self,
+               threshold=threshold)
+    return result
+
+
+register("threshold_backward", threshold_backward, method=False, function_too=False,
+         family="pointwise", nodes=(ThresholdBackwardNode,))
+
+
+# PyTorch's derivative: threshold_backward(grad, result, 0), one fused pass over the gradient.
 relu = unary("relu", _relu_kernel, node_class("ReluBackward0", {
-    "self": lambda grad, s: grad * (s.result > 0)}))
+    "self": lambda grad, s: threshold_backward(grad, s.result, 0)}))
 SquareNode = node_class("PowBackward0", {"self": lambda grad, s: grad * 2 * _conj(s.self)})
 _square = unary("square", lambda xp, a: xp.square(a), SquareNode)
 
