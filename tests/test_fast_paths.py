@@ -95,8 +95,11 @@ A = np.array([[-1.0, 0.0, 2.0, np.nan], [3.0, -4.0, 0.5, np.inf]])
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_threshold_backward_matches_aten(dtype):
+@pytest.mark.parametrize("finite", [True, False])
+def test_threshold_backward_matches_aten(dtype, finite):
     g = RNG.standard_normal(A.shape).astype(dtype)
+    if not finite:
+        g[0, 0], g[1, 1], g[1, 3] = np.inf, np.nan, -np.inf
     s = A.astype(dtype)
     for threshold in (0, 0.5, -1.5):
         expected = torch.ops.aten.threshold_backward(torch.from_numpy(g), torch.from_numpy(s),
@@ -104,6 +107,8 @@ def test_threshold_backward_matches_aten(dtype):
         got = cinder.ops.unary.threshold_backward(cinder.from_numpy(g), cinder.from_numpy(s),
                                                   threshold)
         np.testing.assert_array_equal(got.numpy(), expected.numpy())
+        # the zeros are PyTorch's +0.0 (a masked negative gradient times 0 would be -0.0)
+        assert repr(got.numpy().tolist()) == repr(expected.numpy().tolist())
         assert str(got.dtype) == str(expected.dtype)
 
 
@@ -194,3 +199,25 @@ def test_conv_weight_grad_small_outputs(groups, stride, padding):
         res.append([v.numpy() for v in (y.detach(), tx.grad, tw.grad, tb.grad)])
     for c, t in zip(res[1], res[0]):
         np.testing.assert_allclose(c, t, rtol=2e-5, atol=2e-4)
+
+
+# ----------------------------------------------------------------------------------------------
+# allocator thresholds (cinder/backend/malloc.py)
+# ----------------------------------------------------------------------------------------------
+
+def _tuned_in_child(env):
+    import os
+    import subprocess
+    import sys
+    code = "import cinder.backend.malloc as m; print(m.TUNED)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, **env}, check=True)
+    return out.stdout.strip()
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="glibc only")
+def test_malloc_tuning_applies_and_can_be_switched_off():
+    assert _tuned_in_child({}) == "True"
+    assert _tuned_in_child({"CINDER_MALLOC_TUNING": "0"}) == "False"
+    # an explicit glibc setting of the user's wins: cinder leaves the allocator alone
+    assert _tuned_in_child({"MALLOC_TRIM_THRESHOLD_": "1000000"}) == "False"

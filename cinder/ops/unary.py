@@ -163,7 +163,16 @@ def threshold_backward(grad_output, self, threshold):
     as PyTorch's ``self <= threshold ? 0 : grad`` does)."""
     xp = np if grad_output._device.type == "cpu" else xp_of(grad_output)
     g = grad_output._data
-    res = xp.where(self._data <= threshold, g.dtype.type(0), g)
+    keep = self._data <= threshold
+    xp.logical_not(keep, out=keep)                   # NaN in self keeps the gradient
+    # Multiplying by the 0/1 mask is ~10x faster than ``where`` on a random mask; ``+= 0``
+    # turns the -0.0 of masked negative gradients into PyTorch's 0. A NaN in the product
+    # means a non-finite gradient met the mask (inf * 0): then ``where`` gives the exact zeros.
+    with np.errstate(invalid="ignore"):
+        res = xp.multiply(g, keep)
+    res += 0
+    if res.dtype.kind in "fc" and xp.isnan(res).any():
+        res = xp.where(keep, g, g.dtype.type(0))
     result = wrap(res, grad_output._dtype, grad_output._device)
     if needs_grad(grad_output, self):
         record(ThresholdBackwardNode, (grad_output, self), (result,), self=self,
