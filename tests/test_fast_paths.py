@@ -221,3 +221,35 @@ def test_malloc_tuning_applies_and_can_be_switched_off():
     assert _tuned_in_child({"CINDER_MALLOC_TUNING": "0"}) == "False"
     # an explicit glibc setting of the user's wins: cinder leaves the allocator alone
     assert _tuned_in_child({"MALLOC_TRIM_THRESHOLD_": "1000000"}) == "False"
+
+
+# ----------------------------------------------------------------------------------------------
+# tensor op Python number (the scalar fast path of the binary ops)
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "true_divide", "eq", "lt"])
+@pytest.mark.parametrize("scalar", [3, 0.1307, -2.5])
+def test_tensor_op_number_matches_pytorch(dtype, op, scalar):
+    a = RNG.standard_normal((3, 4)).astype(dtype)
+    for shape in ((3, 4), ()):
+        arr = a if shape else np.array(a[0, 0])
+        t = getattr(torch, op)(torch.from_numpy(arr.copy()), scalar)
+        c = getattr(cinder, op)(cinder.from_numpy(arr.copy()), scalar)
+        assert str(c.dtype) == str(t.dtype) and tuple(c.shape) == tuple(t.shape)
+        # (float16: PyTorch computes in float32 and rounds once; NumPy rounds the scalar too)
+        rtol = 2e-3 if dtype == "float16" else 0
+        np.testing.assert_allclose(c.numpy().astype(float), t.numpy().astype(float), rtol=rtol)
+
+
+def test_tensor_op_number_keeps_graph_and_refusals():
+    names = []
+    for lib in (torch, cinder):
+        x = lib.ones(2, requires_grad=True)
+        y = x.div(4).sub(1)
+        names.append((type(y.grad_fn).__name__, type(y.grad_fn.next_functions[0][0]).__name__))
+        y.sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), [0.25, 0.25])
+        with pytest.raises(TypeError):
+            lib.ones(2).add("a")
+    assert names[0] == names[1]

@@ -9,7 +9,8 @@ in-place and ``out=`` forms from a kernel on arrays and the derivative node.
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor
+from .._device import CPU
+from .._tensor import Tensor, make_tensor
 from ..backend import blas
 from .creation import scalar_tensor_like
 from ._prep import (
@@ -76,6 +77,10 @@ def _dtype_check(name, check=None, unsupported=None, tensor_other=False):
     return combined
 
 
+# Result dtypes the scalar fast path of ``binary`` serves: a float tensor op a Python
+# int/float keeps the tensor's dtype.
+_SCALAR_FAST = frozenset((D.float16, D.float32, D.float64))
+
 _ONE = 1    # the default alpha: an identity test keeps the common path short
 
 
@@ -132,6 +137,18 @@ def binary(name, kernel, node=None, *, out_dtype=None, promote_int_to_float=Fals
     np_ufunc = getattr(np, ufunc) if ufunc else None
 
     def fn(input, other, *, alpha=_ONE, out=None):
+        if np_ufunc is not None and (other.__class__ is float or other.__class__ is int) \
+                and input.__class__ is Tensor and input._dtype in _SCALAR_FAST \
+                and input._device is CPU and not input._requires_grad \
+                and alpha is _ONE and out is None:
+            # A float CPU tensor and a Python number, nothing to record (``img.div(255)`` in a
+            # data pipeline): the same checks and ufunc as below, without the operand plumbing.
+            if precheck is not None:
+                precheck(input, other)
+            if check is not None:
+                check(input._dtype, input, other)
+            return make_tensor(np_ufunc(input._data, float(other)), out_dtype or input._dtype,
+                               CPU)
         if not isinstance(input, Tensor):
             # torch.add(2, t): the first argument may be a scalar when the second is a tensor
             input = scalar_tensor_like(input, other)

@@ -164,7 +164,8 @@ def threshold_backward(grad_output, self, threshold):
     xp = np if grad_output._device.type == "cpu" else xp_of(grad_output)
     g = grad_output._data
     keep = self._data <= threshold
-    xp.logical_not(keep, out=keep)                   # NaN in self keeps the gradient
+    # NaN in self keeps the gradient (0-d inputs give a NumPy scalar here, not an array)
+    keep = xp.logical_not(keep, out=keep) if keep.ndim else xp.logical_not(keep)
     # Multiplying by the 0/1 mask is ~10x faster than ``where`` on a random mask; ``+= 0``
     # turns the -0.0 of masked negative gradients into PyTorch's 0. A NaN in the product
     # means a non-finite gradient met the mask (inf * 0): then ``where`` gives the exact zeros.
