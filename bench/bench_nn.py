@@ -1,6 +1,6 @@
 """nn training-step benchmark: cinder vs PyTorch in the same process, both on one thread.
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_nn.py
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_nn.py [mlp|lenet] [--cpu]
 
 - MLP 784-256-256-10 (ReLU), batch 128, cross-entropy, plain SGD written inline (lr 0.01);
 - LeNet-5 on 1x28x28 (batch 64), cross-entropy, the library's own ``optim.Adam``.
@@ -100,6 +100,36 @@ def bench_model(build, maker, x_shape, rounds=3):
     return best
 
 
+def paired_cpu(name, steps=3, rounds=30):
+    """(PyTorch ms, cinder ms, median ratio): CPU time per step (``time.process_time``) in
+    short alternating rounds, min per library and the median of the per-round ratios. On a
+    machine shared with other jobs, wall-clock rates swing by 2x; CPU time of short paired
+    rounds moves far less."""
+    _, build, maker, shape = CASES[name]
+    rng = np.random.default_rng(0)
+    x_np = rng.standard_normal(shape, dtype=np.float32)
+    y_np = rng.integers(0, 10, size=shape[0])
+    torch.manual_seed(0)
+    t_model, c_model = build(torch), build(cinder)
+    c_model.load_state_dict({k: cinder.from_numpy(v.numpy().copy())
+                             for k, v in t_model.state_dict().items()})
+    t_step = maker(torch, t_model, torch.from_numpy(x_np), torch.from_numpy(y_np))
+    c_step = maker(cinder, c_model, cinder.from_numpy(x_np), cinder.from_numpy(y_np))
+    for _ in range(3):
+        t_step(), c_step()
+    pairs = []
+    for _ in range(rounds):
+        times = []
+        for step in (t_step, c_step):
+            start = time.process_time()
+            for _ in range(steps):
+                step()
+            times.append((time.process_time() - start) / steps)
+        pairs.append(times)
+    t_ms, c_ms = (1e3 * min(p[i] for p in pairs) for i in (0, 1))
+    return t_ms, c_ms, float(np.median([p[0] / p[1] for p in pairs]))
+
+
 CASES = {
     "mlp": ("MLP 784-256-256-10, batch 128, SGD", mlp, make_step, (128, 784)),
     "lenet": ("LeNet-5 1x28x28, batch 64, Adam", lenet, make_adam_step, (64, 1, 28, 28)),
@@ -117,6 +147,18 @@ def main(names=None):
               flush=True)
 
 
+def main_cpu(names=None):
+    print("| model | cinder CPU ms/step | PyTorch CPU ms/step | median paired ratio |")
+    print("|---|---|---|---|")
+    for name in names or CASES:
+        t_ms, c_ms, ratio = paired_cpu(name, steps=10 if name == "mlp" else 3)
+        print(f"| {CASES[name][0]} | {c_ms:.2f} | {t_ms:.2f} | {ratio:.2f}x |", flush=True)
+
+
 if __name__ == "__main__":
     import sys
-    main(sys.argv[1:])
+    args = sys.argv[1:]
+    if "--cpu" in args:          # paired CPU-time rounds (for a loaded machine)
+        main_cpu([a for a in args if a != "--cpu"])
+    else:
+        main(args)
