@@ -63,7 +63,11 @@ def adopt_numpy(arr):
         return np.empty(arr.shape, arr.dtype)     # an empty tensor owns an empty storage
     if arr.flags.c_contiguous:
         # The common case (a DataLoader does this for every sample), in a few microseconds.
-        owner = np.frombuffer(memoryview(arr.reshape(-1).view(np.uint8)), np.uint8)
+        try:
+            raw = memoryview(arr).cast("B")
+        except (ValueError, TypeError):       # dtypes without a buffer format (bfloat16)
+            raw = memoryview(arr.reshape(-1).view(np.uint8))
+        owner = np.frombuffer(raw, np.uint8)
         out = owner.view(arr.dtype).reshape(arr.shape)
         if out.strides == arr.strides:      # size-1 dims may carry any stride: keep those
             return out

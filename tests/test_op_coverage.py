@@ -79,6 +79,7 @@ TESTED_ELSEWHERE = {
     **{name: "linalg/test_linalg.py" for name in _LINALG},
     **{name: "linalg/test_windows.py" for name in OPS if name.endswith("_window")},
     "stft": "linalg/test_windows.py", "istft": "linalg/test_windows.py",
+    "threshold_backward": "test_fast_paths.py",
     "cpu": "test_devices.py",
     "cuda": "test_cuda.py",       # runs only where a GPU is present
 }

@@ -8,6 +8,7 @@ the memory address of an array also live here.
 import numpy as np
 
 from .._device import CPU, device
+from . import malloc  # noqa: F401  (keeps freed buffers in the heap; see malloc.py)
 
 __all__ = ["array_module", "array_module_of", "cuda_is_available", "to_device", "data_ptr",
            "storage_root"]

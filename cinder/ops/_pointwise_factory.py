@@ -9,7 +9,9 @@ in-place and ``out=`` forms from a kernel on arrays and the derivative node.
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor
+from .._device import CPU
+from .._tensor import Tensor, make_tensor
+from ..backend import blas
 from .creation import scalar_tensor_like
 from ._prep import (
     binary_operands,
@@ -75,6 +77,10 @@ def _dtype_check(name, check=None, unsupported=None, tensor_other=False):
     return combined
 
 
+# Result dtypes the scalar fast path of ``binary`` serves: a float tensor op a Python
+# int/float keeps the tensor's dtype.
+_SCALAR_FAST = frozenset((D.float16, D.float32, D.float64))
+
 _ONE = 1    # the default alpha: an identity test keeps the common path short
 
 
@@ -131,6 +137,18 @@ def binary(name, kernel, node=None, *, promote_int_to_float=False,
     np_ufunc = getattr(np, ufunc) if ufunc else None
 
     def fn(input, other, *, alpha=_ONE, out=None):
+        if np_ufunc is not None and (other.__class__ is float or other.__class__ is int) \
+                and input.__class__ is Tensor and input._dtype in _SCALAR_FAST \
+                and input._device is CPU and not input._requires_grad \
+                and alpha is _ONE and out is None:
+            # A float CPU tensor and a Python number, nothing to record (``img.div(255)`` in a
+            # data pipeline): the same checks and ufunc as below, without the operand plumbing.
+            if precheck is not None:
+                precheck(input, other)
+            if check is not None:
+                check(input._dtype, input, other)
+            return make_tensor(np_ufunc(input._data, float(other)), out_dtype or input._dtype,
+                               CPU)
         if not isinstance(input, Tensor):
             # torch.add(2, t): the first argument may be a scalar when the second is a tensor
             input = scalar_tensor_like(input, other)
@@ -171,22 +189,52 @@ def binary(name, kernel, node=None, *, promote_int_to_float=False,
         inp = None
     else:
         inp = make_inplace(fn, name, pointwise=True, fast=_direct_write(
-            name, kernel, check, precheck, inplace_any_dtype))
+            name, kernel, check, precheck, inplace_any_dtype,
+            alpha_sign=(-1 if name == "sub" else 1) if alpha else 0))
     register(name, fn, method=method, inplace=inp, family="pointwise",
              nodes=(node,) if scalar_node is None else (node, scalar_node))
     return fn
 
 
-def _direct_write(name, kernel, check, precheck=None, any_dtype=False):
+def _axpy_inplace(self, other, alpha, sign):
+    """``self += sign * alpha * other`` as one fused BLAS pass (no temporary), for same-shape
+    contiguous float32/float64 CPU tensors when nothing is recorded; None when the tensors do
+    not qualify. The fused multiply-add rounds once, as PyTorch's vectorised kernel does, so
+    the result matches PyTorch's bit for bit (``a - alpha * b`` in NumPy rounds twice)."""
+    if not isinstance(other, Tensor) or self._dtype is not other._dtype \
+            or self._dtype not in _AXPY_DTYPES or self._data.shape != other._data.shape \
+            or self._device is not other._device or self._device.type != "cpu" \
+            or not isinstance(alpha, (int, float)) or isinstance(alpha, bool) \
+            or needs_grad(self, other):
+        return None
+    y, x = self._data, other._data
+    if not (y.flags.c_contiguous and x.flags.c_contiguous) or y.size == 0 \
+            or np.may_share_memory(x, y):
+        return None
+    check_inplace(self)
+    if not blas.axpy(sign * float(alpha), x.reshape(-1), y.reshape(-1)):
+        return None
+    self._bump_version()
+    return self
+
+
+_AXPY_DTYPES = frozenset((D.float32, D.float64))
+
+
+def _direct_write(name, kernel, check, precheck=None, any_dtype=False, alpha_sign=0):
     """The fast path of ``a.op_(b)`` (for ``make_inplace(fast=...)``): when nothing is
     recorded and the result keeps ``a``'s dtype, the kernel's result is written straight into
-    ``a``'s array; everything else goes to the generic in-place method."""
+    ``a``'s array; everything else goes to the generic in-place method. ``alpha_sign`` (+1
+    add, -1 sub, 0 no alpha) enables the fused BLAS path for ``alpha``."""
     def fast(generic):
         def inplace(self, other, *, alpha=_ONE):
             if precheck is not None:
                 precheck(self, other)
-            if alpha is not _ONE or needs_grad(self, other if isinstance(other, Tensor)
-                                               else None):
+            if alpha is not _ONE:
+                if alpha_sign and _axpy_inplace(self, other, alpha, alpha_sign) is not None:
+                    return self
+                return generic(self, other, alpha=alpha)
+            if needs_grad(self, other if isinstance(other, Tensor) else None):
                 return generic(self, other, alpha=alpha)
             check_inplace(self)
             a, b, dt, dev = binary_operands(self, other, name)

@@ -11,6 +11,7 @@ from .. import _dtype as D
 from .. import _runtime, backend
 from .._device import CPU, as_device
 from .._tensor import Tensor, make_tensor
+from .._storage import adopt_numpy
 from ..autograd import grad_mode
 from ._prep import check_tensor_arg, common_device, result_type, shape_arg, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register, write_out
@@ -211,19 +212,20 @@ def scalar_tensor_like(value, other):
 
 def from_numpy(ndarray):
     """A tensor sharing memory with ``ndarray`` (changes to one show in the other)."""
-    if not isinstance(ndarray, np.ndarray):
+    if ndarray.__class__ is not np.ndarray and not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    if any(s < 0 for s in ndarray.strides):
+    strides = ndarray.strides
+    if strides and min(strides) < 0:
         raise ValueError(
             "At least one stride in the given numpy array is negative, and tensors with negative "
             "strides are not currently supported. (You can probably work around this by making a "
             "copy of your array  with array.copy().) ")
-    dt = D.from_numpy_dtype(ndarray.dtype)
     if not ndarray.dtype.isnative:
         raise ValueError("given numpy array has byte order different from the native byte "
                          "order. Conversion between byte orders is currently not supported.")
+    # (a DataLoader calls this for every sample: the dtype lookup is one dict probe)
+    dt = D._FROM_NUMPY.get(ndarray.dtype) or D.from_numpy_dtype(ndarray.dtype)
     # The storage is exactly the memory the array spans (offset 0), as PyTorch makes it.
-    from .._storage import adopt_numpy
     return make_tensor(adopt_numpy(ndarray), dt, CPU)
 
 

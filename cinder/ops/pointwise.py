@@ -145,7 +145,7 @@ FloorDivideNode = node_class("NotImplemented", {"self": _no_derivative("floor_di
                                                 "other": _no_derivative("floor_divide")})
 
 _true_div = binary("true_divide", lambda xp, a, b: xp.true_divide(a, b), DivNode,
-                   promote_int_to_float=True)
+                   promote_int_to_float=True, ufunc="true_divide")
 
 
 def _check_int_divisor(b):

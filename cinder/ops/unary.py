@@ -147,8 +147,46 @@ def _relu_kernel(xp, a):
     return xp.maximum(a, 0).astype(a.dtype, copy=False)
 
 
+def _zeros_grad(grad, s):
+    return wrap(xp_of(grad).zeros_like(grad._data), grad._dtype, grad._device)
+
+
+ThresholdBackwardNode = node_class("ThresholdBackwardBackward0", {
+    "grad_output": lambda grad, s: threshold_backward(grad, s.self, s.threshold),
+    "self": _zeros_grad})
+
+
+def threshold_backward(grad_output, self, threshold):
+    """``grad_output`` where ``self > threshold``, else 0: the gradient of relu/threshold as one
+    pass (PyTorch's ``aten::threshold_backward``; a NaN in ``self`` lets the gradient through,
+    as PyTorch's ``self <= threshold ? 0 : grad`` does)."""
+    xp = np if grad_output._device.type == "cpu" else xp_of(grad_output)
+    g = grad_output._data
+    keep = self._data <= threshold
+    # NaN in self keeps the gradient (0-d inputs give a NumPy scalar here, not an array)
+    keep = xp.logical_not(keep, out=keep) if keep.ndim else xp.logical_not(keep)
+    # Multiplying by the 0/1 mask is ~10x faster than ``where`` on a random mask; ``+= 0``
+    # turns the -0.0 of masked negative gradients into PyTorch's 0. A NaN in the product
+    # means a non-finite gradient met the mask (inf * 0): then ``where`` gives the exact zeros.
+    with np.errstate(invalid="ignore"):
+        res = xp.multiply(g, keep)
+    res += 0
+    if res.dtype.kind in "fc" and xp.isnan(res).any():
+        res = xp.where(keep, g, g.dtype.type(0))
+    result = wrap(res, grad_output._dtype, grad_output._device)
+    if needs_grad(grad_output, self):
+        record(ThresholdBackwardNode, (grad_output, self), (result,), self=self,
+               threshold=threshold)
+    return result
+
+
+register("threshold_backward", threshold_backward, method=False, function_too=False,
+         family="pointwise", nodes=(ThresholdBackwardNode,))
+
+
+# PyTorch's derivative: threshold_backward(grad, result, 0), one fused pass over the gradient.
 relu = unary("relu", _relu_kernel, node_class("ReluBackward0", {
-    "self": lambda grad, s: grad * (s.result > 0)}))
+    "self": lambda grad, s: threshold_backward(grad, s.result, 0)}))
 SquareNode = node_class("PowBackward0", {"self": lambda grad, s: grad * 2 * _conj(s.self)})
 _square = unary("square", lambda xp, a: xp.square(a), SquareNode)
 

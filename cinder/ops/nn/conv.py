@@ -120,8 +120,8 @@ class ConvGeometry:
 
 def conv_forward(xp, x, w, geo):
     """Plain convolution of x (N, C, *in) with w (O, C/g, *k): ((N, O, *out), cols), where
-    cols is the per-sample im2col matrix when that path ran (reusable by the weight
-    gradient), else None."""
+    cols is the im2col matrix (reusable by the weight gradient): per sample, (N, g, C/g * K,
+    L), for large outputs; batch-wide, (g, C/g * K, N * L), for small ones."""
     n = x.shape[0]
     length = int(np.prod(geo.out_size, dtype=np.int64))
     wm = weight_matrix(w, geo.groups, False)
@@ -131,8 +131,8 @@ def conv_forward(xp, x, w, geo):
         cols = _cols_per_sample(xp, x, geo)
         return xp.matmul(wm, cols).reshape((n, -1) + tuple(geo.out_size)), cols
     # Small outputs (deep layers): one GEMM over the whole batch keeps BLAS efficient.
-    y = xp.matmul(wm, _cols_of_input(xp, x, geo))
-    return from_gemm(xp, y, n, geo.out_size), None
+    cols = _cols_of_input(xp, x, geo)
+    return from_gemm(xp, xp.matmul(wm, cols), n, geo.out_size), cols
 
 
 # Output positions per sample from which per-sample GEMMs beat one batch-wide GEMM plus the
@@ -287,6 +287,10 @@ def _weight_grad(grad, s):
                                     geo.lo, geo.hi, geo.groups, geo.out_size)
     xp = xp_of(grad)
     gy = _compute(grad, grad._data)
+    if s.cols is not None and s.cols.ndim == 3:
+        # The forward's batch-wide im2col matrix: one GEMM, no second im2col copy.
+        gw = xp.matmul(as_gemm(xp, gy, s.geo.groups), s.cols.transpose(0, 2, 1))
+        return like(gw.reshape(s.weight_shape), grad, s.input_dtype)
     if s.cols is not None:
         # The forward's per-sample im2col matrix: sum over samples of gy_n @ cols_n^T.
         g = gy.reshape(gy.shape[0], s.geo.groups, -1, s.cols.shape[-1])

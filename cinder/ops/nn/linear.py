@@ -9,15 +9,35 @@ saves the transposed views, broadcasts and copies a general addmm needs.
 import numpy as np
 
 from ... import _dtype as D
+from ...autograd import grad_mode
 from .._prep import wrap
 from .._registry import needs_grad, node_class, record, register
 
+
+
+def _bias_grad(grad, s):
+    if grad_mode.STATE.grad_enabled:          # create_graph=True: stay differentiable
+        return grad.sum(0)
+    return wrap(grad._data.sum(0), grad._dtype, grad._device)
+
+
+def _input_grad(grad, s):
+    if grad_mode.STATE.grad_enabled:
+        return grad.mm(s.weight)
+    return wrap(np.matmul(grad._data, s.weight._data), grad._dtype, grad._device)
+
+
+def _weight_grad(grad, s):
+    if grad_mode.STATE.grad_enabled:
+        return grad.t().mm(s.input)
+    return wrap(np.matmul(grad._data.T, s.input._data), grad._dtype, grad._device)
+
+
 # Inputs in addmm's order (bias, input, weight), so legacy module backward hooks see the
-# gradients in the order PyTorch hands them over.
+# gradients in the order PyTorch hands them over. Without create_graph the formulas are the
+# bare GEMMs and column sum: the shapes and dtypes were checked by the forward.
 LinearNode = node_class("AddmmBackward0", {
-    "bias": lambda grad, s: grad.sum(0),
-    "input": lambda grad, s: grad.mm(s.weight),
-    "weight": lambda grad, s: grad.t().mm(s.input)})
+    "bias": _bias_grad, "input": _input_grad, "weight": _weight_grad})
 
 
 def linear_2d(input, weight, bias):
