@@ -147,8 +147,7 @@ def binary(name, kernel, node=None, *, promote_int_to_float=False,
                 precheck(input, other)
             if check is not None:
                 check(input._dtype, input, other)
-            return make_tensor(np_ufunc(input._data, float(other)), out_dtype or input._dtype,
-                               CPU)
+            return make_tensor(np_ufunc(input._data, float(other)), input._dtype, CPU)
         if not isinstance(input, Tensor):
             # torch.add(2, t): the first argument may be a scalar when the second is a tensor
             input = scalar_tensor_like(input, other)
