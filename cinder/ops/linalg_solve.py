@@ -13,6 +13,7 @@ from .. import return_types
 from ._linalg_common import (LinAlgError, batch_prefix, check_float, check_same_dtype,
                              check_square, host, new, raise_singular, real_dtype,
                              singular_info)
+from ._reduction_factory import out_type
 from ._prep import xp_of
 from ._registry import needs_grad, node_class, record, register
 
@@ -73,8 +74,7 @@ def _out(out, result):
             write_out(o, r)
         if hasattr(result, "_fields"):
             # a named result comes back as PyTorch's ``return_types.<name>_out``
-            from .sorting import _out_type
-            return _out_type(type(result))(tuple(out))
+            return out_type(type(result))(tuple(out))
         return out
     return write_out(out, result)
 
@@ -282,8 +282,7 @@ def slogdet(input, *, out=None):
     """Legacy name of ``linalg.slogdet`` (returns ``torch.return_types.slogdet``)."""
     ret = return_types.slogdet
     if out is not None:
-        from .sorting import _out_type
-        ret = _out_type(ret)
+        ret = out_type(ret)
     return ret(tuple(linalg_slogdet(input, out=out)))
 
 

@@ -10,7 +10,7 @@ from ..._runtime import warn_once
 from .._prep import wrap
 from ...autograd import grad_mode
 from .._registry import FUNCTIONS, OPS, register
-from .norm import _update_running, batch_norm
+from .norm import _batch_stats, _update_running, batch_norm
 
 
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
@@ -39,12 +39,12 @@ def batch_norm_update_stats(input, running_mean, running_var, momentum):
     given, move towards the mean and the unbiased variance by ``momentum``."""
     x = input._data
     axes = (0,) + tuple(range(2, x.ndim))
-    x64 = x.astype(np.float64)
-    mean = x64.mean(axis=axes)
-    var = x64.var(axis=axes)
-    _update_running(running_mean, running_var, mean, var, momentum, x.size // x.shape[1])
-    return (wrap(mean.astype(x.dtype), input._dtype, input._device),
-            wrap(var.astype(x.dtype), input._dtype, input._device))
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    count = x.size // x.shape[1]
+    mean, var_sum = _batch_stats(x, x.astype(np.float64), axes, shape)
+    _update_running(running_mean, running_var, mean, var_sum, momentum, count)
+    var = (var_sum / var_sum.dtype.type(count)).astype(x.dtype)
+    return (wrap(mean, input._dtype, input._device), wrap(var, input._dtype, input._device))
 
 
 def norm_except_dim(v, pow=2, dim=0):

@@ -191,6 +191,8 @@ def test_pin_memory_thread_path(monkeypatch):
     """With an accelerator the batches pass through the pin-memory thread."""
     from cinder.utils.data import dataloader
     monkeypatch.setattr(dataloader, "_accelerator_available", lambda: True)
+    # pinning itself needs the accelerator too (the CPU build refuses, as PyTorch's does)
+    monkeypatch.setattr(cinder.Tensor, "pin_memory", lambda self, device=None: self.clone())
     dl = cinder.utils.data.DataLoader(Failing("none", n=6), batch_size=2, num_workers=2,
                                       pin_memory=True)
     it = iter(dl)

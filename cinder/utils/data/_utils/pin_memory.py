@@ -40,7 +40,7 @@ def _pin_memory_loop(in_queue, out_queue, device_id, done_event, device):
 def pin_memory(data, device=None):
     """``data`` with every tensor replaced by its pinned copy (structure kept)."""
     if isinstance(data, Tensor):
-        return data.pin_memory() if hasattr(data, "pin_memory") else data
+        return data.pin_memory()
     if isinstance(data, (str, bytes)):
         return data
     if isinstance(data, collections.abc.Mapping):
