@@ -30,7 +30,7 @@ LAYERS = (
      "cinder.serialization",
      "cinder.cuda", "cinder.cpu", "cinder._device_modules", "cinder.amp", "cinder.nn",
      "cinder.optim",
-     "cinder.utils", "cinder.compat"),
+     "cinder.utils", "cinder.compat", "cinder.distributed"),
     # 6: libraries on top (torchvision's place) and the package namespace itself
     ("cinder.vision", "cinder.__main__", "cinder"),
 )

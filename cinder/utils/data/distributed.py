@@ -3,6 +3,7 @@
 import math
 
 from .sampler import Sampler
+from ... import distributed as dist
 from ...random import Generator
 
 __all__ = ["DistributedSampler"]
@@ -21,7 +22,6 @@ class DistributedSampler(Sampler):
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
                  drop_last=False):
-        from ... import distributed as dist     # a layer above utils.data (see DESIGN.md)
         if num_replicas is None:
             if not dist.is_available():
                 raise RuntimeError("Requires distributed package to be available")
