@@ -133,3 +133,19 @@ def test_full_median_refuses_out():
     te = raised(lambda: torch.median(t, out=torch.empty(0)))
     ce = raised(lambda: cinder.median(c, out=cinder.empty(0)))
     assert type(ce) is type(te)
+
+
+@pytest.mark.parametrize("p", [0.5, 1, 1.5, 2, 3, float("inf")])
+def test_vector_norm_gradient_with_zero_elements_and_zero_norms(p):
+    """PyTorch's three regimes (p < 1, 1 <= p < 2, p >= 2): zero elements get a zero gradient,
+    never NaN, and a zero norm gives a zero gradient without a NumPy warning."""
+    import warnings
+    data = np.array([[0.0, 1.0, -2.0], [0.0, 0.0, 0.0]])
+    grads = []
+    for lib in (torch, cinder):
+        x = lib.tensor(data, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            lib.linalg.vector_norm(x, p, dim=1).sum().backward()
+        grads.append(np.array(x.grad.tolist()))
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12)

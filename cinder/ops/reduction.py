@@ -551,12 +551,21 @@ def _norm_backward(grad, s):
         return None     # PyTorch leaves the gradient of a 0-"norm" undefined
     if p == 1:
         return g * x.sgn()
+    # PyTorch's three regimes. Where the norm is 0 the gradient is 0 (masked_fill); dividing
+    # by 1 there instead of 0 keeps NumPy from warning about 0/0.
+    zero = r == 0
+    safe_r = r.masked_fill(zero, 1)
     if p == 2:
-        return (g * x / r).masked_fill(r == 0, 0)
+        return (g * x / safe_r).masked_fill(zero, 0)
     if math.isinf(p):
         mask = x.abs() == r
         return g * x.sgn() * mask / mask.sum(s.dim, keepdim=True)
-    return (g * x * x.abs().pow(p - 2) / r.pow(p - 1)).masked_fill(r == 0, 0)
+    if p < 1:
+        # |x|^(p-1) is infinite at x == 0, where the gradient is 0
+        scaled = x.sgn() * x.abs().pow(p - 1).masked_fill(x == 0, 0)
+        return scaled * g * r.pow(1 - p)
+    scaled = x.sgn() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+    return scaled * (g / safe_r.pow(p - 1)).masked_fill(zero, 0)
 
 
 NormNode = node_class("LinalgVectorNormBackward0", {"self": _norm_backward})
