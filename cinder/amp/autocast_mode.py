@@ -249,6 +249,10 @@ def _promoted(args, kwargs, lower):
 class _AutocastMode(TorchFunctionMode):
     """Casts the arguments of tagged ops (see the module docstring)."""
 
+    # PyTorch's autocast works on ops, below ``nn.functional``: the functions there run and
+    # the ops they call are cast (``nn/_functional/__init__.py`` reads this mark).
+    _cinder_op_level = True
+
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         policy = _policy(func) if STATE.enabled["cpu"] else None

@@ -54,6 +54,40 @@ from ._functional.sampling import affine_grid, grid_sample
 from ._functional.attention import (
     scaled_dot_product_attention, multi_head_attention_forward, _canonical_mask, _none_or_dtype,
 )
+from ._functional import _op, dispatched_functional
+
+# The names PyTorch binds to its published ops (``F.conv2d is torch.conv2d``): here too they
+# are the published ``cinder.<name>`` objects, so modes and autocast see them by that name.
+_SAME_AS_TORCH = (
+    "adaptive_avg_pool1d", "avg_pool1d", "bilinear", "celu_", "channel_shuffle", "conv1d",
+    "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "cosine_similarity", "hardshrink", "native_channel_shuffle", "pairwise_distance", "pdist",
+    "pixel_shuffle", "pixel_unshuffle", "prelu", "relu_", "rrelu_", "selu_", "threshold_")
+
+
+def _publish_functions():
+    """Bind every public name to what PyTorch's is: the published op where PyTorch's is one,
+    the dispatched op-table entry where this module held its raw kernel, and otherwise the
+    Python function behind one ``__torch_function__`` check (``dispatched_functional``)."""
+    from ..ops import OPS
+    space = globals()
+    for name in _SAME_AS_TORCH:
+        space[name] = _op(name)
+    for name, value in list(space.items()):
+        if name.startswith("_") or name in _SAME_AS_TORCH or not callable(value) or \
+                isinstance(value, type):
+            continue
+        module = getattr(value, "__module__", None) or ""
+        info = OPS.get(name)
+        if module.startswith("cinder.ops.") and info is not None and info.impl is value \
+                and info.function is not None:
+            space[name] = info.function
+        elif module.startswith("cinder.nn._functional.") or module.startswith("cinder.ops."):
+            space[name] = dispatched_functional(value)
+
+
+_publish_functions()
+del _publish_functions
 
 
 def _claim_functions():
