@@ -67,9 +67,9 @@ _SAME_AS_TORCH = (
 
 def _publish_functions():
     """Bind every public name to what PyTorch's is: the published op where PyTorch's is one,
-    the dispatched op-table entry where this module held its raw kernel, and otherwise the
-    Python function behind one ``__torch_function__`` check (``dispatched_functional``)."""
-    from ..ops import OPS
+    otherwise the function behind one ``__torch_function__`` check (``dispatched_functional``),
+    a new object even where it is an op-table kernel (``F.max_pool1d_with_indices is not
+    torch.max_pool1d_with_indices`` in PyTorch either)."""
     space = globals()
     for name in _SAME_AS_TORCH:
         space[name] = _op(name)
@@ -78,11 +78,7 @@ def _publish_functions():
                 isinstance(value, type):
             continue
         module = getattr(value, "__module__", None) or ""
-        info = OPS.get(name)
-        if module.startswith("cinder.ops.") and info is not None and info.impl is value \
-                and info.function is not None:
-            space[name] = info.function
-        elif module.startswith("cinder.nn._functional.") or module.startswith("cinder.ops."):
+        if module.startswith(("cinder.nn._functional.", "cinder.ops.")):
             space[name] = dispatched_functional(value)
 
 
