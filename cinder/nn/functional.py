@@ -16,7 +16,7 @@ from ._functional.activation import (
     hardshrink, tanhshrink, softsign, softplus, softmin, softmax, log_softmax, gumbel_softmax,
     softshrink, tanh, sigmoid, hardsigmoid, silu, mish, hardswish,
 )
-from ._functional.linear import linear, bilinear
+from ._functional.linear import linear
 from ._functional.dropout import (
     dropout, alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout,
 )
@@ -28,7 +28,7 @@ from ._functional.loss import (
     cosine_embedding_loss, multi_margin_loss, triplet_margin_loss,
     triplet_margin_with_distance_loss, ctc_loss,
 )
-from ._functional.distance import pairwise_distance, cosine_similarity, pdist, normalize
+from ._functional.distance import normalize
 from ._functional.sparse import one_hot, embedding, embedding_bag
 from ._functional.conv import (
     conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, conv_tbc,

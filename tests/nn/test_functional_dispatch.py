@@ -2,6 +2,8 @@
 torch.conv2d``), ``TorchFunctionMode`` s and ``__torch_function__`` subclasses see the same
 functions, and CPU autocast reaches the ops a model computes through ``nn``."""
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -164,3 +166,74 @@ def test_autocast_reaches_nn_models():
         np.testing.assert_allclose(got[key][2], want[key][2], rtol=3e-2, atol=3e-2,
                                    err_msg=key)
     assert want["conv"][0] == "torch.bfloat16" and want["loss"][0] == "torch.float32"
+
+
+@pytest.mark.parametrize("size", [(2, 3, 1, 4), (2, 3, 4, 1), (2, 1, 1, 1, 3), (2, 1, 3, 1, 2)])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid_unit_dims_sit_at_zero(size, align_corners):
+    """A size-1 spatial dim has its one coordinate at 0, as PyTorch's kernel puts it."""
+    nd = len(size) - 2
+    theta = np.random.default_rng(4).standard_normal((2, nd, nd + 1)).astype(np.float32)
+    got, warned_c = _with_warnings(
+        lambda: CF.affine_grid(cinder.tensor(theta), size, align_corners=align_corners))
+    want, warned_t = _with_warnings(
+        lambda: TF.affine_grid(torch.tensor(theta), size, align_corners=align_corners))
+    assert warned_c == warned_t
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def _with_warnings(call):
+    """``call()``'s result and the messages of the warnings it gave."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
+    return result, [str(w.message) for w in caught]
+
+
+_REFLECT_CASES = [((2, 3), (3, 3)), ((1, 3, 3), (1, 1, 3, 3)), ((1, 2, 3, 3), (1, 1, 3, 1)),
+                  ((1, 2, 3, 3), (3, 3, 3, 3)), ((1, 1, 2, 2, 2), (1, 1, 2, 2, 1, 1)),
+                  ((1, 1, 2, 2, 2), (1, 1, 1, 1, 2, 0)), ((1, 1, 2, 2, 2), (2, 2, 2, 2, 2, 2))]
+
+
+@pytest.mark.parametrize("shape,pad", _REFLECT_CASES)
+def test_reflect_pad_errors_name_torchs_argument(shape, pad):
+    with pytest.raises(RuntimeError) as want:
+        TF.pad(torch.zeros(shape), pad, mode="reflect")
+    with pytest.raises(RuntimeError) as got:
+        CF.pad(cinder.zeros(shape), pad, mode="reflect")
+    assert str(got.value) == str(want.value)
+
+
+def _legacy_losses(lib):
+    """The losses whose math is the op's, with F's own argument handling around it."""
+    F = _parts(lib)[2]
+    rng = np.random.default_rng(5)
+
+    def t(*shape, positive=False):
+        a = rng.standard_normal(shape).astype(np.float32)
+        return lib.tensor(np.abs(a) + 0.1 if positive else a)
+
+    sign = lib.tensor(np.array([1.0, -1.0, 1.0], dtype=np.float32))
+    x, y = t(3, 4), t(3, 4)
+    out = [F.kl_div(x, t(3, 4, positive=True), reduction="batchmean"),
+           F.kl_div(x, y, reduction="sum", log_target=True),
+           F.poisson_nll_loss(x, t(3, 4, positive=True), full=True),
+           F.poisson_nll_loss(t(3, 4, positive=True), y, log_input=False, reduction="none"),
+           F.margin_ranking_loss(t(3), t(3), sign, margin=0.2, size_average=False),
+           F.hinge_embedding_loss(x, lib.ones(3, 4) * -1, reduce=False),
+           F.cosine_embedding_loss(x, y, sign, margin=0.1),
+           F.triplet_margin_loss(x, y, t(3, 4), swap=True, reduction="sum"),
+           F.instance_norm(t(2, 3, 5), weight=t(3), bias=t(3)),
+           F.bilinear(t(3, 2), t(3, 4), t(5, 2, 4), t(5)),
+           F.pairwise_distance(x, y), F.cosine_similarity(x, y), F.pdist(x)]
+    return [o.detach().numpy() for o in out]
+
+
+def test_losses_through_their_ops_match_torch():
+    got, warned_c = _with_warnings(lambda: _legacy_losses(cinder))
+    want, warned_t = _with_warnings(lambda: _legacy_losses(torch))
+    assert warned_c == warned_t and warned_t    # the legacy size_average/reduce warnings
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)

@@ -1,4 +1,5 @@
-"""``nn.functional``, ``linear`` and ``bilinear``.
+"""``nn.functional``, ``linear`` (``bilinear`` is the published op, as in PyTorch: see
+``cinder/ops/nn/bilinear.py``).
 
 Re-exported by ``cinder/nn/functional.py`` (the module users import).
 """
@@ -6,7 +7,7 @@ Re-exported by ``cinder/nn/functional.py`` (the module users import).
 from ...ops.nn import linear as _lin
 from . import _op, op_level_mode_on
 
-__all__ = ["linear", "bilinear"]
+__all__ = ["linear"]
 
 
 def linear(input, weight, bias=None):
@@ -44,26 +45,3 @@ def _linear_published(input, weight, bias):
     flat = input.reshape(-1, input.shape[-1])
     out = _op("addmm")(bias, flat, weight.t())
     return out.view(tuple(input.shape[:-1]) + (out.shape[-1],))
-
-
-def bilinear(input1, input2, weight, bias=None):
-    """``y_k = x1^T W_k x2 + b_k`` for inputs ``(..., in1)`` and ``(..., in2)``."""
-    if input1.shape[:-1] != input2.shape[:-1]:
-        raise RuntimeError("bilinear(): input batch dimensions do not match: got "
-                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
-    out_f, in1, in2 = weight.shape
-    if input1.shape[-1] != in1:
-        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
-                           f"{input1.shape[-1]} but expected {in1}")
-    if input2.shape[-1] != in2:
-        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
-                           f"{input2.shape[-1]} but expected {in2}")
-    lead = input1.shape[:-1]
-    x1 = input1.reshape(-1, in1)
-    x2 = input2.reshape(-1, in2)
-    # (n, in1) @ (in1, out*in2) -> (n, out, in2), then contract with x2 over in2: two GEMM-ish
-    # steps instead of a loop over output features.
-    w = weight.permute(1, 0, 2).reshape(in1, out_f * in2)
-    t = x1.matmul(w).reshape(-1, out_f, in2)
-    out = t.matmul(x2.unsqueeze(-1)).squeeze(-1).reshape(tuple(lead) + (out_f,))
-    return out if bias is None else out + bias

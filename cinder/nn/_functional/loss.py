@@ -12,7 +12,7 @@ from ...ops.nn import activation as _act
 from ...ops.nn import loss as _loss
 from .. import _reduction as _Reduction
 from .activation import logsigmoid
-from .distance import _broadcast_pair, pairwise_distance
+from .distance import _broadcast_pair
 from .linear import linear
 from . import _op, op_level_mode_on
 
@@ -266,20 +266,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                           "behave the same as 'batchmean' in the next major release.",
                           stacklevel=2)
         enum = _Reduction.get_enum("sum" if reduction == "batchmean" else reduction)
-    if log_target:
-        loss = target.exp() * (target - input)
-    else:
-        loss = _xlogy_self(target) - target * input
-    out = _apply_reduction(loss, enum)
+    out = _op("kl_div")(input, target, enum, log_target=log_target)
     if reduction == "batchmean" and input.dim() != 0:
         out = out / input.size()[0]
     return out
-
-
-def _xlogy_self(t):
-    """``t * log(t)`` with 0 where ``t == 0`` (xlogy(t, t))."""
-    safe = _op("where")(t == 0, _op("ones_like")(t), t)
-    return t * safe.log()
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
@@ -289,14 +279,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     reduction = _reduction_str(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
-    if log_input:
-        loss = input.exp() - target * input
-    else:
-        loss = input - target * (input + eps).log()
-    if full:
-        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
-        loss = loss + stirling.masked_fill(target <= 1, 0)
-    return _apply_reduction(loss, _Reduction.get_enum(reduction))
+    return _op("poisson_nll_loss")(input, target, log_input, full, eps,
+                                   _Reduction.get_enum(reduction))
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
@@ -335,18 +319,14 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {input1.size()}, input2: {input2.size()}, "
                            f"target: {target.size()} ")
-    return _apply_reduction((-target * (input1 - input2) + margin).clamp_min(0), enum)
+    return _op("margin_ranking_loss")(input1, input2, target, margin, enum)
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     """``x`` where ``target == 1``; ``max(0, margin - x)`` where ``target == -1``."""
     enum = _reduction_enum(size_average, reduce, reduction)
-    zeros = _op("zeros_like")(input)
-    margin_clamp = (margin - input).clamp_min(0)
-    out_margin = _op("where")(target != 1, margin_clamp, zeros)
-    out_self = _op("where")(target != -1, input, zeros)
-    return _apply_reduction(out_margin + out_self, enum)
+    return _op("hinge_embedding_loss")(input, target, margin, enum)
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -392,23 +372,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     """``1 - cos(x1, x2)`` where ``target == 1``; ``max(0, cos(x1, x2) - margin)`` where
     ``target == -1``."""
     enum = _reduction_enum(size_average, reduce, reduction)
-    td = target.dim()
-    if td not in (0, 1):
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if td == 1 and not (input1.dim() == 2 and input2.dim() == 2):
-        raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with "
-                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
-    if td == 0 and not (input1.dim() == 1 and input2.dim() == 1):
-        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with "
-                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
-    prod = (input1 * input2).sum(td)
-    mag1 = (input1 * input1).sum(td) + 1e-12
-    mag2 = (input2 * input2).sum(td) + 1e-12
-    cos = prod / (mag1 * mag2).sqrt()
-    zeros = _op("zeros_like")(cos)
-    pos = _op("where")(target == 1, 1 - cos, zeros)
-    neg = _op("where")(target == -1, (cos - margin).clamp_min(0), zeros)
-    return _apply_reduction(pos + neg, enum)
+    return _op("cosine_embedding_loss")(input1, input2, target, margin, enum)
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
@@ -439,12 +403,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     enum = _reduction_enum(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
-    _check_triplet_dims(anchor, positive, negative)
-    d_pos = pairwise_distance(anchor, positive, p, eps)
-    d_neg = pairwise_distance(anchor, negative, p, eps)
-    if swap:
-        d_neg = _op("minimum")(d_neg, pairwise_distance(positive, negative, p, eps))
-    return _apply_reduction((margin + d_pos - d_neg).clamp_min(0), enum)
+    return _op("triplet_margin_loss")(anchor, positive, negative, margin, p, eps, swap, enum)
 
 
 def _check_triplet_dims(anchor, positive, negative):
@@ -463,7 +422,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     _check_triplet_dims(anchor, positive, negative)
-    dist = distance_function if distance_function is not None else pairwise_distance
+    dist = distance_function if distance_function is not None else _op("pairwise_distance")
     d_pos = dist(anchor, positive)
     d_neg = dist(anchor, negative)
     if swap:

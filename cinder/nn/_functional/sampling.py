@@ -5,6 +5,7 @@ Re-exported by ``cinder/nn/functional.py`` (the module users import).
 
 import warnings
 
+from . import _op
 
 __all__ = ["affine_grid", "grid_sample"]
 
@@ -14,19 +15,9 @@ _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
                   "old behavior is desired. See the documentation of grid_sample for details.")
 
 
-def _base_coords(steps, align_corners, like):
-    """Normalised pixel-centre coordinates in [-1, 1] along one dim."""
-    from ... import ops as _o
-    line = _o.FUNCTIONS["linspace"](-1, 1, steps, dtype=like.dtype)
-    if not align_corners:
-        line = line * ((steps - 1) / steps)
-    return line
-
-
 def affine_grid(theta, size, align_corners=None):
     """Sampling grid (N, H, W, 2) or (N, D, H, W, 3) of the affine maps ``theta`` (N, 2, 3)
     or (N, 3, 4) for an output of ``size``; coordinates in [-1, 1], x first."""
-    from ... import ops as _o
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
@@ -48,18 +39,7 @@ def affine_grid(theta, size, align_corners=None):
                       stacklevel=2)
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
-    # Base grid (*spatial, nd + 1) holding (x, y[, z], 1): x runs along the last dim.
-    axes = [_base_coords(n, align_corners, theta) for n in spatial]
-    parts = []
-    for i in range(nd):          # coordinate i (x = 0) varies along spatial dim nd - 1 - i
-        dim = nd - 1 - i
-        shape = [1] * nd
-        shape[dim] = spatial[dim]
-        parts.append(axes[dim].reshape(shape).expand(*spatial))
-    parts.append(_o.FUNCTIONS["ones"](spatial, dtype=theta.dtype))
-    base = _o.FUNCTIONS["stack"](parts, -1).reshape(1, -1, nd + 1)
-    grid = base.matmul(theta.transpose(1, 2))
-    return grid.reshape([theta.shape[0]] + spatial + [nd])
+    return _op("affine_grid_generator")(theta, size, align_corners)
 
 
 def _unnormalize(coord, size, align_corners):
