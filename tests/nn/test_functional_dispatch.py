@@ -185,9 +185,7 @@ def test_affine_grid_unit_dims_sit_at_zero(size, align_corners):
 
 def _with_warnings(call):
     """``call()``'s result and the messages of the warnings it gave."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = call()
+    result, caught = _with_warning_records(call)
     return result, [str(w.message) for w in caught]
 
 
@@ -237,3 +235,33 @@ def test_losses_through_their_ops_match_torch():
     for g, w in zip(got, want):
         assert g.shape == w.shape
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+def _warning_sites(lib):
+    """Where each F warning points: this file's line (True) or elsewhere (False)."""
+    F = _parts(lib)[2]
+    x = lib.tensor(np.ones((2, 3), dtype=np.float32))
+    image = lib.tensor(np.ones((1, 1, 2, 2), dtype=np.float32))
+    calls = [lambda: F.kl_div(x, x), lambda: F.softmax(x),
+             lambda: F.affine_grid(lib.tensor(np.ones((1, 2, 3), np.float32)), (1, 1, 2, 2)),
+             lambda: F.upsample(image, scale_factor=2), lambda: F.dropout2d(x),
+             lambda: F.mse_loss(x, x[0])]
+    sites = []
+    for call in calls:
+        _, caught = _with_warning_records(call)
+        sites.append([w.filename == __file__ for w in caught])
+    return sites
+
+
+def _with_warning_records(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
+    return result, caught
+
+
+def test_warnings_point_at_the_callers_line():
+    """The dispatch wrapper around F functions is not counted in ``stacklevel``."""
+    got, want = _warning_sites(cinder), _warning_sites(torch)
+    assert got == want
+    assert all(s == [True] for s in want)

@@ -9,6 +9,8 @@ as PyTorch's do through ``has_torch_function`` / ``handle_torch_function``.
 """
 
 import functools
+import sys
+import warnings
 
 from ... import _C
 from ...ops import FUNCTIONS as _OPS
@@ -65,3 +67,19 @@ def dispatched_functional(impl):
         return impl(*args, **kwargs)
     fn._cinder_impl = impl
     return fn
+
+
+_WRAPPER_CODE = dispatched_functional(len).__code__
+
+
+def warn(message, category=UserWarning, stacklevel=1):
+    """``warnings.warn`` for the families: ``stacklevel`` counts frames as PyTorch's functions
+    see them, without the ``dispatched_functional`` wrappers in between (so the warning still
+    points at the user's line)."""
+    frame, raw, counted = sys._getframe(1), 1, 1
+    while counted < stacklevel and frame.f_back is not None:
+        frame = frame.f_back
+        raw += 1
+        if frame.f_code is not _WRAPPER_CODE:
+            counted += 1
+    warnings.warn(message, category, stacklevel=raw + 1)

@@ -4,7 +4,6 @@ Re-exported by ``cinder/nn/functional.py`` (the module users import).
 """
 
 import math
-import warnings
 
 from ... import _dtype as D
 from ...autograd import grad_mode
@@ -14,7 +13,7 @@ from .. import _reduction as _Reduction
 from .activation import logsigmoid
 from .distance import _broadcast_pair
 from .linear import linear
-from . import _op, op_level_mode_on
+from . import _op, op_level_mode_on, warn as _warn
 
 __all__ = ["nll_loss", "cross_entropy", "linear_cross_entropy", "l1_loss", "mse_loss",
            "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
@@ -47,7 +46,7 @@ def _apply_reduction(loss, enum):
 
 def _warn_size(input, target):
     if target.size() != input.size():
-        warnings.warn(f"Using a target size ({target.size()}) that is different to the input "
+        _warn(f"Using a target size ({target.size()}) that is different to the input "
                       f"size ({input.size()}). This will likely lead to incorrect results due to "
                       "broadcasting. Please ensure they have the same size.", stacklevel=3)
 
@@ -260,7 +259,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         enum = _Reduction.legacy_get_enum(size_average, reduce)
     else:
         if reduction == "mean":
-            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
+            _warn("reduction: 'mean' divides the total loss by both the batch size and "
                           "the support size.'batchmean' divides only by the batch size, and "
                           "aligns with the KL div math definition.'mean' will be changed to "
                           "behave the same as 'batchmean' in the next major release.",

@@ -3,9 +3,8 @@
 Re-exported by ``cinder/nn/functional.py`` (the module users import).
 """
 
-import warnings
 
-from . import _op
+from . import _op, warn as _warn
 
 __all__ = ["affine_grid", "grid_sample"]
 
@@ -19,7 +18,7 @@ def affine_grid(theta, size, align_corners=None):
     """Sampling grid (N, H, W, 2) or (N, D, H, W, 3) of the affine maps ``theta`` (N, 2, 3)
     or (N, 3, 4) for an output of ``size``; coordinates in [-1, 1], x first."""
     if align_corners is None:
-        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        _warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
@@ -33,7 +32,7 @@ def affine_grid(theta, size, align_corners=None):
         raise ValueError(f"Expected a batch of {kind} for size {size}. Got {theta.shape}.")
     spatial = list(size[2:])
     if align_corners and min(spatial) == 1:
-        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+        _warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
                       "grids when align_corners=True. This is not an intended use case of "
                       "affine_grid. See the documentation of affine_grid for details.",
                       stacklevel=2)
@@ -92,7 +91,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          f"'border', or 'reflection', but got: '{padding_mode}'")
     if align_corners is None:
-        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        _warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
     nd = input.dim() - 2
     if nd not in (2, 3) or grid.dim() != input.dim() or grid.shape[-1] != nd or \
