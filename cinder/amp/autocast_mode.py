@@ -190,6 +190,9 @@ def _sync_mode():
 
 
 def _policy(func):
+    tag = getattr(func, "_cinder_autocast", None)   # nn.functional's own (nn/_functional)
+    if tag is not None:
+        return tag
     name = func.__name__
     info = OPS.get(name) or OPS.get(TENSOR_ATTRIBUTES.get(name) or "")
     if info is None:

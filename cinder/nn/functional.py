@@ -78,7 +78,8 @@ def _publish_functions():
                 isinstance(value, type):
             continue
         module = getattr(value, "__module__", None) or ""
-        if module.startswith(("cinder.nn._functional.", "cinder.ops.")):
+        if module.startswith(("cinder.nn._functional.", "cinder.ops.")) and \
+                not hasattr(value, "_cinder_impl"):
             space[name] = dispatched_functional(value)
 
 

@@ -265,3 +265,34 @@ def test_warnings_point_at_the_callers_line():
     got, want = _warning_sites(cinder), _warning_sites(torch)
     assert got == want
     assert all(s == [True] for s in want)
+
+
+def _autocast_functions(lib):
+    """Result dtypes of F functions on PyTorch's CPU autocast lists, bfloat16 inputs."""
+    F = _parts(lib)[2]
+    rng = np.random.default_rng(6)
+
+    def t(*shape):
+        return lib.tensor(rng.standard_normal(shape).astype(np.float32)).bfloat16()
+
+    x, y = t(3, 4), t(3, 4)
+    prob = lib.tensor(np.full((3, 4), 0.3, np.float32)).bfloat16()
+    idx = lib.tensor(np.array([0, 2, 1]))
+    sign = lib.tensor(np.array([1.0, -1.0, 1.0], np.float32)).bfloat16()
+    calls = [lambda: F.l1_loss(x, y), lambda: F.mse_loss(x, y), lambda: F.huber_loss(x, y),
+             lambda: F.binary_cross_entropy(prob, prob), lambda: F.nll_loss(x, idx),
+             lambda: F.cross_entropy(x, idx), lambda: F.kl_div(x, y, reduction="sum"),
+             lambda: F.cosine_embedding_loss(x, y, sign), lambda: F.soft_margin_loss(x, y),
+             lambda: F.triplet_margin_loss(x, y, x * 2), lambda: F.linear(x.float(), t(2, 4)),
+             lambda: F.conv1d(t(1, 2, 5).float(), t(3, 2, 2)), lambda: F.prelu(x, t(1)),
+             lambda: F.max_pool3d(t(1, 1, 2, 2, 2), 2),
+             lambda: F.grid_sample(t(1, 1, 3, 3), t(1, 2, 2, 2), align_corners=False),
+             lambda: F.scaled_dot_product_attention(x.float()[None], y.float()[None],
+                                                    y.float()[None]),
+             lambda: F.softmax(x, 1), lambda: F.layer_norm(x.float(), (4,))]
+    with lib.autocast("cpu", dtype=lib.bfloat16):
+        return [str(call().dtype) for call in calls]
+
+
+def test_autocast_policies_of_functional_match_torch():
+    assert _autocast_functions(cinder) == _autocast_functions(torch)

@@ -26,7 +26,18 @@ def _op(name):
     return _OPS[name]
 
 
-def _asks_handlers(name, args, kwargs):
+# F functions on PyTorch's CPU autocast lists under their own name (or their aten op's:
+# cross_entropy_loss, grid_sampler) that are not op-table entries here: the policy autocast
+# applies to their arguments (``cinder/amp/autocast_mode.py`` reads ``_cinder_autocast``).
+_AUTOCAST_POLICY = {
+    "linear": "autocast_lower_precision_fp",
+    "scaled_dot_product_attention": "autocast_lower_precision_fp",
+    "nll_loss": "autocast_fp32", "cross_entropy": "autocast_fp32", "l1_loss": "autocast_fp32",
+    "grid_sample": "autocast_fp32",
+}
+
+
+def _asks_handlers(fn, args, kwargs):
     """Whether a call must go to ``__torch_function__`` handlers: an overloaded argument, or
     a mode on top of the stack that works at the level of Python functions. Autocast marks its
     mode ``_cinder_op_level``: PyTorch's autocast acts below ``nn.functional`` (on the ops the
@@ -40,32 +51,24 @@ def _asks_handlers(name, args, kwargs):
         return False
     if getattr(modes[-1], "_cinder_op_level", False):
         # autocast: asked only where this function is an op of its lists (``mse_loss``...)
-        info = _ALL_OPS.get(name)
+        if fn._cinder_autocast is not None:
+            return True
+        info = _ALL_OPS.get(fn.__name__)
         return info is not None and any(t.startswith("autocast_") for t in info.tags)
     return True
-
-
-def op_level_mode_on():
-    """Whether the innermost mode works on ops (autocast): functions that call unpublished
-    kernels directly for speed take their published-op path then, so the mode reaches it."""
-    if not _FLAG.active:
-        return False
-    modes = _STATE.modes
-    return bool(modes) and not _STATE.all_off and getattr(modes[-1], "_cinder_op_level", False)
 
 
 def dispatched_functional(impl):
     """``impl`` as a public ``nn.functional`` function: one flag read on the common path; with
     a mode or an overloaded argument the handlers receive this function (PyTorch's
     ``handle_torch_function(F.x, ...)``) and the ops it calls inside are not seen again."""
-    name = impl.__name__
-
     @functools.wraps(impl)
     def fn(*args, **kwargs):
-        if _FLAG.active and _asks_handlers(name, args, kwargs):
+        if _FLAG.active and _asks_handlers(fn, args, kwargs):
             return dispatch(fn, impl, args, kwargs)
         return impl(*args, **kwargs)
     fn._cinder_impl = impl
+    fn._cinder_autocast = _AUTOCAST_POLICY.get(impl.__name__)
     return fn
 
 

@@ -5,15 +5,16 @@ Re-exported by ``cinder/nn/functional.py`` (the module users import).
 """
 
 from ...ops.nn import linear as _lin
-from . import _op, op_level_mode_on
+from . import _op, dispatched_functional
 
 __all__ = ["linear"]
 
 
+# Published here already: multi-head attention and the losses call it, and autocast must
+# meet it there as PyTorch's meets its aten op.
+@dispatched_functional
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``; a 2-d input with a bias is one GEMM (PyTorch's addmm)."""
-    if op_level_mode_on():
-        return _linear_published(input, weight, bias)
     if input._dtype is not weight._dtype:
         a, b = input._dtype, weight._dtype
         if bias is None:       # PyTorch's matmul path words it differently from addmm's
@@ -35,13 +36,3 @@ def linear(input, weight, bias=None):
         return out.view(tuple(input.shape[:-1]) + (out.shape[-1],))
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
-
-
-def _linear_published(input, weight, bias):
-    """``linear`` through published ops only (autocast casts their inputs, as PyTorch casts
-    ``linear``'s before checking dtypes)."""
-    if bias is None:
-        return _op("matmul")(input, weight.t())
-    flat = input.reshape(-1, input.shape[-1])
-    out = _op("addmm")(bias, flat, weight.t())
-    return out.view(tuple(input.shape[:-1]) + (out.shape[-1],))

@@ -13,7 +13,7 @@ from .. import _reduction as _Reduction
 from .activation import logsigmoid
 from .distance import _broadcast_pair
 from .linear import linear
-from . import _op, op_level_mode_on, warn as _warn
+from . import _op, warn as _warn
 
 __all__ = ["nll_loss", "cross_entropy", "linear_cross_entropy", "l1_loss", "mse_loss",
            "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
@@ -78,10 +78,6 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     class probabilities when ``target`` has ``input``'s shape; optional label smoothing."""
     enum = _reduction_enum(size_average, reduce, reduction)
     class_dim = 0 if input.dim() == 1 else 1
-    if op_level_mode_on() and input._dtype in (D.bfloat16, D.float16):
-        # autocast: PyTorch's cross_entropy_loss is on its float32 list
-        input = input.float()
-        weight = None if weight is None else weight.float()
     if input.shape == target.shape:
         if target._dtype.category != D.FLOATING:
             raise RuntimeError("Expected floating point type for target with class "
