@@ -254,7 +254,7 @@ class _AutocastMode(TorchFunctionMode):
 
     # PyTorch's autocast works on ops, below ``nn.functional``: the functions there run and
     # the ops they call are cast (``nn/_functional/__init__.py`` reads this mark).
-    _cinder_op_level = True
+    _cinder_op_level = "autocast"
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}

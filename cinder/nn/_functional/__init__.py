@@ -39,9 +39,9 @@ _AUTOCAST_POLICY = {
 
 def _asks_handlers(fn, args, kwargs):
     """Whether a call must go to ``__torch_function__`` handlers: an overloaded argument, or
-    a mode on top of the stack that works at the level of Python functions. Autocast marks its
-    mode ``_cinder_op_level``: PyTorch's autocast acts below ``nn.functional`` (on the ops the
-    function calls), so the function runs and its ops meet the autocast mode."""
+    a mode on top of the stack that works at the level of Python functions. Autocast and vmap
+    mark their modes ``_cinder_op_level``: PyTorch's act below ``nn.functional`` (on the ops the
+    function calls), so the function runs and its ops meet the mode."""
     if not _STATE.active:
         return False
     if overloaded_args(args, kwargs):
@@ -49,8 +49,11 @@ def _asks_handlers(fn, args, kwargs):
     modes = _STATE.modes
     if not modes or _STATE.all_off:
         return False
-    if getattr(modes[-1], "_cinder_op_level", False):
-        # autocast: asked only where this function is an op of its lists (``mse_loss``...)
+    level = getattr(modes[-1], "_cinder_op_level", False)
+    if level:
+        # vmap: never; autocast: only where this function is on its lists (``mse_loss``...)
+        if level != "autocast":
+            return False
         if fn._cinder_autocast is not None:
             return True
         info = _ALL_OPS.get(fn.__name__)
