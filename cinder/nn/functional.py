@@ -54,7 +54,7 @@ from ._functional.sampling import affine_grid, grid_sample
 from ._functional.attention import (
     scaled_dot_product_attention, multi_head_attention_forward, _canonical_mask, _none_or_dtype,
 )
-from ._functional import _op, dispatched_functional
+from ._functional import _op, dispatched_functional as _dispatched_functional
 
 # The names PyTorch binds to its published ops (``F.conv2d is torch.conv2d``): here too they
 # are the published ``cinder.<name>`` objects, so modes and autocast see them by that name.
@@ -80,7 +80,7 @@ def _publish_functions():
         module = getattr(value, "__module__", None) or ""
         if module.startswith(("cinder.nn._functional.", "cinder.ops.")) and \
                 not hasattr(value, "_cinder_impl"):
-            space[name] = dispatched_functional(value)
+            space[name] = _dispatched_functional(value)
 
 
 _publish_functions()
@@ -91,7 +91,10 @@ def _claim_functions():
     """Make the re-exported functions report ``cinder.nn.functional`` as their module, as
     PyTorch's report ``torch.nn.functional`` (for ``help()``, reprs and pickling by name)."""
     for value in list(globals().values()):
-        if (getattr(value, "__module__", None) or "").startswith("cinder.nn._functional."):
+        module = getattr(value, "__module__", None) or ""
+        # (the wrappers of op-table kernels are this module's own objects too)
+        if module.startswith("cinder.nn._functional.") or \
+                (module.startswith("cinder.ops.") and hasattr(value, "_cinder_impl")):
             value.__module__ = __name__
 
 

@@ -34,6 +34,8 @@ def test_same_objects_as_torch():
         same_t = getattr(torch, name, None) is getattr(TF, name)
         same_c = getattr(cinder, name, None) is getattr(CF, name)
         assert same_c == same_t, name
+        if getattr(TF, name).__module__ == "torch.nn.functional":
+            assert getattr(CF, name).__module__ == "cinder.nn.functional", name
         checked += 1
     assert checked > 100
 
