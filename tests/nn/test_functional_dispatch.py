@@ -298,3 +298,28 @@ def _autocast_functions(lib):
 
 def test_autocast_policies_of_functional_match_torch():
     assert _autocast_functions(cinder) == _autocast_functions(torch)
+
+
+def _declined_messages(lib):
+    """The TypeErrors when a subclass's ``__torch_function__`` declines every F call."""
+    F = _parts(lib)[2]
+
+    class Declines(lib.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return NotImplemented
+
+    x = lib.tensor(np.ones(3, np.float32)).as_subclass(Declines)
+    plain = lib.tensor(np.ones((1, 1, 3), np.float32))
+    messages = []
+    for call in (lambda: F.relu(x), lambda: F.softmax(x, 0), lambda: F.cross_entropy(x, x),
+                 lambda: F.conv1d(x.as_subclass(lib.Tensor).view(1, 1, 3).as_subclass(Declines),
+                                  plain)):
+        with pytest.raises(TypeError) as info:
+            call()
+        messages.append(str(info.value).replace("cinder", "torch"))
+    return messages
+
+
+def test_declining_handlers_raise_torchs_error():
+    assert _declined_messages(cinder) == _declined_messages(torch)

@@ -71,6 +71,7 @@ def dispatched_functional(impl):
             return dispatch(fn, impl, args, kwargs)
         return impl(*args, **kwargs)
     fn._cinder_impl = impl
+    fn._cinder_python_level = True      # its "all handlers declined" error is worded so
     fn._cinder_autocast = _AUTOCAST_POLICY.get(impl.__name__)
     return fn
 
