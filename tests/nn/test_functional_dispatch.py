@@ -291,7 +291,12 @@ def _autocast_functions(lib):
              lambda: F.grid_sample(t(1, 1, 3, 3), t(1, 2, 2, 2), align_corners=False),
              lambda: F.scaled_dot_product_attention(x.float()[None], y.float()[None],
                                                     y.float()[None]),
-             lambda: F.softmax(x, 1), lambda: F.layer_norm(x.float(), (4,))]
+             lambda: F.softmax(x, 1), lambda: F.layer_norm(x.float(), (4,)),
+             lambda: F.fractional_max_pool2d(t(1, 1, 4, 4), 2, output_size=2),
+             lambda: F.max_unpool2d(*F.max_pool2d(t(1, 1, 4, 4), 2, return_indices=True), 2),
+             lambda: F.ctc_loss(t(5, 2, 4).float().log_softmax(2).bfloat16(),
+                                lib.tensor(np.array([[1, 2], [1, 1]])),
+                                lib.tensor(np.array([5, 5])), lib.tensor(np.array([2, 2])))]
     with lib.autocast("cpu", dtype=lib.bfloat16):
         return [str(call().dtype) for call in calls]
 

@@ -33,7 +33,9 @@ _AUTOCAST_POLICY = {
     "linear": "autocast_lower_precision_fp",
     "scaled_dot_product_attention": "autocast_lower_precision_fp",
     "nll_loss": "autocast_fp32", "cross_entropy": "autocast_fp32", "l1_loss": "autocast_fp32",
-    "grid_sample": "autocast_fp32",
+    "grid_sample": "autocast_fp32", "fractional_max_pool2d": "autocast_fp32",
+    "fractional_max_pool3d": "autocast_fp32", "max_unpool2d": "autocast_fp32",
+    "max_unpool3d": "autocast_fp32",
 }
 
 
