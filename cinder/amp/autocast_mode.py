@@ -14,9 +14,11 @@ The op then runs with the mode set aside, so the ops it calls are not cast again
 excludes the autocast keys when it redispatches). Casts of leaf tensors that require grad
 (parameters) are cached until the outermost region exits, when ``cache_enabled``.
 
-Not done: ``nn.functional`` calls its kernels directly rather than through the dispatch point,
-so autocast does not reach layers used through ``nn`` / ``nn.functional`` until they call the
-published ops; CUDA autocast is not implemented (a CUDA region warns and is disabled).
+``nn.functional`` runs under the mode (it is marked op-level: the functions run and the ops
+they call meet it); functions on PyTorch's lists that are not op-table entries carry their
+policy as ``_cinder_autocast`` (``nn/_functional/__init__.py``). Not done: ``F.pad``'s
+reflect/replicate modes are not cast to float32; CUDA autocast is not implemented (a CUDA region
+warns and is disabled).
 """
 
 import functools
