@@ -219,6 +219,9 @@ def _is_random(func, args, kwargs):
 class _VmapMode(TorchFunctionMode):
     """Refuses what PyTorch's batching rules refuse inside vmap."""
 
+    # PyTorch's vmap works on ops, below nn.functional (see nn/_functional/__init__.py)
+    _cinder_op_level = True
+
     def __init__(self, randomness):
         self.randomness = randomness
 

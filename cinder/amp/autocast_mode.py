@@ -14,9 +14,11 @@ The op then runs with the mode set aside, so the ops it calls are not cast again
 excludes the autocast keys when it redispatches). Casts of leaf tensors that require grad
 (parameters) are cached until the outermost region exits, when ``cache_enabled``.
 
-Not done: ``nn.functional`` calls its kernels directly rather than through the dispatch point,
-so autocast does not reach layers used through ``nn`` / ``nn.functional`` until they call the
-published ops; CUDA autocast is not implemented (a CUDA region warns and is disabled).
+``nn.functional`` runs under the mode (it is marked op-level: the functions run and the ops
+they call meet it); functions on PyTorch's lists that are not op-table entries carry their
+policy as ``_cinder_autocast`` (``nn/_functional/__init__.py``). Not done: ``F.pad``'s
+reflect/replicate modes are not cast to float32; CUDA autocast is not implemented (a CUDA region
+warns and is disabled).
 """
 
 import functools
@@ -190,6 +192,9 @@ def _sync_mode():
 
 
 def _policy(func):
+    tag = getattr(func, "_cinder_autocast", None)   # nn.functional's own (nn/_functional)
+    if tag is not None:
+        return tag
     name = func.__name__
     info = OPS.get(name) or OPS.get(TENSOR_ATTRIBUTES.get(name) or "")
     if info is None:
@@ -248,6 +253,10 @@ def _promoted(args, kwargs, lower):
 
 class _AutocastMode(TorchFunctionMode):
     """Casts the arguments of tagged ops (see the module docstring)."""
+
+    # PyTorch's autocast works on ops, below ``nn.functional``: the functions there run and
+    # the ops they call are cast (``nn/_functional/__init__.py`` reads this mark).
+    _cinder_op_level = "autocast"
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}

@@ -16,7 +16,7 @@ from ._functional.activation import (
     hardshrink, tanhshrink, softsign, softplus, softmin, softmax, log_softmax, gumbel_softmax,
     softshrink, tanh, sigmoid, hardsigmoid, silu, mish, hardswish,
 )
-from ._functional.linear import linear, bilinear
+from ._functional.linear import linear
 from ._functional.dropout import (
     dropout, alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout,
 )
@@ -28,7 +28,7 @@ from ._functional.loss import (
     cosine_embedding_loss, multi_margin_loss, triplet_margin_loss,
     triplet_margin_with_distance_loss, ctc_loss,
 )
-from ._functional.distance import pairwise_distance, cosine_similarity, pdist, normalize
+from ._functional.distance import normalize
 from ._functional.sparse import one_hot, embedding, embedding_bag
 from ._functional.conv import (
     conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, conv_tbc,
@@ -54,13 +54,47 @@ from ._functional.sampling import affine_grid, grid_sample
 from ._functional.attention import (
     scaled_dot_product_attention, multi_head_attention_forward, _canonical_mask, _none_or_dtype,
 )
+from ._functional import _op, dispatched_functional as _dispatched_functional
+
+# The names PyTorch binds to its published ops (``F.conv2d is torch.conv2d``): here too they
+# are the published ``cinder.<name>`` objects, so modes and autocast see them by that name.
+_SAME_AS_TORCH = (
+    "adaptive_avg_pool1d", "avg_pool1d", "bilinear", "celu_", "channel_shuffle", "conv1d",
+    "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "cosine_similarity", "hardshrink", "native_channel_shuffle", "pairwise_distance", "pdist",
+    "pixel_shuffle", "pixel_unshuffle", "prelu", "relu_", "rrelu_", "selu_", "threshold_")
+
+
+def _publish_functions():
+    """Bind every public name to what PyTorch's is: the published op where PyTorch's is one,
+    otherwise the function behind one ``__torch_function__`` check (``dispatched_functional``),
+    a new object even where it is an op-table kernel (``F.max_pool1d_with_indices is not
+    torch.max_pool1d_with_indices`` in PyTorch either)."""
+    space = globals()
+    for name in _SAME_AS_TORCH:
+        space[name] = _op(name)
+    for name, value in list(space.items()):
+        if name.startswith("_") or name in _SAME_AS_TORCH or not callable(value) or \
+                isinstance(value, type):
+            continue
+        module = getattr(value, "__module__", None) or ""
+        if module.startswith(("cinder.nn._functional.", "cinder.ops.")) and \
+                not hasattr(value, "_cinder_impl"):
+            space[name] = _dispatched_functional(value)
+
+
+_publish_functions()
+del _publish_functions
 
 
 def _claim_functions():
     """Make the re-exported functions report ``cinder.nn.functional`` as their module, as
     PyTorch's report ``torch.nn.functional`` (for ``help()``, reprs and pickling by name)."""
     for value in list(globals().values()):
-        if (getattr(value, "__module__", None) or "").startswith("cinder.nn._functional."):
+        module = getattr(value, "__module__", None) or ""
+        # (the wrappers of op-table kernels are this module's own objects too)
+        if module.startswith("cinder.nn._functional.") or \
+                (module.startswith("cinder.ops.") and hasattr(value, "_cinder_impl")):
             value.__module__ = __name__
 
 

@@ -144,7 +144,13 @@ def dispatch(public, impl, args, kwargs, relevant=None):
 
 
 def _unhandled_message(public, mode, overloaded):
-    """PyTorch's error when every handler declined."""
+    """PyTorch's error when every handler declined (worded as ``handle_torch_function``'s
+    for Python-level functions such as ``nn.functional``'s, which mark themselves)."""
+    if getattr(public, "_cinder_python_level", False):
+        name = public.__module__.replace("cinder", "torch", 1) + "." + public.__name__
+        msg = (f"no implementation found for '{name}' on types that implement "
+               f"__torch_function__: {[type(a) for a in overloaded]}")
+        return msg if mode is None else f"{msg} nor in mode {mode}"
     lines = [] if mode is None else [f"  - mode object {mode!r}"]
     lines += [f"  - tensor subclass {type(a)}" for a in overloaded]
     return (f"Multiple dispatch failed for '{_public_module(public)}.{public.__name__}'; all "

@@ -3,10 +3,9 @@
 Re-exported by ``cinder/nn/functional.py`` (the module users import).
 """
 
-import warnings
 
 from ...ops.nn import activation as _act
-from . import _op
+from . import _op, warn as _warn
 
 __all__ = ["threshold", "threshold_", "relu", "relu_", "hardtanh", "hardtanh_", "relu6", "elu",
            "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu", "leaky_relu_", "prelu", "rrelu",
@@ -153,7 +152,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def _get_softmax_dim(name, ndim, stacklevel):
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+    _warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
                   "to include dim=X as an argument.", stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 
@@ -183,7 +182,7 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """Sample from the Gumbel-softmax distribution; ``hard=True`` returns one-hot samples whose
     gradient is the soft sample's (straight-through)."""
     if eps != 1e-10:
-        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+        _warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     gumbels = -_op("empty_like")(logits).exponential_().log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard:

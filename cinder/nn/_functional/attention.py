@@ -10,7 +10,6 @@ fused attention kernel runs.
 """
 
 import math
-import warnings
 
 from ... import _dtype as D
 from ..._tensor import Tensor
@@ -21,6 +20,8 @@ from .activation import softmax
 from .dropout import dropout
 from .linear import linear
 from .vision import pad
+
+from . import warn as _warn
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -70,7 +71,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     if mask.dtype != D.bool and not is_float:
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype != other_type:
-        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. "
+        _warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. "
                       f"Use same type for both instead.", stacklevel=3)
     if not is_float:
         mask = mask.new_zeros(mask.shape, dtype=target_type).masked_fill_(mask, float("-inf"))

@@ -3,9 +3,10 @@
 Re-exported by ``cinder/nn/functional.py`` (the module users import).
 """
 
-import warnings
 
 from ...ops.nn import dropout as _drop
+
+from . import warn as _warn
 
 __all__ = ["dropout", "alpha_dropout", "dropout1d", "dropout2d", "dropout3d",
            "feature_alpha_dropout"]
@@ -58,7 +59,7 @@ def _unbatched_feature_dropout(input, p, training, inplace, batched):
 
 def _warn_feature_dims(name, nd, spatial, ok):
     if nd not in ok:
-        warnings.warn(
+        _warn(
             f"{name}: Received a {nd}-D input to {name}, which is deprecated and will result in "
             "an error in a future release. To retain the behavior and silence this warning, "
             f"please use dropout instead. Note that {name} exists to provide channel-wise dropout "
@@ -72,7 +73,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     nd = input.dim()
     _warn_feature_dims("dropout2d", nd, 2, (3, 4))
     if nd == 3:
-        warnings.warn(
+        _warn(
             "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
             "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
             "the channel dim. This behavior will change in a future release to interpret the "

@@ -1,14 +1,18 @@
-"""``nn.functional``, ``linear`` and ``bilinear``.
+"""``nn.functional``, ``linear`` (``bilinear`` is the published op, as in PyTorch: see
+``cinder/ops/nn/bilinear.py``).
 
 Re-exported by ``cinder/nn/functional.py`` (the module users import).
 """
 
 from ...ops.nn import linear as _lin
-from . import _op
+from . import _op, dispatched_functional
 
-__all__ = ["linear", "bilinear"]
+__all__ = ["linear"]
 
 
+# Published here already: multi-head attention and the losses call it, and autocast must
+# meet it there as PyTorch's meets its aten op.
+@dispatched_functional
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``; a 2-d input with a bias is one GEMM (PyTorch's addmm)."""
     if input._dtype is not weight._dtype:
@@ -31,27 +35,4 @@ def linear(input, weight, bias=None):
         out = linear(flat, weight, bias)
         return out.view(tuple(input.shape[:-1]) + (out.shape[-1],))
     out = input.matmul(weight.t())
-    return out if bias is None else out + bias
-
-
-def bilinear(input1, input2, weight, bias=None):
-    """``y_k = x1^T W_k x2 + b_k`` for inputs ``(..., in1)`` and ``(..., in2)``."""
-    if input1.shape[:-1] != input2.shape[:-1]:
-        raise RuntimeError("bilinear(): input batch dimensions do not match: got "
-                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
-    out_f, in1, in2 = weight.shape
-    if input1.shape[-1] != in1:
-        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
-                           f"{input1.shape[-1]} but expected {in1}")
-    if input2.shape[-1] != in2:
-        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
-                           f"{input2.shape[-1]} but expected {in2}")
-    lead = input1.shape[:-1]
-    x1 = input1.reshape(-1, in1)
-    x2 = input2.reshape(-1, in2)
-    # (n, in1) @ (in1, out*in2) -> (n, out, in2), then contract with x2 over in2: two GEMM-ish
-    # steps instead of a loop over output features.
-    w = weight.permute(1, 0, 2).reshape(in1, out_f * in2)
-    t = x1.matmul(w).reshape(-1, out_f, in2)
-    out = t.matmul(x2.unsqueeze(-1)).squeeze(-1).reshape(tuple(lead) + (out_f,))
     return out if bias is None else out + bias

@@ -4,7 +4,6 @@ Re-exported by ``cinder/nn/functional.py`` (the module users import).
 """
 
 import math
-import warnings
 
 from ... import _dtype as D
 from ...autograd import grad_mode
@@ -12,9 +11,9 @@ from ...ops.nn import activation as _act
 from ...ops.nn import loss as _loss
 from .. import _reduction as _Reduction
 from .activation import logsigmoid
-from .distance import _broadcast_pair, pairwise_distance
+from .distance import _broadcast_pair
 from .linear import linear
-from . import _op
+from . import _op, warn as _warn
 
 __all__ = ["nll_loss", "cross_entropy", "linear_cross_entropy", "l1_loss", "mse_loss",
            "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
@@ -47,7 +46,7 @@ def _apply_reduction(loss, enum):
 
 def _warn_size(input, target):
     if target.size() != input.size():
-        warnings.warn(f"Using a target size ({target.size()}) that is different to the input "
+        _warn(f"Using a target size ({target.size()}) that is different to the input "
                       f"size ({input.size()}). This will likely lead to incorrect results due to "
                       "broadcasting. Please ensure they have the same size.", stacklevel=3)
 
@@ -256,26 +255,16 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         enum = _Reduction.legacy_get_enum(size_average, reduce)
     else:
         if reduction == "mean":
-            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
+            _warn("reduction: 'mean' divides the total loss by both the batch size and "
                           "the support size.'batchmean' divides only by the batch size, and "
                           "aligns with the KL div math definition.'mean' will be changed to "
                           "behave the same as 'batchmean' in the next major release.",
                           stacklevel=2)
         enum = _Reduction.get_enum("sum" if reduction == "batchmean" else reduction)
-    if log_target:
-        loss = target.exp() * (target - input)
-    else:
-        loss = _xlogy_self(target) - target * input
-    out = _apply_reduction(loss, enum)
+    out = _op("kl_div")(input, target, enum, log_target=log_target)
     if reduction == "batchmean" and input.dim() != 0:
         out = out / input.size()[0]
     return out
-
-
-def _xlogy_self(t):
-    """``t * log(t)`` with 0 where ``t == 0`` (xlogy(t, t))."""
-    safe = _op("where")(t == 0, _op("ones_like")(t), t)
-    return t * safe.log()
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
@@ -285,14 +274,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     reduction = _reduction_str(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
-    if log_input:
-        loss = input.exp() - target * input
-    else:
-        loss = input - target * (input + eps).log()
-    if full:
-        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
-        loss = loss + stirling.masked_fill(target <= 1, 0)
-    return _apply_reduction(loss, _Reduction.get_enum(reduction))
+    return _op("poisson_nll_loss")(input, target, log_input, full, eps,
+                                   _Reduction.get_enum(reduction))
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
@@ -331,18 +314,14 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {input1.size()}, input2: {input2.size()}, "
                            f"target: {target.size()} ")
-    return _apply_reduction((-target * (input1 - input2) + margin).clamp_min(0), enum)
+    return _op("margin_ranking_loss")(input1, input2, target, margin, enum)
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     """``x`` where ``target == 1``; ``max(0, margin - x)`` where ``target == -1``."""
     enum = _reduction_enum(size_average, reduce, reduction)
-    zeros = _op("zeros_like")(input)
-    margin_clamp = (margin - input).clamp_min(0)
-    out_margin = _op("where")(target != 1, margin_clamp, zeros)
-    out_self = _op("where")(target != -1, input, zeros)
-    return _apply_reduction(out_margin + out_self, enum)
+    return _op("hinge_embedding_loss")(input, target, margin, enum)
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -388,23 +367,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     """``1 - cos(x1, x2)`` where ``target == 1``; ``max(0, cos(x1, x2) - margin)`` where
     ``target == -1``."""
     enum = _reduction_enum(size_average, reduce, reduction)
-    td = target.dim()
-    if td not in (0, 1):
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if td == 1 and not (input1.dim() == 2 and input2.dim() == 2):
-        raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with "
-                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
-    if td == 0 and not (input1.dim() == 1 and input2.dim() == 1):
-        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with "
-                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
-    prod = (input1 * input2).sum(td)
-    mag1 = (input1 * input1).sum(td) + 1e-12
-    mag2 = (input2 * input2).sum(td) + 1e-12
-    cos = prod / (mag1 * mag2).sqrt()
-    zeros = _op("zeros_like")(cos)
-    pos = _op("where")(target == 1, 1 - cos, zeros)
-    neg = _op("where")(target == -1, (cos - margin).clamp_min(0), zeros)
-    return _apply_reduction(pos + neg, enum)
+    return _op("cosine_embedding_loss")(input1, input2, target, margin, enum)
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
@@ -435,12 +398,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     enum = _reduction_enum(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
-    _check_triplet_dims(anchor, positive, negative)
-    d_pos = pairwise_distance(anchor, positive, p, eps)
-    d_neg = pairwise_distance(anchor, negative, p, eps)
-    if swap:
-        d_neg = _op("minimum")(d_neg, pairwise_distance(positive, negative, p, eps))
-    return _apply_reduction((margin + d_pos - d_neg).clamp_min(0), enum)
+    return _op("triplet_margin_loss")(anchor, positive, negative, margin, p, eps, swap, enum)
 
 
 def _check_triplet_dims(anchor, positive, negative):
@@ -459,7 +417,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     _check_triplet_dims(anchor, positive, negative)
-    dist = distance_function if distance_function is not None else pairwise_distance
+    dist = distance_function if distance_function is not None else _op("pairwise_distance")
     d_pos = dist(anchor, positive)
     d_neg = dist(anchor, negative)
     if swap:

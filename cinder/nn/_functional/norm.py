@@ -3,10 +3,10 @@
 Re-exported by ``cinder/nn/functional.py`` (the module users import).
 """
 
-from ...autograd.grad_mode import no_grad
 from ...ops.nn import norm as _norm
 from .pooling import avg_pool2d, avg_pool3d
 from .vision import pad
+from . import _op
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "rms_norm", "group_norm",
            "local_response_norm"]
@@ -43,26 +43,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
-    """Normalise each channel of each sample separately (batch norm of a (1, N*C, ...) view);
-    running statistics, when given, are updated with the mean over the batch."""
+    """Normalise each channel of each sample separately; running statistics, when given, are
+    updated with the mean over the batch (the op ``cinder.instance_norm`` does the work)."""
     if use_input_stats:
         _verify_spatial_size(input.size())
-    n, c = input.shape[0], input.shape[1]
-    shape = (1, n * c) + tuple(input.shape[2:])
-
-    def rep(t):         # a per-channel tensor repeated for every sample
-        return None if t is None else t.unsqueeze(0).expand(n, c).reshape(-1)
-
-    rm, rv = rep(running_mean), rep(running_var)
-    out = _norm.batch_norm(input.reshape(shape), rep(weight), rep(bias), rm, rv,
-                           use_input_stats, momentum, eps)
-    if use_input_stats:
-        with no_grad():
-            if running_mean is not None:
-                running_mean.copy_(rm.view(n, c).mean(0))
-            if running_var is not None:
-                running_var.copy_(rv.view(n, c).mean(0))
-    return out.view(input.shape)
+    return _op("instance_norm")(input, weight, bias, running_mean, running_var,
+                                use_input_stats, momentum, eps, True)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):

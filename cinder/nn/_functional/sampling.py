@@ -3,8 +3,8 @@
 Re-exported by ``cinder/nn/functional.py`` (the module users import).
 """
 
-import warnings
 
+from . import _op, warn as _warn
 
 __all__ = ["affine_grid", "grid_sample"]
 
@@ -14,21 +14,11 @@ _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
                   "old behavior is desired. See the documentation of grid_sample for details.")
 
 
-def _base_coords(steps, align_corners, like):
-    """Normalised pixel-centre coordinates in [-1, 1] along one dim."""
-    from ... import ops as _o
-    line = _o.FUNCTIONS["linspace"](-1, 1, steps, dtype=like.dtype)
-    if not align_corners:
-        line = line * ((steps - 1) / steps)
-    return line
-
-
 def affine_grid(theta, size, align_corners=None):
     """Sampling grid (N, H, W, 2) or (N, D, H, W, 3) of the affine maps ``theta`` (N, 2, 3)
     or (N, 3, 4) for an output of ``size``; coordinates in [-1, 1], x first."""
-    from ... import ops as _o
     if align_corners is None:
-        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        _warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
@@ -42,24 +32,13 @@ def affine_grid(theta, size, align_corners=None):
         raise ValueError(f"Expected a batch of {kind} for size {size}. Got {theta.shape}.")
     spatial = list(size[2:])
     if align_corners and min(spatial) == 1:
-        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+        _warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
                       "grids when align_corners=True. This is not an intended use case of "
                       "affine_grid. See the documentation of affine_grid for details.",
                       stacklevel=2)
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
-    # Base grid (*spatial, nd + 1) holding (x, y[, z], 1): x runs along the last dim.
-    axes = [_base_coords(n, align_corners, theta) for n in spatial]
-    parts = []
-    for i in range(nd):          # coordinate i (x = 0) varies along spatial dim nd - 1 - i
-        dim = nd - 1 - i
-        shape = [1] * nd
-        shape[dim] = spatial[dim]
-        parts.append(axes[dim].reshape(shape).expand(*spatial))
-    parts.append(_o.FUNCTIONS["ones"](spatial, dtype=theta.dtype))
-    base = _o.FUNCTIONS["stack"](parts, -1).reshape(1, -1, nd + 1)
-    grid = base.matmul(theta.transpose(1, 2))
-    return grid.reshape([theta.shape[0]] + spatial + [nd])
+    return _op("affine_grid_generator")(theta, size, align_corners)
 
 
 def _unnormalize(coord, size, align_corners):
@@ -112,7 +91,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          f"'border', or 'reflection', but got: '{padding_mode}'")
     if align_corners is None:
-        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        _warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
     nd = input.dim() - 2
     if nd not in (2, 3) or grid.dim() != input.dim() or grid.shape[-1] != nd or \

@@ -8,6 +8,8 @@ from ...ops.nn import pad as _pad
 from ...ops.nn import upsample as _upsample
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
+from . import warn as _warn
+
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
            "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
 
@@ -121,24 +123,21 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated alias of ``interpolate`` (warns, as PyTorch does)."""
-    import warnings
-    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+    _warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
                   "instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
     """Deprecated: ``interpolate(..., mode='nearest')``."""
-    import warnings
-    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+    _warn("`nn.functional.upsample_nearest` is deprecated. Use "
                   "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
     """Deprecated: ``interpolate(..., mode='bilinear', align_corners=True)``."""
-    import warnings
-    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+    _warn("`nn.functional.upsample_bilinear` is deprecated. Use "
                   "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 

@@ -57,10 +57,11 @@ def inplace_node(node):
 
 
 def activation(name, kernel, node, kernel_name, *, int_ok=False, inplace=True,
-               publish=False, method=False, params=(), node_inplace=None):
+               publish=False, method=False, params=(), node_inplace=None, defaults=()):
     """Define ``name(input, *params)`` from ``kernel(xp, a, *params)`` and its node.
 
-    ``params`` are the names of scalar arguments (saved for the formulas under those names).
+    ``params`` are the names of scalar arguments (saved for the formulas under those names);
+    ``defaults`` the values of the last ones when left out (they may also be given by name).
     ``publish``: also ``cinder.<name>`` (only where PyTorch has ``torch.<name>``).
     ``node_inplace``: the node the in-place form records, when PyTorch names it differently.
     """
@@ -73,7 +74,9 @@ def activation(name, kernel, node, kernel_name, *, int_ok=False, inplace=True,
             record(record_as, (input,), (result,), self=input, **values)
         return result
 
-    def fn(input, *args):
+    def fn(input, *args, **kwargs):
+        if kwargs or len(args) < len(params):
+            args = _full_params(name, params, defaults, args, kwargs)
         return compute(input, args, node)
 
     def fn_for_inplace(input, *args):
@@ -86,6 +89,20 @@ def activation(name, kernel, node, kernel_name, *, int_ok=False, inplace=True,
              function_too=publish)
     fn.inplace = inp
     return fn
+
+
+def _full_params(name, params, defaults, args, kwargs):
+    """The scalar arguments in ``params`` order, filled from keywords and ``defaults``."""
+    values = dict(zip(params[len(params) - len(defaults):], defaults))
+    values.update(zip(params, args))
+    for key, value in kwargs.items():
+        if key not in params:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+        values[key] = value
+    missing = [p for p in params if p not in values]
+    if missing:
+        raise TypeError(f"{name}() missing required argument '{missing[0]}'")
+    return tuple(values[p] for p in params)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -274,7 +291,8 @@ hardshrink = activation(
     "hardshrink", lambda xp, a, l: xp.where((a > l) | (a < -l), a, xp.zeros_like(a)),
     node_class("HardshrinkBackward0", {"self": lambda grad, s: grad * _shrink_mask(s)},
                saves_also=("self", "lambd")),
-    "hardshrink_cpu", inplace=False, publish=True, method=True, params=("lambd",))
+    "hardshrink_cpu", inplace=False, publish=True, method=True, params=("lambd",),
+    defaults=(0.5,))
 _ThresholdNode = node_class("ThresholdBackward0", {
     "self": lambda grad, s: grad * (s.self > s.threshold)})
 threshold = activation(

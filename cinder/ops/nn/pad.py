@@ -120,11 +120,13 @@ _MapNodes = {(mode, k): adjoint_node(f"{prefix}{k}DBackward0", {"self": _map_gra
 
 
 def _check_mode_pad(mode, input, pairs, axes):
-    for axis in axes:
+    for axis in sorted(axes, reverse=True):     # PyTorch checks the last dim first
         lo, hi = pairs[axis]
         n = input.shape[axis]
         if mode == "reflect" and (lo >= n or hi >= n):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the "
+            # PyTorch numbers the pad argument of the dim: #4 for the last, #6 before it...
+            arg = 4 + 2 * (input.dim() - 1 - axis)
+            raise RuntimeError(f"Argument #{arg}: Padding size should be less than the "
                                f"corresponding input dimension, but got: padding ({lo}, {hi}) "
                                f"at dimension {axis} of input {list(input.shape)}")
         if mode == "circular" and (lo > n or hi > n):
