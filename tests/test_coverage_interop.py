@@ -76,3 +76,16 @@ def test_from_file_shared_writes_back(tmp_path):
         assert np.fromfile(path, dtype=np.float32)[:3].tolist() == [42.0, 1.0, 2.0]
         del shared
         gc.collect()
+
+
+def test_buffer_errors_come_in_pytorchs_order(tmp_path):
+    missing = str(tmp_path / "missing.bin")
+    for lib in LIBS:
+        # a file that cannot be opened is reported before a dtype that cannot require grad
+        with pytest.raises(RuntimeError, match="unable to open file"):
+            lib.from_file(missing, size=3, dtype=lib.int64, requires_grad=True)
+        with pytest.raises(ValueError, match="must not be 0"):
+            lib.frombuffer(bytearray(), dtype=lib.int64, requires_grad=True)
+        with pytest.raises(RuntimeError, match="Only Tensors of floating point"):
+            lib.frombuffer(bytearray(16), dtype=lib.int64, requires_grad=True)
+        assert lib.frombuffer(bytearray(8), dtype=lib.float32, requires_grad=True).requires_grad

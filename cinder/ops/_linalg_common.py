@@ -33,6 +33,7 @@ _KERNELS = {
     "linalg.eigvals": ("linalg_eig_out_cpu", False),
     "torch.linalg.ldl_factor_ex": ("ldl_factor_kernel_cpu", False),
     "torch.linalg.ldl_solve": ("ldl_factor_kernel_cpu", False),
+    "torch.geqrf": ("geqrf_cpu", True), "torch.linalg.householder_product": ("orgqr_cpu", True),
 }
 # functions that refuse float16/bfloat16 up front (RuntimeError)
 _LOW_PRECISION = {"linalg.inv", "linalg.slogdet", "linalg.matrix_norm"}

@@ -8,14 +8,8 @@ from .. import _dtype as D
 from .._device import CPU
 from .._runtime import warn_once
 from .._storage import adopt_numpy
-from .._tensor import make_tensor
 from ._registry import register
-
-
-def _check_grad_dtype(dtype, requires_grad):
-    if requires_grad and dtype.category < D.FLOATING:
-        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
-                           "gradients")
+from .creation import _finish
 
 
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
@@ -41,7 +35,6 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
         raise ValueError(f"requested buffer length ({count} * {item} bytes) after offset "
                          f"({offset} bytes) must not be greater than actual buffer length "
                          f"({length} bytes)")
-    _check_grad_dtype(dtype, requires_grad)
     arr = np.frombuffer(view.cast("B"), dtype=dtype.numpy_dtype, count=count, offset=offset)
     if view.readonly:
         warn_once("frombuffer_readonly",
@@ -51,7 +44,7 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
                   "protect its data or make it writable before converting it to a tensor. This "
                   "type of warning will be suppressed for the rest of this program.")
         arr = arr.copy()        # NumPy cannot write through a read-only buffer
-    return make_tensor(adopt_numpy(arr), dtype, CPU, requires_grad)
+    return _finish(adopt_numpy(arr), dtype, CPU, requires_grad)
 
 
 def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
@@ -59,7 +52,6 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
     """A 1-d tensor of the first ``size`` elements of ``dtype`` stored in ``filename``. With
     ``shared=True`` the file is memory-mapped and writes to the tensor reach the file."""
     dtype = D.get_default_dtype() if dtype is None else dtype
-    _check_grad_dtype(dtype, requires_grad)
     nbytes = size * dtype.itemsize
     try:
         with open(filename, "rb") as f:
@@ -76,7 +68,7 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
         arr = np.memmap(filename, dtype=dtype.numpy_dtype, mode="r+", shape=(size,))
     else:
         arr = np.fromfile(filename, dtype=dtype.numpy_dtype, count=size)
-    return make_tensor(adopt_numpy(np.asarray(arr)), dtype, CPU, requires_grad)
+    return _finish(adopt_numpy(np.asarray(arr)), dtype, CPU, requires_grad)
 
 
 register("frombuffer", frombuffer, method=False, family="creation")

@@ -694,12 +694,7 @@ def _src_block(src, index):
     return vals[tuple(slice(0, k) for k in ishape)]
 
 
-def _along_dim_inplace(fn, name):
-    """``Tensor.<name>_``: not pointwise (the index argument need not broadcast to self)."""
-    return make_inplace(fn, name)
-
-
-register("scatter_add", scatter_add, inplace=_along_dim_inplace(scatter_add, "scatter_add"),
+register("scatter_add", scatter_add, inplace=make_inplace(scatter_add, "scatter_add"),
          family="indexing", nodes=(ScatterAddNode,))
 
 
@@ -738,5 +733,5 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     return result
 
 
-register("scatter", scatter, inplace=_along_dim_inplace(scatter, "scatter"), family="indexing",
+register("scatter", scatter, inplace=make_inplace(scatter, "scatter"), family="indexing",
          nodes=(ScatterNode, ScatterValueNode))

@@ -367,8 +367,7 @@ def linalg_tensorsolve(A, B, dims=None, *, out=None):
 def linalg_householder_product(A, tau, *, out=None):
     """Product of Householder reflectors ``H_i = I - tau_i v_i v_i^H`` (first n columns)."""
     m, n = A.shape[-2], A.shape[-1]
-    if A._dtype not in (D.float32, D.float64, D.complex64, D.complex128):
-        raise NotImplementedError(f"\"orgqr_cpu\" not implemented for '{A._dtype.scalar_name}'")
+    check_float(A, "torch.linalg.householder_product")
     if m < n:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater "
                            "than or equal to input.shape[-1]")

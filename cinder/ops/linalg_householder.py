@@ -9,7 +9,6 @@ numbers agree; it has no derivative (PyTorch has none). ``ormqr`` applies the re
 
 import numpy as np
 
-from .. import _dtype as D
 from .. import return_types
 from ._linalg_common import check_float, new
 from ._registry import needs_grad, node_class, record, register
@@ -28,9 +27,7 @@ def geqrf(input, *, out=None):
     """``(a, tau)``: the QR factorisation of each matrix in LAPACK's compact form."""
     if input.dim() < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
-    if input._dtype not in (D.float32, D.float64, D.complex64, D.complex128):
-        raise NotImplementedError(f'"geqrf_cpu" not implemented for '
-                                  f"'{input._dtype.scalar_name}'")
+    check_float(input, "torch.geqrf")
     a = np.asarray(input._data)
     m, n = a.shape[-2:]
     k = min(m, n)

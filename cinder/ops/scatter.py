@@ -23,7 +23,7 @@ from ._registry import (
     write_out,
 )
 from ._segment import counts_at, linear_index, reduce_into
-from .indexing import _along_dim_key, _along_dim_inplace, _src_block
+from .indexing import _along_dim_key, _src_block
 
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
@@ -129,7 +129,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
 
 
 register("scatter_reduce", scatter_reduce,
-         inplace=_along_dim_inplace(scatter_reduce, "scatter_reduce"), family="indexing",
+         inplace=make_inplace(scatter_reduce, "scatter_reduce"), family="indexing",
          nodes=(ScatterReduceNode,))
 
 # ----------------------------------------------------------------------------------------------
@@ -303,7 +303,7 @@ for _name, _fn, _nodes in (("index_add", index_add, (IndexAddNode,)),
                            ("index_copy", index_copy, (IndexCopyNode,)),
                            ("index_fill", index_fill, (IndexFillNode, IndexFillTensorNode)),
                            ("index_reduce", index_reduce, (IndexReduceNode,))):
-    register(_name, _fn, inplace=_along_dim_inplace(_fn, _name), family="indexing",
+    register(_name, _fn, inplace=make_inplace(_fn, _name), family="indexing",
              nodes=_nodes)
 
 # ----------------------------------------------------------------------------------------------

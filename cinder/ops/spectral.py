@@ -8,10 +8,9 @@ the frames and of the squared window with ``index_add`` (each output sample sums
 that cover it), divided by that window envelope.
 """
 
-import warnings
-
 import numpy as np
 
+from .._runtime import warn_once
 from ._registry import register
 from .fft import fft as _fft, ifft as _ifft, irfft as _irfft, rfft as _rfft
 
@@ -104,7 +103,10 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
                            "constraint failed)")
     y = y / envelope
     if end > total:
-        _warn_padding_once()
+        warn_once("istft_padding",
+                  "The length of signal is shorter than the length parameter. Result is being "
+                  "padded with zeros in the tail. Please check your center and hop_length "
+                  "settings.")
         from .nn.pad import constant_pad_nd
         y = constant_pad_nd(y, [0, end - total])
     return y
@@ -119,18 +121,6 @@ def _overlap_add(frames, hop, total):
     where = tensor((starts + np.arange(n_fft)).reshape(-1), device=frames.device)
     out = zeros(tuple(frames.shape[:-2]) + (total,), dtype=frames.dtype, device=frames.device)
     return out.index_add(-1, where, frames.flatten(-2))
-
-
-_WARNED = []
-
-
-def _warn_padding_once():
-    # PyTorch warns once per process (TORCH_WARN_ONCE)
-    if not _WARNED:
-        _WARNED.append(True)
-        warnings.warn("The length of signal is shorter than the length parameter. Result is "
-                      "being padded with zeros in the tail. Please check your center and "
-                      "hop_length settings.", UserWarning, stacklevel=3)
 
 
 register("stft", stft, family="spectral")

@@ -9,7 +9,7 @@ view, copies the values, and keeps the view's graph node under PyTorch's name fo
 
 from .._tensor import Tensor, wrap_dim
 from ..autograd.grad_mode import no_grad
-from ._prep import check_tensor_arg, wrap, xp_of
+from ._prep import check_tensor_arg, wrap
 from ._registry import FUNCTIONS, OpNode, needs_grad, node_class, record, register, write_out
 from .view_select import _slice
 from .views import make_view
@@ -30,7 +30,7 @@ def _copy_node_class(cls):
 
 def _fresh(v):
     """A contiguous copy of the view ``v`` that takes over ``v``'s place in the graph."""
-    c = wrap(xp_of(v).ascontiguousarray(v._data).copy(), v._dtype, v._device)
+    c = wrap(v._data.copy(), v._dtype, v._device)     # ndarray.copy() is C-contiguous
     node = v._grad_fn
     if node is not None and isinstance(node, OpNode):
         if not type(node).__name__.endswith("_copy"):    # (shared by unbind's outputs)
@@ -111,8 +111,7 @@ DetachCopyNode = node_class("NotImplemented", {"self": _not_implemented})
 def detach_copy(input, *, out=None):
     """``detach`` as a new tensor. (PyTorch records a node that refuses to differentiate.)"""
     check_tensor_arg(input, "detach_copy", "input", 1)
-    result = wrap(xp_of(input).ascontiguousarray(input._data).copy(), input._dtype,
-                  input._device)
+    result = wrap(input._data.copy(), input._dtype, input._device)
     if input._requires_grad and needs_grad(input):
         record(DetachCopyNode, (input,), (result,))
     return write_out(out, result) if out is not None else result

@@ -408,3 +408,16 @@ def test_cholesky_solve_factor_gradient_is_the_full_matrix(upper):
     assert grads[0][0] == grads[1][0]
     for mine, theirs in zip(grads[0][1:], grads[1][1:]):
         np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "float16", "bfloat16"])
+def test_geqrf_householder_product_refuse_non_float_like_pytorch(dtype):
+    """Both reach a LAPACK kernel with no such version: PyTorch's NotImplementedError."""
+    for fname, call in (("geqrf", lambda L, a: L.geqrf(a)),
+                        ("orgqr", lambda L, a: L.linalg.householder_product(a, a[:, 0]))):
+        errors = []
+        for L in (torch, cinder):
+            with pytest.raises(NotImplementedError) as info:
+                call(L, L.ones(3, 3, dtype=getattr(L, dtype)))
+            errors.append(str(info.value))
+        assert errors[0] == errors[1] and f"{fname}_cpu" in errors[0]
