@@ -393,16 +393,31 @@ def _kl_uniform_normal(p, q):
 
 
 # an unbounded support against a bounded (or half-bounded) one: the divergence is infinite
+@register_kl(Normal, Beta)
+@register_kl(Normal, ContinuousBernoulli)
 @register_kl(Normal, Exponential)
+@register_kl(Normal, Gamma)
+@register_kl(Normal, Pareto)
 @register_kl(Normal, Uniform)
+@register_kl(Laplace, Beta)
+@register_kl(Laplace, ContinuousBernoulli)
 @register_kl(Laplace, Exponential)
+@register_kl(Laplace, Gamma)
+@register_kl(Laplace, Pareto)
 @register_kl(Laplace, Uniform)
+@register_kl(Gumbel, Beta)
+@register_kl(Gumbel, ContinuousBernoulli)
 @register_kl(Gumbel, Exponential)
+@register_kl(Gumbel, Gamma)
+@register_kl(Gumbel, Pareto)
 @register_kl(Gumbel, Uniform)
 def _kl_continuous_infinity(p, q):
     return _infinite_like(p.loc)
 
 
+@register_kl(Exponential, Beta)
+@register_kl(Exponential, ContinuousBernoulli)
+@register_kl(Exponential, Pareto)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p, q):
     return _infinite_like(p.rate)
@@ -467,28 +482,6 @@ def _kl_continuous_bernoulli_uniform(p, q):
 @register_kl(ContinuousBernoulli, Pareto)
 def _kl_continuous_bernoulli_infinity(p, q):
     return _infinite_like(p.probs)
-
-
-@register_kl(Exponential, ContinuousBernoulli)
-def _kl_exponential_continuous_bernoulli(p, q):
-    return _infinite_like(p.rate)
-
-
-@register_kl(Gamma, ContinuousBernoulli)
-def _kl_gamma_continuous_bernoulli(p, q):
-    return _infinite_like(p.concentration)
-
-
-@register_kl(Gumbel, ContinuousBernoulli)
-@register_kl(Laplace, ContinuousBernoulli)
-@register_kl(Normal, ContinuousBernoulli)
-def _kl_loc_family_continuous_bernoulli(p, q):
-    return _infinite_like(p.loc)
-
-
-@register_kl(Pareto, ContinuousBernoulli)
-def _kl_pareto_continuous_bernoulli(p, q):
-    return _infinite_like(p.scale)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -711,33 +704,16 @@ def _kl_beta_infinity(p, q):
     return _infinite_like(p.concentration1)
 
 
-@register_kl(Exponential, Beta)
-@register_kl(Exponential, Pareto)
-def _kl_exponential_infinity_more(p, q):
-    return _infinite_like(p.rate)
-
-
 @register_kl(Gamma, Beta)
+@register_kl(Gamma, ContinuousBernoulli)
 @register_kl(Gamma, Pareto)
 @register_kl(Gamma, Uniform)
 def _kl_gamma_infinity(p, q):
     return _infinite_like(p.concentration)
 
 
-@register_kl(Gumbel, Beta)
-@register_kl(Gumbel, Gamma)
-@register_kl(Gumbel, Pareto)
-@register_kl(Laplace, Beta)
-@register_kl(Laplace, Gamma)
-@register_kl(Laplace, Pareto)
-@register_kl(Normal, Beta)
-@register_kl(Normal, Gamma)
-@register_kl(Normal, Pareto)
-def _kl_real_line_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
 @register_kl(Pareto, Beta)
+@register_kl(Pareto, ContinuousBernoulli)
 @register_kl(Pareto, Uniform)
 def _kl_pareto_infinity(p, q):
     return _infinite_like(p.scale)

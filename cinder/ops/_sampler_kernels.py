@@ -18,7 +18,6 @@ Python's ``math`` functions wrap the same libm routines, except ``lgamma`` and t
 """
 
 import ctypes
-import ctypes.util
 import math
 import operator
 import struct
@@ -34,7 +33,11 @@ def _c_math():
     closest Python functions stand in (the results may then differ from PyTorch's in rare
     accept/reject decisions)."""
     try:
-        libm = ctypes.CDLL(ctypes.util.find_library("m"))
+        try:
+            libm = ctypes.CDLL("libm.so.6")   # glibc's name: no ldconfig subprocess at import
+        except OSError:                      # macOS, musl, Windows...
+            from ctypes.util import find_library
+            libm = ctypes.CDLL(find_library("m"))
         lgamma, log1pf = libm.lgamma, libm.log1pf
     except (OSError, TypeError, AttributeError):
         return math.lgamma, lambda x: _round_f32(math.log1p(x))

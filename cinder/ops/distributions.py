@@ -11,6 +11,7 @@ from .. import _dtype as D
 from .. import backend
 from .._tensor import Tensor, make_tensor
 from . import _reparam_grads, _sampler_kernels
+from ._inplace import check_fits
 from ._prep import broadcast_shape, not_implemented
 from ._registry import needs_grad, node_class, record, register
 from .random import _engine
@@ -154,11 +155,9 @@ def binomial(count, prob, generator=None):
         raise RuntimeError(f"Found dtype {prob._dtype.scalar_name} but expected "
                            f"{count._dtype.scalar_name}")
     dt = _float_input(count, "binomial_cpu", "binomial", "count")
-    shape = broadcast_shape(count._data.shape, prob._data.shape)
-    if shape != count._data.shape:
-        raise RuntimeError(f"output with shape {list(count._data.shape)} doesn't match the "
-                           f"broadcast shape {list(shape)}")
-    p = np.ascontiguousarray(np.broadcast_to(backend.to_numpy(prob._data), shape)).reshape(-1)
+    check_fits(count._data.shape, prob._data.shape)
+    p = np.ascontiguousarray(np.broadcast_to(backend.to_numpy(prob._data),
+                                             count._data.shape)).reshape(-1)
     vals = _sampler_kernels.binomial(_engine(generator), _values(count), p, dt)
     result = _result(vals, count)
     if needs_grad(count, prob):
