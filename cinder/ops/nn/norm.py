@@ -178,7 +178,8 @@ def _batch_stats(x, x64, axes, shape):
     count = x.size // x.shape[1]
     mean = (x64.sum(axis=axes) / count).astype(x.dtype)
     dev = x - mean.reshape(shape)
-    return mean, (dev * dev).astype(np.float64).sum(axis=axes).astype(x.dtype)
+    sq = np.multiply(dev, dev, out=dev)     # in place: dev is a fresh temporary
+    return mean, sq.astype(np.float64).sum(axis=axes).astype(x.dtype)
 
 
 def _update_running(running_mean, running_var, mean, var_sum, momentum, count):
