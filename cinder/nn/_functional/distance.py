@@ -9,15 +9,6 @@ from . import _op
 __all__ = ["normalize"]
 
 
-def _broadcast_pair(a, b):
-    """Both tensors expanded to their common shape (``torch.broadcast_tensors`` of two)."""
-    if a.shape == b.shape:
-        return a, b
-    from ...ops._prep import broadcast_shape
-    shape = broadcast_shape(a.shape, b.shape)
-    return a.expand(shape), b.expand(shape)
-
-
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """``input / max(||input||_p, eps)`` along ``dim``."""
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)

@@ -11,7 +11,6 @@ from ...ops.nn import activation as _act
 from ...ops.nn import loss as _loss
 from .. import _reduction as _Reduction
 from .activation import logsigmoid
-from .distance import _broadcast_pair
 from .linear import linear
 from . import _op, warn as _warn
 
@@ -190,7 +189,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     """Mean (or sum, or none) of ``|input - target|``."""
     _warn_size(input, target)
     reduction = _reduction_str(size_average, reduce, reduction)
-    x, y = _broadcast_pair(input, target)
+    x, y = _loss._broadcast_pair(input, target)
     loss = (x - y).abs()
     if weight is not None:
         return _weighted_reduction(loss, weight, input, reduction)
@@ -202,7 +201,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _warn_size(input, target)
     reduction = _reduction_str(size_average, reduce, reduction)
     if weight is not None:
-        x, y = _broadcast_pair(input, target)
+        x, y = _loss._broadcast_pair(input, target)
         return _weighted_reduction((x - y) ** 2, weight, input, reduction)
     return _loss.mse_loss(input, target, _Reduction.get_enum(reduction))
 

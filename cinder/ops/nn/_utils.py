@@ -190,17 +190,23 @@ def recompute_grads(node, composite, keys, grads):
                  for t in tensors)
 
 
-def recompute_node(name, formulas, saves_also=(), *, composite):
+def recompute_node(name, formulas, saves_also=(), *, composite, joint=None):
     """``node_class`` whose fast ``formulas`` serve ordinary backward passes, and which under
     create_graph=True differentiates ``composite(node, *inputs)`` instead (see
-    ``recompute_grads``). The node saves every input under its formula's name."""
-    from .._registry import node_class
+    ``recompute_grads``). The node saves every input under its formula's name. ``joint``, when
+    given, is ``joint(grad, node, wanted) -> one gradient per input`` (``wanted``: whether
+    each input has an edge); it replaces the per-input formulas in ordinary backward passes
+    so that work they share is done once."""
+    from .._registry import _real_for_real_inputs, node_class
     keys = tuple(formulas)
     base = node_class(name, formulas, saves_also=tuple(saves_also) + keys)
 
     def _apply_formulas(self, grad):
         if not grad_mode.STATE.grad_enabled:
-            return base._apply_formulas(self, grad)
+            if joint is None:
+                return base._apply_formulas(self, grad)
+            wanted = tuple(edge is not None for edge, _ in self.next_functions)
+            return _real_for_real_inputs(joint(grad, self, wanted), self._input_meta)
         grads = recompute_grads(self, composite, keys, grad)
         return tuple(None if edge is None else g
                      for g, (edge, _) in zip(grads, self.next_functions))

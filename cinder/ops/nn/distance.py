@@ -2,7 +2,7 @@
 composed of differentiable cinder ops (so every order of gradient works)."""
 
 from .._registry import FUNCTIONS, register
-from .._prep import broadcast_shape
+from .loss import _broadcast_pair
 
 
 def _op(name):
@@ -20,9 +20,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim`` (inputs broadcast)."""
-    if tuple(x1.shape) != tuple(x2.shape):
-        shape = broadcast_shape(tuple(x1.shape), tuple(x2.shape))
-        x1, x2 = x1.expand(shape), x2.expand(shape)
+    x1, x2 = _broadcast_pair(x1, x2)
     n1 = x1.norm(2, dim, True).clamp_min(eps)
     n2 = x2.norm(2, dim, True).clamp_min(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)

@@ -59,36 +59,47 @@ def _channel_shape(ndim):
     return (1, -1) + (1,) * (ndim - 2)
 
 
-def _bn_parts(grad, s):
-    """(gy, xhat, rstd, reduced axes, count) in the compute dtype."""
+def _bn_grads(grad, s, wanted):
+    """(input, weight, bias) gradients together: xhat and the channel sums of gy and
+    gy * xhat (the bias and weight gradients, and the input gradient's two means) are formed
+    once; the input gradient is rstd * w * (gy - mean(gy) - xhat * mean(gy * xhat)) in
+    training, gy * w * rstd in evaluation."""
+    want_x, want_w, want_b = wanted
     acc = _acc(grad)
-    x = _arr(s.input, acc)
-    shape = _channel_shape(x.ndim)
+    gy = _arr(grad, acc)
+    shape = _channel_shape(gy.ndim)
+    axes = (0,) + tuple(range(2, gy.ndim))
     rstd = s.save_invstd.reshape(shape)
-    xhat = (x - s.save_mean.reshape(shape)) * rstd
-    axes = (0,) + tuple(range(2, x.ndim))
-    return _arr(grad, acc), xhat, rstd, axes, x.size // x.shape[1]
+    w = 1 if s.weight is None else _arr(s.weight, acc).reshape(shape)
+    stats = want_x and s.training
+    sum_gy = gy.sum(axis=axes) if want_b or stats else None
+    xhat = sum_gx = None
+    if want_w or stats:
+        xhat = _arr(s.input, acc) - s.save_mean.reshape(shape)
+        xhat *= rstd
+        sum_gx = (gy * xhat).sum(axis=axes)
+    gx = None
+    if stats:
+        count = gy.size // gy.shape[1]
+        xhat *= (sum_gx / count).reshape(shape)       # xhat is not needed after this
+        gx = np.subtract(gy, xhat, out=xhat)
+        gx -= (sum_gy / count).reshape(shape)
+        gx *= rstd * w
+    elif want_x:
+        gx = gy * (rstd * w)
+    return tuple(None if g is None else like(g, grad) for g in (gx, sum_gx, sum_gy))
 
 
 def _bn_input_grad(grad, s):
-    gy, xhat, rstd, axes, count = _bn_parts(grad, s)
-    shape = _channel_shape(gy.ndim)
-    w = 1 if s.weight is None else _arr(s.weight, gy.dtype).reshape(shape)
-    if s.training:
-        gx = _grad_norm(gy * w, xhat, rstd, axes, count)
-    else:
-        gx = gy * w * rstd
-    return like(gx, grad)
+    return _bn_grads(grad, s, (True, False, False))[0]
 
 
 def _bn_weight_grad(grad, s):
-    gy, xhat, _, axes, _ = _bn_parts(grad, s)
-    return like((gy * xhat).sum(axis=axes), grad)
+    return _bn_grads(grad, s, (False, True, False))[1]
 
 
 def _bn_bias_grad(grad, s):
-    axes = (0,) + tuple(range(2, grad._data.ndim))
-    return like(_arr(grad, _acc(grad)).sum(axis=axes), grad)
+    return _bn_grads(grad, s, (False, False, True))[2]
 
 
 def _bn_ops(s, input, weight, bias):
@@ -103,7 +114,8 @@ def _bn_ops(s, input, weight, bias):
 
 BatchNormNode = recompute_node("NativeBatchNormBackward0", {
     "input": _bn_input_grad, "weight": _bn_weight_grad, "bias": _bn_bias_grad},
-    saves_also=("save_mean", "save_invstd", "training", "eps"), composite=_bn_ops)
+    saves_also=("save_mean", "save_invstd", "training", "eps"), composite=_bn_ops,
+    joint=_bn_grads)
 
 
 def _check_bn(input, weight, bias, running_mean, running_var):
@@ -166,7 +178,8 @@ def _batch_stats(x, x64, axes, shape):
     count = x.size // x.shape[1]
     mean = (x64.sum(axis=axes) / count).astype(x.dtype)
     dev = x - mean.reshape(shape)
-    return mean, (dev * dev).astype(np.float64).sum(axis=axes).astype(x.dtype)
+    sq = np.multiply(dev, dev, out=dev)     # in place: dev is a fresh temporary
+    return mean, sq.astype(np.float64).sum(axis=axes).astype(x.dtype)
 
 
 def _update_running(running_mean, running_var, mean, var_sum, momentum, count):

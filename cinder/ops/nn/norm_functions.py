@@ -10,7 +10,7 @@ from ..._runtime import warn_once
 from .._prep import wrap
 from ...autograd import grad_mode
 from .._registry import FUNCTIONS, OPS, register
-from .norm import _batch_stats, _update_running, batch_norm
+from .norm import _batch_stats, _channel_shape, _update_running, batch_norm
 
 
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
@@ -39,7 +39,7 @@ def batch_norm_update_stats(input, running_mean, running_var, momentum):
     given, move towards the mean and the unbiased variance by ``momentum``."""
     x = input._data
     axes = (0,) + tuple(range(2, x.ndim))
-    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    shape = _channel_shape(x.ndim)
     count = x.size // x.shape[1]
     mean, var_sum = _batch_stats(x, x.astype(np.float64), axes, shape)
     _update_running(running_mean, running_var, mean, var_sum, momentum, count)
@@ -99,7 +99,7 @@ for _fn in (instance_norm, batch_norm_update_stats, norm_except_dim, frobenius_n
 
 def _channel_view(t, ndim):
     """A per-channel (C,) tensor shaped to broadcast against an (N, C, *) input."""
-    return t.view((1, -1) + (1,) * (ndim - 2))
+    return t.view(_channel_shape(ndim))
 
 
 def _reduce_dims(input):
