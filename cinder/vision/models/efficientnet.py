@@ -13,7 +13,7 @@ from ... import nn
 from ...ops import FUNCTIONS as _F
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation, StochasticDepth
 from ..transforms._presets import InterpolationMode
-from ._api import (WeightsEnum, build_model, builder, init_conv_bn_linear, make_divisible,
+from ._api import (WeightsEnum, init_conv_bn_linear, make_builder, make_divisible,
                    weights)
 
 __all__ = ["EfficientNet"] + [f"EfficientNet_{v}_Weights" for v in
@@ -295,18 +295,14 @@ _VARIANTS = {
 
 
 def _make_builder(name):
-    enum, conf, dropout, norm_layer = _VARIANTS[name]
+    enum, conf, default_dropout, norm_layer = _VARIANTS[name]
 
-    def build(*, weights=None, progress=True, **kwargs):
+    def make(dropout=default_dropout, **kwargs):
         setting, last_channel = _efficientnet_conf(name, **conf)
         if norm_layer is not None:
             kwargs["norm_layer"] = norm_layer
-        make = partial(EfficientNet, setting, kwargs.pop("dropout", dropout),
-                       last_channel=last_channel)
-        return build_model(make, enum, weights, progress, kwargs)
-    build.__name__ = build.__qualname__ = name
-    build.__doc__ = f"{name}; ``weights`` takes {enum.__name__} values."
-    return builder(name, enum)(build)
+        return EfficientNet(setting, dropout, last_channel=last_channel, **kwargs)
+    return make_builder(name, enum, make, name)
 
 
 efficientnet_b0 = _make_builder("efficientnet_b0")
