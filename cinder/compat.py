@@ -339,16 +339,15 @@ _saved_child_setup = None      # (get_preparation_data, forkserver preload) whil
 class _ChildHook:
     """Sent to every spawned child inside multiprocessing's preparation data, which the child
     unpickles before it re-imports the script: unpickling runs ``_child_hook.py``, which
-    installs the import hook there with the parent's strictness."""
-
-    def __init__(self, strict):
-        self.strict = strict
+    installs the import hook there with the parent's strictness when the child starts (a later
+    ``install(strict=...)`` in the parent counts)."""
 
     def __reduce__(self):
-        return runpy.run_path, (_CHILD_HOOK_FILE, {"STRICT": self.strict})
+        strict = _finder.strict if _finder is not None else True
+        return runpy.run_path, (_CHILD_HOOK_FILE, {"STRICT": strict})
 
 
-def _hook_child_processes(strict=True):
+def _hook_child_processes():
     """Make ``spawn`` and ``forkserver`` children of this process install the hook too.
 
     ``python -m cinder run`` calls this. ``spawn``: the hook rides in the preparation data.
@@ -365,7 +364,7 @@ def _hook_child_processes(strict=True):
 
     def get_preparation_data(name):
         data = original(name)
-        data["cinder_import_hook"] = _ChildHook(strict)
+        data["cinder_import_hook"] = _ChildHook()
         return data
 
     get_preparation_data.__doc__ = original.__doc__

@@ -8,6 +8,7 @@ error names the file and the folder to put it in.
 
 import fnmatch
 import json
+import math
 import os
 import sys
 from dataclasses import dataclass
@@ -214,8 +215,9 @@ def make_builder(name, enum, make, doc, **options):
     return builder(name, enum)(build)
 
 
-def init_conv_bn_linear(model):
-    """MobileNet-style init: He-normal (fan out) convs, unit norms, N(0, 0.01) linears."""
+def init_conv_bn_linear(model, uniform_linear=False):
+    """MobileNet-style init: He-normal (fan out) convs, unit norms, N(0, 0.01) linears; with
+    ``uniform_linear`` (EfficientNet's), linears are U(-1/sqrt(out), 1/sqrt(out)) instead."""
     for m in model.modules():
         if isinstance(m, nn.Conv2d):
             nn.init.kaiming_normal_(m.weight, mode="fan_out")
@@ -225,7 +227,11 @@ def init_conv_bn_linear(model):
             nn.init.ones_(m.weight)
             nn.init.zeros_(m.bias)
         elif isinstance(m, nn.Linear):
-            nn.init.normal_(m.weight, 0, 0.01)
+            if uniform_linear:
+                bound = 1.0 / math.sqrt(m.out_features)
+                nn.init.uniform_(m.weight, -bound, bound)
+            else:
+                nn.init.normal_(m.weight, 0, 0.01)
             nn.init.zeros_(m.bias)
 
 

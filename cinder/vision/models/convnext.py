@@ -9,7 +9,7 @@ from ... import nn
 from ...nn import functional as F
 from ...ops import FUNCTIONS as _F
 from ..ops.misc import Conv2dNormActivation, Permute, StochasticDepth
-from ._api import WeightsEnum, build_model, builder, weights
+from ._api import WeightsEnum, make_builder, weights
 
 __all__ = ["ConvNeXt", "ConvNeXt_Tiny_Weights", "ConvNeXt_Small_Weights",
            "ConvNeXt_Base_Weights", "ConvNeXt_Large_Weights", "convnext_tiny", "convnext_small",
@@ -152,14 +152,10 @@ _VARIANTS = {
 def _make_builder(name):
     enum, stages, sd_default = _VARIANTS[name]
 
-    def build(*, weights=None, progress=True, **kwargs):
-        setting = [CNBlockConfig(*stage) for stage in stages]
-        sd_prob = kwargs.pop("stochastic_depth_prob", sd_default)
-        return build_model(partial(ConvNeXt, setting, stochastic_depth_prob=sd_prob), enum,
-                           weights, progress, kwargs)
-    build.__name__ = build.__qualname__ = name
-    build.__doc__ = f"{name}; ``weights`` takes {enum.__name__} values."
-    return builder(name, enum)(build)
+    def make(stochastic_depth_prob=sd_default, **kwargs):
+        return ConvNeXt([CNBlockConfig(*stage) for stage in stages],
+                        stochastic_depth_prob=stochastic_depth_prob, **kwargs)
+    return make_builder(name, enum, make, name)
 
 
 convnext_tiny = _make_builder("convnext_tiny")

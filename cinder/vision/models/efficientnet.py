@@ -13,7 +13,8 @@ from ... import nn
 from ...ops import FUNCTIONS as _F
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation, StochasticDepth
 from ..transforms._presets import InterpolationMode
-from ._api import WeightsEnum, build_model, builder, make_divisible, weights
+from ._api import (WeightsEnum, init_conv_bn_linear, make_builder, make_divisible,
+                   weights)
 
 __all__ = ["EfficientNet"] + [f"EfficientNet_{v}_Weights" for v in
                               ("B0", "B1", "B2", "B3", "B4", "B5", "B6", "B7", "V2_S", "V2_M",
@@ -158,21 +159,7 @@ class EfficientNet(nn.Module):
         self.avgpool = nn.AdaptiveAvgPool2d(1)
         self.classifier = nn.Sequential(nn.Dropout(p=dropout, inplace=True),
                                         nn.Linear(last_out, num_classes))
-        self._init_weights()
-
-    def _init_weights(self):
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                bound = 1.0 / math.sqrt(m.out_features)
-                nn.init.uniform_(m.weight, -bound, bound)
-                nn.init.zeros_(m.bias)
+        init_conv_bn_linear(self, uniform_linear=True)
 
     def _forward_impl(self, x):
         return self.classifier(_F["flatten"](self.avgpool(self.features(x)), 1))
@@ -308,18 +295,14 @@ _VARIANTS = {
 
 
 def _make_builder(name):
-    enum, conf, dropout, norm_layer = _VARIANTS[name]
+    enum, conf, default_dropout, norm_layer = _VARIANTS[name]
 
-    def build(*, weights=None, progress=True, **kwargs):
+    def make(dropout=default_dropout, **kwargs):
         setting, last_channel = _efficientnet_conf(name, **conf)
         if norm_layer is not None:
             kwargs["norm_layer"] = norm_layer
-        make = partial(EfficientNet, setting, kwargs.pop("dropout", dropout),
-                       last_channel=last_channel)
-        return build_model(make, enum, weights, progress, kwargs)
-    build.__name__ = build.__qualname__ = name
-    build.__doc__ = f"{name}; ``weights`` takes {enum.__name__} values."
-    return builder(name, enum)(build)
+        return EfficientNet(setting, dropout, last_channel=last_channel, **kwargs)
+    return make_builder(name, enum, make, name)
 
 
 efficientnet_b0 = _make_builder("efficientnet_b0")

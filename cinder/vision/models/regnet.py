@@ -10,7 +10,7 @@ from ... import nn
 from ...ops import FUNCTIONS as _F
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation
 from ..transforms._presets import InterpolationMode
-from ._api import WeightsEnum, build_model, builder, make_divisible, weights
+from ._api import WeightsEnum, make_builder, make_divisible, weights
 
 _SIZES = ["Y_400MF", "Y_800MF", "Y_1_6GF", "Y_3_2GF", "Y_8GF", "Y_16GF", "Y_32GF", "Y_128GF",
           "X_400MF", "X_800MF", "X_1_6GF", "X_3_2GF", "X_8GF", "X_16GF", "X_32GF"]
@@ -264,13 +264,11 @@ def _make_builder(size):
     name, enum = f"regnet_{size.lower()}", globals()[f"RegNet_{size}_Weights"]
     design = dict(_DESIGNS[size], **({"se_ratio": 0.25} if size.startswith("Y") else {}))
 
-    def build(*, weights=None, progress=True, **kwargs):
+    def make(**kwargs):
         params = BlockParams.from_init_params(**design, **kwargs)
         kwargs.setdefault("norm_layer", partial(nn.BatchNorm2d, eps=1e-05, momentum=0.1))
-        return build_model(partial(RegNet, params), enum, weights, progress, kwargs)
-    build.__name__ = build.__qualname__ = name
-    build.__doc__ = f"RegNet {size}; ``weights`` takes {enum.__name__} values."
-    return builder(name, enum)(build)
+        return RegNet(params, **kwargs)
+    return make_builder(name, enum, make, f"RegNet {size}")
 
 
 regnet_y_400mf = _make_builder("Y_400MF")

@@ -3,9 +3,8 @@
 
 from ... import nn
 from ...ops import FUNCTIONS as _F
-from functools import partial
 
-from ._api import WeightsEnum, build_model, builder, ovewrite_named_param, weights
+from ._api import WeightsEnum, make_builder, ovewrite_named_param, weights
 
 __all__ = ["ResNet", "resnet18", "resnet34", "resnet50", "resnet101", "resnet152",
            "resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d", "wide_resnet50_2",
@@ -219,14 +218,11 @@ class Wide_ResNet101_2_Weights(WeightsEnum):
 
 def _make_builder(name, enum, block, layers, **fixed):
     """A public builder ``name(*, weights=None, progress=True, **kwargs)``."""
-    def build(*, weights=None, progress=True, **kwargs):
+    def make(**kwargs):
         for key, value in fixed.items():
             ovewrite_named_param(kwargs, key, value)
-        return build_model(partial(ResNet, block, layers), enum, weights, progress, kwargs)
-    build.__name__ = build.__qualname__ = name
-    build.__doc__ = (f"{name}: a ResNet of {block.__name__}s {layers}; ``weights`` takes "
-                     f"{enum.__name__} values.")
-    return builder(name, enum)(build)
+        return ResNet(block, layers, **kwargs)
+    return make_builder(name, enum, make, f"{name}: a ResNet of {block.__name__}s {layers}")
 
 
 resnet18 = _make_builder("resnet18", ResNet18_Weights, BasicBlock, [2, 2, 2, 2])

@@ -15,7 +15,7 @@ from ...nn import functional as F
 from ...ops import FUNCTIONS as _F
 from ..ops.misc import MLP, Permute, StochasticDepth
 from ..transforms._presets import InterpolationMode
-from ._api import WeightsEnum, build_model, builder, weights
+from ._api import WeightsEnum, make_builder, weights
 
 __all__ = ["SwinTransformer", "Swin_T_Weights", "Swin_S_Weights", "Swin_B_Weights",
            "Swin_V2_T_Weights", "Swin_V2_S_Weights", "Swin_V2_B_Weights", "swin_t", "swin_s",
@@ -361,14 +361,11 @@ _VARIANTS = {
 def _make_builder(name):
     enum, window, sd_default, design = _VARIANTS[name]
 
-    def build(*, weights=None, progress=True, **kwargs):
-        make = partial(SwinTransformer, patch_size=[4, 4], window_size=[window, window],
-                       stochastic_depth_prob=kwargs.pop("stochastic_depth_prob", sd_default),
-                       **design)
-        return build_model(make, enum, weights, progress, kwargs)
-    build.__name__ = build.__qualname__ = name
-    build.__doc__ = f"{name}; ``weights`` takes {enum.__name__} values."
-    return builder(name, enum)(build)
+    def make(**kwargs):
+        defaults = dict(patch_size=[4, 4], window_size=[window, window],
+                        stochastic_depth_prob=sd_default, **design)
+        return SwinTransformer(**dict(defaults, **kwargs))      # kwargs override the defaults
+    return make_builder(name, enum, make, name)
 
 
 swin_t = _make_builder("swin_t")
