@@ -399,18 +399,23 @@ class ReshapeTransform(Transform):
         return shape[:cut] + self.in_shape
 
 
-class ExpTransform(Transform):
+class _ParameterFree(Transform):
+    """A transform without parameters: every instance equals every other of its class (and
+    hashes as a Transform does)."""
+
+    def __eq__(self, other):
+        return isinstance(other, type(self))
+
+    __hash__ = Transform.__hash__
+
+
+class ExpTransform(_ParameterFree):
     """y = exp(x)."""
 
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         return x.exp()
@@ -471,18 +476,13 @@ def _clipped_sigmoid(x):
     return cinder.clamp(cinder.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_ParameterFree):
     """y = 1 / (1 + exp(-x))."""
 
     domain = constraints.real
     codomain = constraints.unit_interval
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         return _clipped_sigmoid(x)
@@ -496,18 +496,13 @@ class SigmoidTransform(Transform):
         return -softplus(-x) - softplus(x)
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(_ParameterFree):
     """y = log(1 + exp(x))."""
 
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SoftplusTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         return softplus(x)
@@ -519,18 +514,13 @@ class SoftplusTransform(Transform):
         return -softplus(-x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_ParameterFree):
     """y = tanh(x)."""
 
     domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         return x.tanh()
@@ -543,16 +533,11 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_ParameterFree):
     """y = |x| (not invertible; the inverse returns y)."""
 
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         return x.abs()
@@ -639,16 +624,11 @@ class AffineTransform(Transform):
                                        getattr(self.scale, "shape", ()))
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(_ParameterFree):
     """From unconstrained vectors to the simplex by softmax (not bijective)."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other):
-        return isinstance(other, SoftmaxTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         probs = (x - x.max(-1, True)[0]).exp()
@@ -668,17 +648,12 @@ class SoftmaxTransform(Transform):
         return shape
 
 
-class StickBreakingTransform(Transform):
+class StickBreakingTransform(_ParameterFree):
     """Bijection from R^(K-1) to the K-simplex by stick breaking."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
-
-    def __eq__(self, other):
-        return isinstance(other, StickBreakingTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         offset = x.shape[-1] + 1 - x.new_ones(x.shape[-1]).cumsum(-1)
@@ -710,16 +685,11 @@ class StickBreakingTransform(Transform):
         return shape[:-1] + (shape[-1] - 1,)
 
 
-class LowerCholeskyTransform(Transform):
+class LowerCholeskyTransform(_ParameterFree):
     """From square matrices to lower-triangular ones with a positive (exponentiated) diagonal."""
 
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.lower_cholesky
-
-    def __eq__(self, other):
-        return isinstance(other, LowerCholeskyTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
@@ -784,17 +754,12 @@ class CorrCholeskyTransform(Transform):
         return shape[:-2] + (d * (d - 1) // 2,)
 
 
-class PositiveDefiniteTransform(Transform):
+class PositiveDefiniteTransform(_ParameterFree):
     """From unconstrained square matrices to positive-definite ones: ``L L^T`` with ``L`` the
     ``LowerCholeskyTransform`` of the input."""
 
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.positive_definite
-
-    def __eq__(self, other):
-        return isinstance(other, PositiveDefiniteTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         x = LowerCholeskyTransform()(x)
