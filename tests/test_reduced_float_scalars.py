@@ -132,3 +132,27 @@ def test_float_remainder_keeps_signed_zero_and_floor_divide_algorithm(dtype):
         u = np.uint32 if dtype == "float32" else np.uint64
         same = (want.view(u) == got.view(u)) | (np.isnan(want) & np.isnan(got))
         assert same.all(), f"{op}: {(~same).sum()} differ"
+
+
+def _near_half_midpoints(n=20000):
+    x = np.random.RandomState(9).randn(n) * 10
+    # float64 values just off a float16 midpoint: float32 rounds them onto it, then ties-to-even
+    x[:4] = (1 + 2**-11 + 2**-40, 1 + 2**-11 - 2**-40, -(1 + 2**-11 + 2**-40), 3 + 2**-10 + 2**-38)
+    return x
+
+
+@pytest.mark.parametrize("how", ["tensor", "list", "to", "half", "copy_"])
+def test_float64_to_float16_rounds_through_float32(how):
+    x = _near_half_midpoints()
+
+    def convert(lib):
+        if how == "tensor":
+            return lib.tensor(x, dtype=lib.float16)
+        if how == "list":
+            return lib.tensor(x[:200].tolist(), dtype=lib.float16)
+        if how == "to":
+            return lib.from_numpy(x).to(lib.float16)
+        if how == "half":
+            return lib.from_numpy(x).half()
+        return lib.empty(x.size, dtype=lib.float16).copy_(lib.from_numpy(x))
+    _assert_bits(convert(cinder), convert(torch))
