@@ -156,3 +156,16 @@ def test_float64_to_float16_rounds_through_float32(how):
             return lib.from_numpy(x).half()
         return lib.empty(x.size, dtype=lib.float16).copy_(lib.from_numpy(x))
     _assert_bits(convert(cinder), convert(torch))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["rsqrt", "sigmoid", "deg2rad", "rad2deg", "exp2", "expm1",
+                                  "reciprocal", "square", "log1p", "tanh"])
+def test_unary_ops_compute_in_float32_and_round_once(name, dtype):
+    t, c = _pair(dtype, seed=10)
+    want, got = getattr(torch, name)(t), getattr(cinder, name)(c)
+    tn, cn = want.float().numpy(), got.float().numpy()
+    assert got._data.dtype == got.dtype.numpy_dtype
+    # one element in ~20k may still differ where float32 libm results straddle a rounding
+    # boundary (NumPy's and PyTorch's float32 kernels differ in the last float32 bit)
+    assert ((tn != cn) & ~(np.isnan(tn) & np.isnan(cn))).sum() <= 1

@@ -310,6 +310,10 @@ def unary(name, kernel, node=None, *, float_only=False, int_ok=True, method=True
             a = a.astype(dt.numpy_dtype)
         elif not int_ok and dt.category != D.FLOATING:
             not_implemented(kernel_name or name + "_cpu", dt)
+        if dt in _REDUCED:
+            # PyTorch evaluates float16/bfloat16 in float32 and rounds once; a kernel of
+            # several NumPy steps would round after each (rsqrt, sigmoid, deg2rad...)
+            a = a.astype(_F32)
         xp = np if input._device.type == "cpu" else xp_of(input)
         res = kernel(xp, a)
         out_dt = dt.to_real() if complex_to_real else dt
