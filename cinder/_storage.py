@@ -9,7 +9,9 @@ import gc
 import itertools
 import pickle
 import sys
+import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -196,13 +198,8 @@ class UntypedStorage(StorageBase):
         """Move the bytes to shared memory in place (a no-op when already shared or not on the
         CPU): every tensor and storage viewing them sees the shared memory from then on, as
         in PyTorch. Returns self."""
-        if self.device.type != "cpu" or self.is_shared():
-            return self
-        if only_holder(self, "_bytes"):
-            root = backend.storage_root(self._bytes)
-            self._bytes = _rebased(self._bytes, root, share_root(root))
-        else:
-            move_root_to_shared(backend.storage_root(self._bytes))
+        if self.device.type == "cpu":
+            move_to_shared(self)
         return self
 
     @classmethod
@@ -443,45 +440,113 @@ def _rebuild_typed(untyped, dtype):
 # ----------------------------------------------------------------------------------------------
 # PyTorch moves the storage object that every view of it holds, so all of them see shared
 # memory afterwards. Here a tensor or storage holds an array whose ``base`` chain leads to the
-# root array owning the bytes; no registry of views exists (keeping one would cost every op).
-# So moving a root repoints every live tensor and storage over it, found by a scan of the
-# objects the garbage collector tracks; the scan is skipped when nothing but the object being
-# moved refers to any link of its chain (the common case: a fresh tensor sent to a Queue).
+# root array owning the bytes (the root plays the part of PyTorch's storage). The tensors that
+# may view a root are known without searching: the tensor itself, its ``_base`` and the views
+# and detached aliases its version counter remembers (``_VersionCounter.note_alias``).
+# Reference counts then prove that nothing else refers to the arrays of those tensors; only
+# when something unexplained does (an alias made by a path that keeps no record, or a raw
+# array) are the objects the garbage collector tracks scanned, as the last resort.
 
-def _chain_counts(holder, attr):
-    """Reference counts of ``getattr(holder, attr)`` and each link of its ``base`` chain up to
-    (and including) the root array, each taken while held by one local name only."""
-    counts = []
-    node = getattr(holder, attr)
-    last_array = 0
-    while node is not None:
-        counts.append(sys.getrefcount(node))
-        if isinstance(node, np.ndarray):
-            last_array = len(counts)
-        node = getattr(node, "base", None)
-    return counts[:last_array]
+_MOVE_LOCK = threading.RLock()   # one move at a time: the check and the repointing are atomic
 
 
-class _Probe:
-    __slots__ = ("data",)
+def _holder_array(holder):
+    """The array a tensor (``_data``) or untyped storage (``_bytes``) views, or None."""
+    arr = getattr(holder, "_data", None) if hasattr(holder, "_dtype") else \
+        getattr(holder, "_bytes", None)
+    return arr if isinstance(arr, np.ndarray) else None
 
 
-def _lone_count():
-    """The count ``_chain_counts`` sees for a link held by exactly one object (it depends on
-    the Python version, so it is measured rather than assumed)."""
-    probe = _Probe()
-    probe.data = np.zeros(4)[1:]
-    return max(_chain_counts(probe, "data"))
+def _candidates(holder):
+    """``holder`` and the live tensors recorded as aliasing it (its base and its views)."""
+    found = {id(holder): holder}
+    base = getattr(holder, "_base", None)
+    if isinstance(base, weakref.ref):       # a storage refers to its tensor weakly
+        base = base()
+    if base is not None:
+        found[id(base)] = base
+    for t in list(found.values()):
+        vc = getattr(t, "_vc", None)
+        for ref in (vc.aliases or ()) if vc is not None else ():
+            alias = ref()
+            if alias is not None:
+                found[id(alias)] = alias
+    return list(found.values())
 
 
-_LONE = _lone_count()
+def _excess_references(arrays):
+    """The largest number of references to a link of the arrays' ``base`` chains (up to the
+    last array of each chain) that neither the holders of ``arrays`` (one each), the list
+    ``arrays`` itself (one per entry) nor the links of the chains explain, plus this
+    function's own temporaries (``_BASELINE``)."""
+    links, expected, arrays_seen = {}, {}, set()
+    for arr in arrays:
+        expected[id(arr)] = expected.get(id(arr), 0) + 2
+        node = arr
+        while node is not None and id(node) not in links:
+            links[id(node)] = node
+            if isinstance(node, np.ndarray):
+                arrays_seen.add(id(node))
+            node = getattr(node, "base", None)
+            if node is not None:
+                expected[id(node)] = expected.get(id(node), 0) + 1
+    arr = node = None
+    excess = 0
+    for key, link in links.items():
+        if key in arrays_seen:
+            excess = max(excess, sys.getrefcount(link) - expected[key])
+    return excess
 
 
-def only_holder(holder, attr):
-    """Whether ``holder`` (through its array ``attr``) is the only object referring to any link
-    between that array and the root owning its memory: then no other tensor or storage views
-    the memory, and moving it needs no search."""
-    return all(count <= _LONE for count in _chain_counts(holder, attr))
+class _Holder:
+    __slots__ = ("_bytes",)
+
+
+def _baseline_excess():
+    """What ``_excess_references`` reports when every reference is explained (its own
+    temporaries: that depends on the Python version, so it is measured, not assumed)."""
+    a, b = _Holder(), _Holder()
+    a._bytes = np.zeros(4)
+    b._bytes = a._bytes[1:]
+    return _excess_references([a._bytes, b._bytes])
+
+
+_BASELINE = _baseline_excess()
+
+
+def _views_of_same_root(holder):
+    """The candidates (``_candidates``) whose array has the same root as ``holder``'s."""
+    root_id = id(backend.storage_root(_holder_array(holder)))
+    group = []
+    for h in _candidates(holder):
+        arr = _holder_array(h)
+        if arr is not None and id(backend.storage_root(arr)) == root_id:
+            group.append(h)
+    return group
+
+
+def move_to_shared(holder):
+    """Move the memory under ``holder`` (a CPU tensor or untyped storage) to shared memory and
+    repoint every tensor and storage that views it. Safe to call from several threads."""
+    with _MOVE_LOCK:
+        arr = _holder_array(holder)
+        if arr is None or segment_of(backend.storage_root(arr)) is not None:
+            return
+        arr = None
+        group = _views_of_same_root(holder)
+        arrays = [_holder_array(h) for h in group]
+        complete = _excess_references(arrays) <= _BASELINE
+        root = backend.storage_root(arrays[0])
+        if not complete:
+            move_root_to_shared(root)
+            return
+        shared = share_root(root)
+        for h, data in zip(group, arrays):
+            new = _rebased(data, root, shared)
+            if hasattr(h, "_dtype"):
+                h._data = new
+            else:
+                h._bytes = new
 
 
 def _rebased(arr, root, new_root):
@@ -503,7 +568,8 @@ def _with_subclasses(cls):
 
 def move_root_to_shared(root):
     """Copy ``root``'s bytes to shared memory and repoint every live tensor and storage that
-    views them; returns the shared root."""
+    views them, found by a scan of the objects the garbage collector tracks (the fallback of
+    ``move_to_shared``); returns the shared root."""
     from ._tensor import Tensor       # _tensor imports this module
     shared = share_root(root)
     tensors, untyped = _with_subclasses(Tensor), _with_subclasses(UntypedStorage)

@@ -28,7 +28,8 @@ def make_view(input, arr, node=None, **saved):
         out._is_inference = True        # inference tensors track neither views nor versions
     else:
         out._base = input if input._base is None else input._base
-        out._vc = input._shared_version_counter()
+        out._vc = vc = input._shared_version_counter()
+        vc.note_alias(out)          # so that share_memory_ finds this view
         out._is_inference = False
     if node is not None and input._requires_grad and needs_grad(input):
         record(node, (input,), (out,), **saved)

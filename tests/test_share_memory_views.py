@@ -1,0 +1,117 @@
+"""``share_memory_`` on tensors that other tensors view: which ones move (compared with PyTorch),
+that the recorded views are found without scanning the heap, that unrecorded aliases still
+move (the fallback), and that several threads can share different tensors at once."""
+
+import threading
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import cinder
+import cinder._storage as storage_mod
+
+
+@pytest.fixture
+def no_heap_scan(monkeypatch):
+    """Fail the test if share_memory_ falls back to scanning the garbage collector's objects."""
+    def scan(root):
+        raise AssertionError("share_memory_ scanned the heap")
+    monkeypatch.setattr(storage_mod, "move_root_to_shared", scan)
+
+
+def _family(L, base):
+    """Tensors and a storage made from ``base`` before it is shared."""
+    return {"base": base, "slice": base[2:6], "t": base.view(3, 4).t(), "detached": base.detach(),
+            "row": base.view(3, 4)[1], "expanded": base[:1].expand(5),
+            "storage": base.untyped_storage(), "param": L.nn.Parameter(base.view(3, 4))}
+
+
+@pytest.mark.parametrize("mover", ["base", "slice", "t", "detached", "row", "storage", "param"])
+def test_every_recorded_alias_moves_without_a_scan(mover, no_heap_scan):
+    shared = {}
+    for L in (torch, cinder):
+        things = _family(L, L.arange(12.))
+        things[mover].share_memory_()
+        shared[L] = {name: obj.is_shared() for name, obj in things.items()}
+        if L is cinder:
+            things["slice"].fill_(-1.0)        # writes through an old view land in the same memory
+            assert things["base"].tolist()[2:6] == [-1.0] * 4
+            assert things["storage"][16] == 0 and things["param"][0, 2].item() == -1.0
+    assert shared[cinder] == shared[torch]
+    assert all(shared[cinder].values())
+
+
+def test_from_numpy_twice_are_two_storages_as_in_torch(no_heap_scan):
+    arr = np.arange(6.0)
+    result = {}
+    for L in (torch, cinder):
+        a, b = L.from_numpy(arr), L.from_numpy(arr)
+        view = a[1:]
+        a.share_memory_()
+        result[L] = (a.is_shared(), view.is_shared(), b.is_shared())
+    assert result[cinder] == result[torch] == (True, True, False)
+
+
+def test_unrecorded_alias_still_moves_through_the_fallback():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        base = cinder.arange(8.)
+        typed = base.storage()                 # holds the root without a record
+        base.share_memory_()
+        assert base.is_shared() and typed.is_shared()
+
+
+def test_many_dead_views_do_not_accumulate():
+    base = cinder.zeros(100)
+    for i in range(10000):
+        base[i % 100]                          # a view each time, dropped at once
+    assert len(base._vc.aliases) < 100
+    keep = [base[i] for i in range(50)]
+    base.share_memory_()
+    assert all(v.is_shared() for v in keep)
+
+
+def test_threads_share_different_tensors_at_once():
+    tensors = [cinder.arange(1000.) + i for i in range(16)]
+    views = [t[10:20] for t in tensors]
+    errors = []
+    start = threading.Barrier(4)
+
+    def work(k):
+        try:
+            start.wait()
+            for t in tensors[k::4]:
+                t.share_memory_()
+        except Exception as exc:                # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+    for i, (t, v) in enumerate(zip(tensors, views)):
+        assert t.is_shared() and v.is_shared()
+        v.fill_(-5.0)
+        assert t[15].item() == -5.0 and t[0].item() == float(i)
+
+
+def test_threads_sharing_the_same_storage_agree():
+    base = cinder.arange(64.)
+    views = [base[i:i + 8] for i in range(0, 64, 8)]
+    start = threading.Barrier(8)
+
+    def work(v):
+        start.wait()
+        v.share_memory_()
+
+    threads = [threading.Thread(target=work, args=(v,)) for v in views]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    base.fill_(3.0)                            # one segment: every view sees the write
+    assert all(v.is_shared() and v.tolist() == [3.0] * 8 for v in views)
