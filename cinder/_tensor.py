@@ -32,25 +32,29 @@ class _VersionCounter:
     ``cinder._storage.move_to_shared``).
     """
 
-    __slots__ = ("value", "aliases", "_prune_at")
+    __slots__ = ("value", "aliases", "prune_at")
 
     def __init__(self):
         self.value = 0
         self.aliases = None
-        self._prune_at = 8
+        self.prune_at = 8
 
     def note_alias(self, tensor):
-        """Remember ``tensor`` as one more view of the storage (a weak reference)."""
+        """Remember ``tensor`` (or a storage) as one more alias of the memory, weakly."""
         refs = self.aliases
         if refs is None:
             refs = self.aliases = []
         refs.append(weakref.ref(tensor))
-        if len(refs) >= self._prune_at:
-            # Drop dead views now and then (amortised O(1): the next prune waits until the
-            # list has doubled), so a long-lived base indexed millions of times stays small.
-            live = [r for r in refs if r() is not None]
-            refs[:] = live
-            self._prune_at = max(8, 2 * len(live))
+        if len(refs) >= self.prune_at:
+            self.prune()
+
+    def prune(self):
+        """Drop the references to dead aliases. The next prune waits until the list has
+        doubled, so the cost is amortised O(1) per alias and a long-lived base indexed
+        millions of times keeps a short list."""
+        refs = self.aliases
+        refs[:] = [r for r in refs if r() is not None]
+        self.prune_at = max(8, 2 * len(refs))
 
 
 class Tensor:
