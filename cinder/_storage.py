@@ -66,11 +66,11 @@ def adopt_numpy(arr):
     if arr.flags.c_contiguous:
         # The common case (a DataLoader does this for every sample), in a few microseconds.
         try:
-            raw = memoryview(arr).cast("B")
+            owner = np.frombuffer(memoryview(arr), arr.dtype)   # raw bytes, read as dtype
         except (ValueError, TypeError):       # dtypes without a buffer format (bfloat16)
-            raw = memoryview(arr.reshape(-1).view(np.uint8))
-        owner = np.frombuffer(raw, np.uint8)
-        out = owner.view(arr.dtype).reshape(arr.shape)
+            owner = np.frombuffer(memoryview(arr.reshape(-1).view(np.uint8)), np.uint8)
+            owner = owner.view(arr.dtype)
+        out = owner.reshape(arr.shape)
         if out.strides == arr.strides:      # size-1 dims may carry any stride: keep those
             return out
     if any(st < 0 for st in arr.strides):
