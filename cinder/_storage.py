@@ -479,21 +479,25 @@ def _excess_references(arrays):
     last array of each chain) that neither the holders of ``arrays`` (one each), the list
     ``arrays`` itself (one per entry) nor the links of the chains explain, plus this
     function's own temporaries (``_BASELINE``)."""
-    links, expected, arrays_seen = {}, {}, set()
+    links, expected, checked = {}, {}, set()
     for arr in arrays:
         expected[id(arr)] = expected.get(id(arr), 0) + 2
-        node = arr
+        chain, node = [], arr
         while node is not None and id(node) not in links:
             links[id(node)] = node
-            if isinstance(node, np.ndarray):
-                arrays_seen.add(id(node))
+            chain.append(id(node))
             node = getattr(node, "base", None)
             if node is not None:
                 expected[id(node)] = expected.get(id(node), 0) + 1
+        # Every link up to the chain's last array (the root, when the walk got that far);
+        # what lies beyond the root (a memoryview, a memory map) is the root's own business.
+        last = max((i for i, key in enumerate(chain) if isinstance(links[key], np.ndarray)),
+                   default=-1)
+        checked.update(chain[:last + 1])
     arr = node = None
     excess = 0
     for key, link in links.items():
-        if key in arrays_seen:
+        if key in checked:
             excess = max(excess, sys.getrefcount(link) - expected[key])
     return excess
 

@@ -115,3 +115,23 @@ def test_threads_sharing_the_same_storage_agree():
         th.join()
     base.fill_(3.0)                            # one segment: every view sees the write
     assert all(v.is_shared() and v.tolist() == [3.0] * 8 for v in views)
+
+
+def _more_aliases(L, base):
+    """Aliases made by other paths (some keep no record: they must still move)."""
+    other = L.zeros(0)
+    other.set_(base)
+    parts = base.view(3, 4).unbind(0)
+    return {"base": base, "as_strided": base.as_strided((2, 2), (3, 1), 1), "set_": other,
+            "unbind": parts[1], "split": base.split(5)[1], "narrow": base.narrow(0, 3, 4),
+            "diagonal": base.view(3, 4).diagonal(), "flatten": base.view(3, 4).flatten(),
+            "reshape": base.reshape(2, 6), "real": L.view_as_real(L.zeros(3, dtype=L.complex64))}
+
+
+def test_aliases_made_by_other_paths_match_torch():
+    shared = {}
+    for L in (torch, cinder):
+        things = _more_aliases(L, L.arange(12.))
+        things["base"].share_memory_()
+        shared[L] = {name: obj.is_shared() for name, obj in things.items()}
+    assert shared[cinder] == shared[torch]
