@@ -245,7 +245,8 @@ class TypedStorage:
     ``TypedStorage(n)``, ``TypedStorage([1, 2], dtype=...)``, ``torch.FloatStorage(3)``.
     """
 
-    __slots__ = ("dtype", "_wrapped", "_root", "_root_device")
+    # _vc and _base: the record share_memory_ uses to find the tensors over the same memory.
+    __slots__ = ("dtype", "_wrapped", "_root", "_root_device", "_vc", "_base", "__weakref__")
     is_sparse = False
 
     def __init__(self, *args, dtype=None, device=None, wrap_storage=None):
@@ -284,6 +285,10 @@ class TypedStorage:
         if self._root is not None:
             self._wrapped = UntypedStorage._from_root(self._root, self._root_device)
             self._root = None
+            vc = getattr(self, "_vc", None)
+            if vc is not None:      # the wrapper takes over this storage's record
+                self._wrapped._vc, self._wrapped._base = vc, self._base
+                vc.note_alias(self._wrapped)
         return self._wrapped
 
     @_untyped.setter
@@ -451,9 +456,14 @@ _MOVE_LOCK = threading.RLock()   # one move at a time: the check and the repoint
 
 
 def _holder_array(holder):
-    """The array a tensor (``_data``) or untyped storage (``_bytes``) views, or None."""
-    arr = getattr(holder, "_data", None) if hasattr(holder, "_dtype") else \
-        getattr(holder, "_bytes", None)
+    """The array a tensor (``_data``), untyped storage (``_bytes``) or typed storage not yet
+    wrapped (``_root``) views, or None."""
+    if hasattr(holder, "_dtype"):
+        arr = getattr(holder, "_data", None)
+    elif isinstance(holder, TypedStorage):
+        arr = getattr(holder, "_root", None)
+    else:
+        arr = getattr(holder, "_bytes", None)
     return arr if isinstance(arr, np.ndarray) else None
 
 
@@ -549,6 +559,8 @@ def move_to_shared(holder):
             new = _rebased(data, root, shared)
             if hasattr(h, "_dtype"):
                 h._data = new
+            elif isinstance(h, TypedStorage):
+                h._root = shared            # its data is the root itself
             else:
                 h._bytes = new
 

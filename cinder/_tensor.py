@@ -233,17 +233,21 @@ class Tensor:
 
     def untyped_storage(self):
         from ._storage import UntypedStorage
-        storage = UntypedStorage._from_root(backend.storage_root(self._data), self._device)
+        return self._record_storage(
+            UntypedStorage._from_root(backend.storage_root(self._data), self._device))
+
+    def storage(self):
+        from ._storage import TypedStorage
+        return self._record_storage(TypedStorage._from_tensor(self))
+
+    def _record_storage(self, storage):
+        """Record ``storage`` (made over this tensor's memory) like a view, so that
+        ``share_memory_`` on either finds the other; returns it."""
         if not self._is_inference:
-            # Recorded like a view, so that share_memory_ on either finds the other.
             storage._vc = vc = self._shared_version_counter()
             vc.note_alias(storage)
             storage._base = weakref.ref(self if self._base is None else self._base)
         return storage
-
-    def storage(self):
-        from ._storage import TypedStorage
-        return TypedStorage._from_tensor(self)
 
     def is_contiguous(self, memory_format=None):
         # PyTorch ignores strides of size-1 dims, and an empty tensor is contiguous.

@@ -3,7 +3,6 @@ that the recorded views are found without scanning the heap, that unrecorded ali
 move (the fallback), and that several threads can share different tensors at once."""
 
 import threading
-import warnings
 
 import numpy as np
 import pytest
@@ -11,6 +10,7 @@ import torch
 
 import cinder
 import cinder._storage as storage_mod
+from cinder._tensor import make_tensor
 
 
 @pytest.fixture
@@ -54,13 +54,33 @@ def test_from_numpy_twice_are_two_storages_as_in_torch(no_heap_scan):
     assert result[cinder] == result[torch] == (True, True, False)
 
 
-def test_unrecorded_alias_still_moves_through_the_fallback():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        base = cinder.arange(8.)
-        typed = base.storage()                 # holds the root without a record
-        base.share_memory_()
-        assert base.is_shared() and typed.is_shared()
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+@pytest.mark.parametrize("mover", ["base", "typed", "wrapped"])
+def test_typed_storages_move_without_a_scan(mover, no_heap_scan):
+    shared = {}
+    for L in (torch, cinder):
+        base = L.arange(8.)
+        things = {"base": base, "typed": base.storage(), "wrapped": base[2:].storage(),
+                  "view": base[1:3]}
+        assert things["wrapped"]._untyped_storage is not None    # wrapped: an UntypedStorage
+        things[mover].share_memory_()
+        shared[L] = {name: obj.is_shared() for name, obj in things.items()}
+    assert shared[cinder] == shared[torch]
+    assert all(shared[cinder].values())
+
+
+def test_unrecorded_alias_still_moves_through_the_fallback(monkeypatch):
+    scans = []
+    real_scan = storage_mod.move_root_to_shared
+    monkeypatch.setattr(storage_mod, "move_root_to_shared",
+                        lambda root: scans.append(root) or real_scan(root))
+    arr = cinder.arange(8.)
+    alias = make_tensor(arr._data[2:])        # an internal alias that keeps no record
+    raw = arr._data[:4]                       # and a raw array held outside any tensor
+    arr.share_memory_()
+    assert len(scans) == 1                    # the reference proof failed: scanned once
+    assert arr.is_shared() and alias.is_shared()
+    assert not np.shares_memory(raw, arr._data)   # a raw array keeps the old memory
 
 
 def test_many_dead_views_do_not_accumulate():
