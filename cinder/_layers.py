@@ -21,6 +21,7 @@ LAYERS = (
      "cinder.autograd.engine"),
     # 3: the tensor core: storage, Tensor, printing, the random streams
     ("cinder._storage", "cinder._tensor", "cinder._tensor_str", "cinder._random_stream",
+     "cinder._randperm",
      "cinder._random_engine",
      "cinder.random", "cinder._utils", "cinder._checkpoint_pickle"),
     # 4: the op table: kernels, derivatives, the dispatch point, publication

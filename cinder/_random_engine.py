@@ -34,7 +34,8 @@ import warnings
 import ml_dtypes
 import numpy as np
 
-from ._random_stream import _init_genrand, _MTStream
+from ._random_stream import _MTStream
+from ._randperm import forward_swaps, inside_out_swaps
 
 __all__ = ["DEFAULT_SEED", "STATE_SIZE", "CPUGeneratorImpl"]
 
@@ -475,7 +476,7 @@ class CPUGeneratorImpl:
         """
         seed = int(seed) % 2**64
         self._seed = seed
-        self._stream.set_torch_state(_init_genrand(seed & 0xFFFFFFFF), 1, 0)
+        self._stream.seed(seed & 0xFFFFFFFF)
         self._next_double_normal = None
         self._next_float_normal = None
         return self
@@ -839,9 +840,9 @@ class CPUGeneratorImpl:
         """``torch.randperm(n, dtype=dtype)``.
 
         For n < (2**32 - 1) / 20: start from arange(n) and, for i = 0 .. n-2, swap slot i
-        with slot i + random() % (n - i). The draws are pulled in one batch; only the swaps
-        (whose targets depend on earlier swaps) run in a Python loop over lists.
-        Larger n use the inside-out Fisher-Yates shuffle with ``random64() % (i + 1)``.
+        with slot i + random() % (n - i). Larger n use the inside-out Fisher-Yates shuffle
+        with ``random64() % (i + 1)``. The draws are pulled in one batch and the swap loops
+        are replayed with whole-array passes (``_randperm``).
         """
         n = int(n)
         dtype = _as_dtype(dtype)
@@ -854,20 +855,17 @@ class CPUGeneratorImpl:
                 f"n cannot be greater than 2^{_DIGITS[dtype]}+1 for {dtype} type.")
         if dtype.kind in "biu" and max(n - 1, 0) > _int_limits(dtype)[1]:
             raise RuntimeError(f"value cannot be converted to type {dtype} without overflow")
-        if n < (2**32 - 1) // 20:
-            offsets = (self._stream.next_u32(max(n - 1, 0)).astype(np.int64)
-                       % np.arange(n, 1, -1, dtype=np.int64))
-            targets = (offsets + np.arange(offsets.size, dtype=np.int64)).tolist()
-            perm = list(range(n))
-            for i, j in enumerate(targets):
-                perm[i], perm[j] = perm[j], perm[i]
+        if n == 0:
+            perm = np.empty(0, dtype=np.int64)
+        elif n < (2**32 - 1) // 20:
+            # random() % (n - i) for i = 0 .. n-2; the remainder fits easily in int64.
+            draws = self._stream.next_u32(n - 1).astype(np.int64)
+            perm = forward_swaps(np.remainder(draws, np.arange(n, 1, -1, dtype=np.int64),
+                                              out=draws))
         else:
-            picks = (self._stream.next_u64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()
-            perm = list(range(n))
-            for i, z in enumerate(picks):
-                perm[i] = perm[z]
-                perm[z] = i
-        return _cast_from_int64(np.array(perm, dtype=np.int64), dtype)
+            picks = self._stream.next_u64(n) % np.arange(1, n + 1, dtype=np.uint64)
+            perm = inside_out_swaps(picks.astype(np.int64))
+        return _cast_from_int64(perm, dtype)
 
     # -- Bernoulli and friends -----------------------------------------------------------------
     def bernoulli_scalar(self, n, p, dtype=np.float32):

@@ -4,6 +4,7 @@ state. The distributions that turn these words into values are in ``_random_engi
 """
 
 import numpy as np
+from numpy.random.bit_generator import ISeedSequence
 
 _MT_N = 624
 _CHUNK = 1 << 15  # words per chunk of in-place array work
@@ -11,18 +12,15 @@ _CHUNK = 1 << 15  # words per chunk of in-place array work
 # =============================================================================================
 # MT19937 engine
 # =============================================================================================
-def _init_genrand(seed32):
-    """Return the 624-word MT19937 state for ``init_genrand(seed32)`` (the reference seeding).
+class _NoSeed(ISeedSequence):
+    """A seed sequence that skips NumPy's entropy hashing: every ``_MTStream`` replaces the
+    state right away, and hashing 624 words costs far more than building the engine."""
 
-    PyTorch and NumPy's legacy ``RandomState(seed)`` both seed this way. 624 steps of Python
-    integer arithmetic take a fraction of a millisecond.
-    """
-    key = [0] * _MT_N
-    key[0] = seed32 & 0xFFFFFFFF
-    for j in range(1, _MT_N):
-        prev = key[j - 1]
-        key[j] = (1812433253 * (prev ^ (prev >> 30)) + j) & 0xFFFFFFFF
-    return np.array(key, dtype=np.uint32)
+    def generate_state(self, n_words, dtype=np.uint32):
+        return np.zeros(n_words, dtype=dtype)
+
+
+_NO_SEED = _NoSeed()
 
 
 def _temper(words):
@@ -52,16 +50,25 @@ class _MTStream:
     """
 
     def __init__(self):
-        # Any seed will do: set_torch_state below replaces the state. A fixed seed avoids
-        # NumPy gathering OS entropy for nothing.
-        self._bitgen = np.random.MT19937(0)
+        self._bitgen = np.random.MT19937(_NO_SEED)  # set_torch_state or seed replaces it
         # A Generator over the same engine: its full-range uint32 ``integers`` returns the raw
         # 32-bit outputs (exactly ``random_raw``'s words) without random_raw's uint64 array.
         self._words = np.random.Generator(self._bitgen)
-        self._key = None  # state words while an override is active
+        # A legacy RandomState over the same engine, only for its C ``init_genrand`` seeding.
+        self._legacy = np.random.RandomState(self._bitgen)
+        self._key = None  # state words while an override is active (None: NumPy's own key)
         self._override = None  # (left, next) while PyTorch's pair differs from NumPy's pos
 
     # -- state ---------------------------------------------------------------------------------
+    def seed(self, seed32):
+        """Seed like ``mt19937(seed32)``: ``init_genrand``, and PyTorch's ``left=1, next=0``.
+
+        NumPy's legacy seeding runs the same ``init_genrand`` and leaves ``pos=624`` (the
+        block regenerates on the next draw), which is where PyTorch's fresh engine stands.
+        """
+        self._legacy.seed(int(seed32) & 0xFFFFFFFF)
+        self._key, self._override = None, (1, 0)
+
     def set_torch_state(self, key, left, next_):
         """Load PyTorch's engine fields (``key``: 624 uint32 words)."""
         key = np.asarray(key, dtype=np.uint32).copy()
@@ -73,12 +80,19 @@ class _MTStream:
             self._bitgen.state = _numpy_mt_state(key, _MT_N)
             self._key, self._override = key, (left, next_)
 
+    def _override_key(self):
+        """The state words of an active override; after ``seed`` they are NumPy's own words
+        (NumPy waits at pos=624 and has not touched them), read only when asked for."""
+        if self._key is None:
+            self._key = np.asarray(self._bitgen.state["state"]["key"], dtype=np.uint32)
+        return self._key
+
     def torch_state(self):
         """Return ``(key, left, next)`` as PyTorch's engine would report them."""
-        state = self._bitgen.state["state"]
         if self._override is not None:
             left, next_ = self._override
-            return self._key.copy(), left, next_
+            return self._override_key().copy(), left, next_
+        state = self._bitgen.state["state"]
         pos = int(state["pos"])
         return np.asarray(state["key"], dtype=np.uint32), _MT_N + 1 - pos, pos
 
@@ -95,7 +109,8 @@ class _MTStream:
             take = min(pending, count)
             if next_ + take > _MT_N:
                 raise RuntimeError("mt19937 state reads past the end of its 624 words")
-            head = _temper(self._key[next_:next_ + take])
+            if take:
+                head = _temper(self._override_key()[next_:next_ + take])
             if take < pending:
                 self._override = (left - take, next_ + take)
                 return head

@@ -9,7 +9,9 @@ import gc
 import itertools
 import pickle
 import sys
+import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -64,11 +66,11 @@ def adopt_numpy(arr):
     if arr.flags.c_contiguous:
         # The common case (a DataLoader does this for every sample), in a few microseconds.
         try:
-            raw = memoryview(arr).cast("B")
+            owner = np.frombuffer(memoryview(arr), arr.dtype)   # raw bytes, read as dtype
         except (ValueError, TypeError):       # dtypes without a buffer format (bfloat16)
-            raw = memoryview(arr.reshape(-1).view(np.uint8))
-        owner = np.frombuffer(raw, np.uint8)
-        out = owner.view(arr.dtype).reshape(arr.shape)
+            owner = np.frombuffer(memoryview(arr.reshape(-1).view(np.uint8)), np.uint8)
+            owner = owner.view(arr.dtype)
+        out = owner.reshape(arr.shape)
         if out.strides == arr.strides:      # size-1 dims may carry any stride: keep those
             return out
     if any(st < 0 for st in arr.strides):
@@ -196,13 +198,8 @@ class UntypedStorage(StorageBase):
         """Move the bytes to shared memory in place (a no-op when already shared or not on the
         CPU): every tensor and storage viewing them sees the shared memory from then on, as
         in PyTorch. Returns self."""
-        if self.device.type != "cpu" or self.is_shared():
-            return self
-        if only_holder(self, "_bytes"):
-            root = backend.storage_root(self._bytes)
-            self._bytes = _rebased(self._bytes, root, share_root(root))
-        else:
-            move_root_to_shared(backend.storage_root(self._bytes))
+        if self.device.type == "cpu":
+            move_to_shared(self)
         return self
 
     @classmethod
@@ -248,7 +245,8 @@ class TypedStorage:
     ``TypedStorage(n)``, ``TypedStorage([1, 2], dtype=...)``, ``torch.FloatStorage(3)``.
     """
 
-    __slots__ = ("dtype", "_wrapped", "_root", "_root_device")
+    # _vc and _base: the record share_memory_ uses to find the tensors over the same memory.
+    __slots__ = ("dtype", "_wrapped", "_root", "_root_device", "_vc", "_base", "__weakref__")
     is_sparse = False
 
     def __init__(self, *args, dtype=None, device=None, wrap_storage=None):
@@ -287,6 +285,10 @@ class TypedStorage:
         if self._root is not None:
             self._wrapped = UntypedStorage._from_root(self._root, self._root_device)
             self._root = None
+            vc = getattr(self, "_vc", None)
+            if vc is not None:      # the wrapper takes over this storage's record
+                self._wrapped._vc, self._wrapped._base = vc, self._base
+                vc.note_alias(self._wrapped)
         return self._wrapped
 
     @_untyped.setter
@@ -443,45 +445,124 @@ def _rebuild_typed(untyped, dtype):
 # ----------------------------------------------------------------------------------------------
 # PyTorch moves the storage object that every view of it holds, so all of them see shared
 # memory afterwards. Here a tensor or storage holds an array whose ``base`` chain leads to the
-# root array owning the bytes; no registry of views exists (keeping one would cost every op).
-# So moving a root repoints every live tensor and storage over it, found by a scan of the
-# objects the garbage collector tracks; the scan is skipped when nothing but the object being
-# moved refers to any link of its chain (the common case: a fresh tensor sent to a Queue).
+# root array owning the bytes (the root plays the part of PyTorch's storage). The tensors that
+# may view a root are known without searching: the tensor itself, its ``_base`` and the views
+# and detached aliases its version counter remembers (``_VersionCounter.note_alias``).
+# Reference counts then prove that nothing else refers to the arrays of those tensors; only
+# when something unexplained does (an alias made by a path that keeps no record, or a raw
+# array) are the objects the garbage collector tracks scanned, as the last resort.
 
-def _chain_counts(holder, attr):
-    """Reference counts of ``getattr(holder, attr)`` and each link of its ``base`` chain up to
-    (and including) the root array, each taken while held by one local name only."""
-    counts = []
-    node = getattr(holder, attr)
-    last_array = 0
-    while node is not None:
-        counts.append(sys.getrefcount(node))
-        if isinstance(node, np.ndarray):
-            last_array = len(counts)
-        node = getattr(node, "base", None)
-    return counts[:last_array]
+_MOVE_LOCK = threading.RLock()   # one move at a time: the check and the repointing are atomic
 
 
-class _Probe:
-    __slots__ = ("data",)
+def _holder_array(holder):
+    """The array a tensor (``_data``), untyped storage (``_bytes``) or typed storage not yet
+    wrapped (``_root``) views, or None."""
+    if hasattr(holder, "_dtype"):
+        arr = getattr(holder, "_data", None)
+    elif isinstance(holder, TypedStorage):
+        arr = getattr(holder, "_root", None)
+    else:
+        arr = getattr(holder, "_bytes", None)
+    return arr if isinstance(arr, np.ndarray) else None
 
 
-def _lone_count():
-    """The count ``_chain_counts`` sees for a link held by exactly one object (it depends on
-    the Python version, so it is measured rather than assumed)."""
-    probe = _Probe()
-    probe.data = np.zeros(4)[1:]
-    return max(_chain_counts(probe, "data"))
+def _candidates(holder):
+    """``holder`` and the live tensors recorded as aliasing it (its base and its views)."""
+    found = {id(holder): holder}
+    base = getattr(holder, "_base", None)
+    if isinstance(base, weakref.ref):       # a storage refers to its tensor weakly
+        base = base()
+    if base is not None:
+        found[id(base)] = base
+    for t in list(found.values()):
+        vc = getattr(t, "_vc", None)
+        for ref in (vc.aliases or ()) if vc is not None else ():
+            alias = ref()
+            if alias is not None:
+                found[id(alias)] = alias
+    return list(found.values())
 
 
-_LONE = _lone_count()
+def _excess_references(arrays):
+    """The largest number of references to a link of the arrays' ``base`` chains (up to the
+    last array of each chain) that neither the holders of ``arrays`` (one each), the list
+    ``arrays`` itself (one per entry) nor the links of the chains explain, plus this
+    function's own temporaries (``_BASELINE``)."""
+    links, expected, checked = {}, {}, set()
+    for arr in arrays:
+        expected[id(arr)] = expected.get(id(arr), 0) + 2
+        chain, node = [], arr
+        while node is not None and id(node) not in links:
+            links[id(node)] = node
+            chain.append(id(node))
+            node = getattr(node, "base", None)
+            if node is not None:
+                expected[id(node)] = expected.get(id(node), 0) + 1
+        # Every link up to the chain's last array (the root, when the walk got that far);
+        # what lies beyond the root (a memoryview, a memory map) is the root's own business.
+        last = max((i for i, key in enumerate(chain) if isinstance(links[key], np.ndarray)),
+                   default=-1)
+        checked.update(chain[:last + 1])
+    arr = node = None
+    excess = 0
+    for key, link in links.items():
+        if key in checked:
+            excess = max(excess, sys.getrefcount(link) - expected[key])
+    return excess
 
 
-def only_holder(holder, attr):
-    """Whether ``holder`` (through its array ``attr``) is the only object referring to any link
-    between that array and the root owning its memory: then no other tensor or storage views
-    the memory, and moving it needs no search."""
-    return all(count <= _LONE for count in _chain_counts(holder, attr))
+class _Holder:
+    __slots__ = ("_bytes",)
+
+
+def _baseline_excess():
+    """What ``_excess_references`` reports when every reference is explained (its own
+    temporaries: that depends on the Python version, so it is measured, not assumed)."""
+    a, b = _Holder(), _Holder()
+    a._bytes = np.zeros(4)
+    b._bytes = a._bytes[1:]
+    return _excess_references([a._bytes, b._bytes])
+
+
+_BASELINE = _baseline_excess()
+
+
+def _views_of_same_root(holder):
+    """The candidates (``_candidates``) whose array has the same root as ``holder``'s."""
+    root_id = id(backend.storage_root(_holder_array(holder)))
+    group = []
+    for h in _candidates(holder):
+        arr = _holder_array(h)
+        if arr is not None and id(backend.storage_root(arr)) == root_id:
+            group.append(h)
+    return group
+
+
+def move_to_shared(holder):
+    """Move the memory under ``holder`` (a CPU tensor or untyped storage) to shared memory and
+    repoint every tensor and storage that views it. Safe to call from several threads."""
+    with _MOVE_LOCK:
+        arr = _holder_array(holder)
+        if arr is None or segment_of(backend.storage_root(arr)) is not None:
+            return
+        arr = None
+        group = _views_of_same_root(holder)
+        arrays = [_holder_array(h) for h in group]
+        complete = _excess_references(arrays) <= _BASELINE
+        root = backend.storage_root(arrays[0])
+        if not complete:
+            move_root_to_shared(root)
+            return
+        shared = share_root(root)
+        for h, data in zip(group, arrays):
+            new = _rebased(data, root, shared)
+            if hasattr(h, "_dtype"):
+                h._data = new
+            elif isinstance(h, TypedStorage):
+                h._root = shared            # its data is the root itself
+            else:
+                h._bytes = new
 
 
 def _rebased(arr, root, new_root):
@@ -503,7 +584,8 @@ def _with_subclasses(cls):
 
 def move_root_to_shared(root):
     """Copy ``root``'s bytes to shared memory and repoint every live tensor and storage that
-    views them; returns the shared root."""
+    views them, found by a scan of the objects the garbage collector tracks (the fallback of
+    ``move_to_shared``); returns the shared root."""
     from ._tensor import Tensor       # _tensor imports this module
     shared = share_root(root)
     tensors, untyped = _with_subclasses(Tensor), _with_subclasses(UntypedStorage)

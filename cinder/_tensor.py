@@ -16,21 +16,45 @@ from . import _C
 from . import _dtype as D
 from . import backend
 from ._device import CPU, as_device
-from ._storage import move_root_to_shared, only_holder, storage_view
+from ._storage import move_to_shared, storage_view
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad, RemovableHandle
-from ._shared_memory import segment_of, share_root
+from ._shared_memory import segment_of
 
 __all__ = ["Tensor", "make_tensor"]
 
 
 class _VersionCounter:
-    """Shared by a tensor and all its views; bumped by every in-place change."""
+    """Shared by a tensor and all its views; bumped by every in-place change.
 
-    __slots__ = ("value",)
+    It also remembers (weakly) the views and detached aliases made from the tensor, so that
+    ``share_memory_`` can move exactly the tensors that see the same storage (see
+    ``cinder._storage.move_to_shared``).
+    """
+
+    __slots__ = ("value", "aliases", "prune_at")
 
     def __init__(self):
         self.value = 0
+        self.aliases = None
+        self.prune_at = 8
+
+    def note_alias(self, tensor):
+        """Remember ``tensor`` (or a storage) as one more alias of the memory, weakly."""
+        refs = self.aliases
+        if refs is None:
+            refs = self.aliases = []
+        refs.append(weakref.ref(tensor))
+        if len(refs) >= self.prune_at:
+            self.prune()
+
+    def prune(self):
+        """Drop the references to dead aliases. The next prune waits until the list has
+        doubled, so the cost is amortised O(1) per alias and a long-lived base indexed
+        millions of times keeps a short list."""
+        refs = self.aliases
+        refs[:] = [r for r in refs if r() is not None]
+        self.prune_at = max(8, 2 * len(refs))
 
 
 class Tensor:
@@ -80,7 +104,8 @@ class Tensor:
         out = object.__new__(cls)
         for name in _CORE_SLOTS:
             setattr(out, name, getattr(self, name))
-        out._vc = self._shared_version_counter()
+        out._vc = vc = self._shared_version_counter()
+        vc.note_alias(out)
         if self._volatile:
             out._volatile = True
         return out
@@ -208,11 +233,21 @@ class Tensor:
 
     def untyped_storage(self):
         from ._storage import UntypedStorage
-        return UntypedStorage._from_root(backend.storage_root(self._data), self._device)
+        return self._record_storage(
+            UntypedStorage._from_root(backend.storage_root(self._data), self._device))
 
     def storage(self):
         from ._storage import TypedStorage
-        return TypedStorage._from_tensor(self)
+        return self._record_storage(TypedStorage._from_tensor(self))
+
+    def _record_storage(self, storage):
+        """Record ``storage`` (made over this tensor's memory) like a view, so that
+        ``share_memory_`` on either finds the other; returns it."""
+        if not self._is_inference:
+            storage._vc = vc = self._shared_version_counter()
+            vc.note_alias(storage)
+            storage._base = weakref.ref(self if self._base is None else self._base)
+        return storage
 
     def is_contiguous(self, memory_format=None):
         # PyTorch ignores strides of size-1 dims, and an empty tensor is contiguous.
@@ -339,14 +374,8 @@ class Tensor:
         """Move the storage to shared memory in place (a no-op when already shared or on
         CUDA); returns self. Every view of the storage, made before or after, sees the shared
         memory, as in PyTorch where the storage object they all hold is what moves."""
-        if self._device.type != "cpu" or self.is_shared():
-            return self
-        if only_holder(self, "_data"):      # no other view: repoint just this tensor
-            root = backend.storage_root(self._data)
-            self._repoint(self._data.shape, self.stride(), self.storage_offset(),
-                          root=share_root(root))
-        else:
-            move_root_to_shared(backend.storage_root(self._data))
+        if self._device.type == "cpu":
+            move_to_shared(self)
         return self
 
     # ------------------------------------------------------------------------------------------
@@ -453,9 +482,12 @@ class Tensor:
         vc.value += 1
 
     def _shared_version_counter(self):
+        """The version counter, about to be shared with a new view or alias of this tensor."""
         vc = self._vc
         if vc is None:
             vc = self._vc = _VersionCounter()
+        if vc.aliases is None:
+            vc.note_alias(self)     # the first alias: record the tensor it is made from too
         return vc
 
     def _grad_accumulator(self):
@@ -532,7 +564,8 @@ class Tensor:
     def detach(self):
         """A new tensor sharing this one's data, cut off from the graph."""
         out = make_tensor(self._data, self._dtype, self._device)
-        out._vc = self._shared_version_counter()
+        out._vc = vc = self._shared_version_counter()
+        vc.note_alias(out)
         out._is_inference = self._is_inference
         return out
 

@@ -7,6 +7,7 @@ rewritten through a ``CopySlices`` node so gradients flow through the modified r
 """
 
 import warnings
+from weakref import ref as _weakref
 
 import numpy as np
 
@@ -28,7 +29,13 @@ def make_view(input, arr, node=None, **saved):
         out._is_inference = True        # inference tensors track neither views nor versions
     else:
         out._base = input if input._base is None else input._base
-        out._vc = input._shared_version_counter()
+        out._vc = vc = input._shared_version_counter()
+        # Recorded (weakly) so that share_memory_ finds this view: note_alias, inlined here
+        # because view ops are cheap and frequent.
+        refs = vc.aliases
+        refs.append(_weakref(out))
+        if len(refs) >= vc.prune_at:
+            vc.prune()
         out._is_inference = False
     if node is not None and input._requires_grad and needs_grad(input):
         record(node, (input,), (out,), **saved)

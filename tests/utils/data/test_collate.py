@@ -58,6 +58,10 @@ COLLATE_CASES = [
     f"{C}([np.int16(3), np.int16(4)])",
     f"{C}([np.bool_(True), np.bool_(False)])",
     f"{C}([1.5, 2.5])", f"{C}([1, 2, 3])", f"{C}([True, False])",
+    # ints and floats take a direct NumPy path only when every element is exactly int/float
+    f"{C}([1, 2.5])", f"{C}([1.5, 2])", f"{C}([1, True])", f"{C}([True, 1])",
+    f"{C}([2**62, -2**63])", f"{C}([float('nan'), -0.0, float('inf')])",
+    f"{C}([1, np.int64(2)])", f"{C}([1.5, np.float32(2)])",
     f"{C}(['a', 'b'])", f"{C}([b'a', b'b'])",
     f"{C}([{{'x': 1, 'y': 2.0}}, {{'x': 3, 'y': 4.0}}])",
     f"{C}([OrderedDict(a=L.tensor([1])), OrderedDict(a=L.tensor([2]))])",

@@ -18,6 +18,7 @@ from .... import _dtype as D
 from ...._tensor import Tensor, make_tensor
 from ...._shared_memory import new_segment
 from ...._storage import storage_view
+from . import worker as _worker
 from ...._tensor import contiguous_strides
 
 np_str_obj_array_pattern = re.compile(r"[SaUO]")
@@ -102,9 +103,8 @@ def collate(batch, *, collate_fn_map=None):
         return elem_type(*(collate(samples, collate_fn_map=collate_fn_map)
                            for samples in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
-        it = iter(batch)
-        elem_size = len(next(it))
-        if not all(len(e) == elem_size for e in it):
+        # One length for all: map(len) and the set run in C (no generator per batch).
+        if len(set(map(len, batch))) > 1:
             raise RuntimeError("each element in list of batch should be of equal size")
         fields = [collate(samples, collate_fn_map=collate_fn_map) for samples in zip(*batch)]
         if isinstance(elem, tuple):
@@ -115,9 +115,8 @@ def collate(batch, *, collate_fn_map=None):
 
 def _shared_out(batch):
     """An uninitialised tensor of the stacked shape in shared memory (inside workers only)."""
-    from .worker import get_worker_info
     elem = batch[0]
-    if get_worker_info() is None or elem.device.type != "cpu":
+    if _worker.get_worker_info() is None or elem.device.type != "cpu":
         return None
     shape = (len(batch),) + tuple(elem.shape)
     numel = len(batch) * elem.numel()
@@ -139,10 +138,10 @@ def _uniform(batch):
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
-    from .... import stack
     if not _uniform(batch):
         # Mixed shapes, dtypes or devices, or autograd: the stack op checks, casts, records
         # and raises exactly as PyTorch's does.
+        from .... import stack
         return stack(batch, 0, out=_shared_out(batch))
     # The common case: write the samples straight into the batch buffer (shared memory in a
     # worker), one pass and none of the op's per-tensor checks.
@@ -180,12 +179,30 @@ def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
     return _as_tensor(batch)
 
 
+def _plain_numbers(batch, kind, dtype):
+    """``batch`` as a 1-D ``dtype`` tensor when every element is exactly of type ``kind`` and
+    fits (what ``torch.tensor(batch)`` gives then), else None. A direct ``np.array`` skips
+    ``tensor()``'s general inference for the common case of a batch of labels."""
+    if set(map(type, batch)) != {kind}:
+        return None
+    try:
+        return make_tensor(np.array(batch, dtype=dtype.numpy_dtype), dtype)
+    except OverflowError:
+        return None                         # tensor() raises PyTorch's error for it
+
+
 def collate_float_fn(batch, *, collate_fn_map=None):
+    out = _plain_numbers(batch, float, D.float64)
+    if out is not None:
+        return out
     from .... import tensor
     return tensor(batch, dtype=D.float64)
 
 
 def collate_int_fn(batch, *, collate_fn_map=None):
+    out = _plain_numbers(batch, int, D.int64)
+    if out is not None:
+        return out
     from .... import tensor
     return tensor(batch)
 
