@@ -1,0 +1,132 @@
+"""``torch.embedding_bag``: sums, means or maxima over bags of embedding rows, the kernel
+behind ``nn.functional.embedding_bag``.
+
+The pooled rows are a composite of the embedding lookup (``embedding.py``) and an index_add
+(sum, mean) or a scatter-amax (max), so gradients reach the weight at every order. Like
+PyTorch's CPU kernel it also returns three integer bookkeeping tensors: the bag of each index
+(``offset2bag``), the number of rows that counted in each bag (``bag_size``) and, in max mode,
+the weight row each maximum came from (``max_indices``).
+"""
+
+import numpy as np
+
+from ... import _dtype as D
+from .._prep import xp_of
+from .._registry import FUNCTIONS, register
+from .embedding import _check_indices, embedding
+from ._utils import like
+
+_SUM, _MEAN, _MAX = 0, 1, 2
+
+
+def _op(name):
+    return FUNCTIONS[name]
+
+
+def _check(weight, indices, offsets, mode, per_sample_weights, padding_idx):
+    """PyTorch's argument checks; returns the padding row (-1 for none)."""
+    _check_indices(indices, "embedding_bag")
+    _check_indices(offsets, "embedding_bag")
+    if mode not in (_SUM, _MEAN, _MAX):
+        raise RuntimeError("`mode` must be sum, mean, or max.")
+    if per_sample_weights is not None and mode != _SUM:
+        raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
+    n = weight.shape[0]
+    if offsets.numel() and int(offsets[0]) != 0:
+        raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
+                           f"has to start from position 0. However, got {int(offsets[0])}")
+    if padding_idx is None:
+        return -1
+    if not -n <= padding_idx < n:
+        raise RuntimeError(f"padding_idx must be within the number of embeddings, {-n} through "
+                           f"{n - 1}, but got {padding_idx}")
+    return padding_idx % n
+
+
+def _bag_of(xp, indices, offsets, bags):
+    """The bag of each index: the last of the first ``bags`` offsets at or before it (so the
+    last bag runs to the end of the input, as in PyTorch's CPU kernel, even when
+    ``include_last_offset`` gives a smaller final offset)."""
+    starts = offsets._data[:bags].astype(np.int64)
+    return xp.searchsorted(starts, xp.arange(indices.shape[0]), side="right") - 1
+
+
+def _fast_path(weight, mode, padding):
+    """Whether PyTorch's CPU kernel takes its index-select path (sum or mean of float rows,
+    no padding), whose bookkeeping differs from the general path's."""
+    return mode != _MAX and padding < 0 and weight._dtype in (D.float32, D.float16, D.bfloat16)
+
+
+def _max_rows(xp, flat, bag_of, rows, bags):
+    """For each bag and column, the weight row holding the (first) maximum; 0 for empty bags.
+    Sorting by (bag, value) once puts each bag's maximum at the end of its run."""
+    dim = rows.shape[1]
+    out = xp.zeros((bags, dim), dtype=np.int64)
+    if flat.size == 0:
+        return out
+    for col in range(dim):          # a loop over columns, not elements
+        # stable sort on -value keeps the first of equal maxima first within each bag
+        order = xp.lexsort((-rows[:, col], bag_of))
+        first = xp.ones(order.size, dtype=bool)
+        first[1:] = bag_of[order][1:] != bag_of[order][:-1]
+        out[bag_of[order][first], col] = flat[order][first]
+    return out
+
+
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Pool the rows of ``weight`` named by the 1-D ``indices`` in bags that start at
+    ``offsets``: ``mode`` 0 sums (each row scaled by ``per_sample_weights`` when given),
+    1 averages, 2 takes the maximum; rows at ``padding_idx`` take no part and an empty bag
+    gives zeros. Returns ``(output, offset2bag, bag_size, max_indices)``."""
+    padding = _check(weight, indices, offsets, mode, per_sample_weights, padding_idx)
+    xp = xp_of(weight)
+    bags = offsets.shape[0] - 1 if include_last_offset else offsets.shape[0]
+    flat = indices._data.reshape(-1).astype(np.int64)
+    bag_of = _bag_of(xp, indices, offsets, bags)
+    keep = bag_of >= 0
+    if padding >= 0:
+        keep &= flat != padding
+    rows = embedding(weight, indices.reshape(-1), padding, scale_grad_by_freq, sparse)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.reshape(-1, 1)
+    pooled = keep
+    if include_last_offset and _fast_path(weight, mode, padding) and offsets.numel():
+        # PyTorch's index-select fast path sums only up to the final offset, yet counts (and
+        # a mean divides by) every index of the last bag
+        pooled = keep & (xp.arange(flat.size) < int(offsets[-1]))
+    kept_bags = like(bag_of[pooled], indices, D.int64)
+    rows = rows[like(pooled, indices, D.bool)]
+    out = weight.new_zeros((bags, weight.shape[1]))
+    if mode == _MAX:
+        # include_self=False: an empty bag keeps its zeros
+        out = out.scatter_reduce(0, kept_bags.unsqueeze(1).expand_as(rows), rows, "amax",
+                                 include_self=False)
+    else:
+        out = out.index_add(0, kept_bags, rows)
+    sizes = xp.bincount(bag_of[keep], minlength=bags)[:bags].astype(np.int64)
+    if mode == _MEAN:
+        out = out / like(np.maximum(sizes, 1)[:, None], out)
+    return (out,) + _bookkeeping(xp, weight, indices, offsets, mode, padding, flat, keep,
+                                 bag_of, sizes, bags)
+
+
+def _bookkeeping(xp, weight, indices, offsets, mode, padding, flat, keep, bag_of, sizes,
+                 bags):
+    """offset2bag, bag_size and max_indices as PyTorch's CPU kernel leaves them: its
+    index-select fast path (sum of float rows, no padding) fills no offset2bag, and a sum
+    fills neither bag_size nor max_indices; a mean repeats bag_size as max_indices."""
+    dtype = D.promote_types(indices._dtype, offsets._dtype)
+    fast_sum = mode == _SUM and _fast_path(weight, mode, padding)
+    offset2bag = xp.zeros(0, np.int64) if fast_sum else xp.maximum(bag_of, 0)
+    if mode == _SUM:
+        bag_size = max_indices = xp.zeros(bags, np.int64)
+    elif mode == _MEAN:
+        bag_size = max_indices = sizes
+    else:
+        bag_size = sizes
+        max_indices = _max_rows(xp, flat[keep], bag_of[keep], weight._data[flat[keep]], bags)
+    return tuple(like(a.copy(), indices, dtype) for a in (offset2bag, bag_size, max_indices))
+
+
+register("embedding_bag", embedding_bag, method=False, family="nn.embedding")
