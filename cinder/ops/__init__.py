@@ -16,4 +16,4 @@ from . import view_copy  # noqa: F401  (the <view>_copy ops)
 from . import _registry
 from ._registry import FUNCTIONS, OPS  # noqa: F401
 _registry.publish_core_methods()   # Tensor-core methods through the dispatch point too
-from . import sparse_kernels, segment_reduce  # noqa: F401  (issue 6: the last names)
+from . import sparse_kernels, segment_reduce, lobpcg  # noqa: F401  (issue 6: the last names)
