@@ -15,7 +15,7 @@ eigenvalues (``_symeig_backward``), written in cinder ops.
 """
 
 from .. import _dtype as D
-from .._tensor import Tensor, make_tensor
+from .._tensor import make_tensor
 from ..autograd import grad_mode
 from ..random import Generator
 from ._prep import xp_of
