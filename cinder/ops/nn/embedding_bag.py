@@ -108,11 +108,11 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     if mode == _MEAN:
         out = out / like(np.maximum(sizes, 1)[:, None], out)
     return (out,) + _bookkeeping(xp, weight, indices, offsets, mode, padding, flat, keep,
-                                 bag_of, sizes, bags)
+                                 bag_of, sizes, bags, out.requires_grad)
 
 
 def _bookkeeping(xp, weight, indices, offsets, mode, padding, flat, keep, bag_of, sizes,
-                 bags):
+                 bags, recorded):
     """offset2bag, bag_size and max_indices as PyTorch's CPU kernel leaves them: its
     index-select fast path (sum of float rows, no padding) fills no offset2bag, and a sum
     fills neither bag_size nor max_indices; a mean repeats bag_size as max_indices."""
@@ -120,7 +120,10 @@ def _bookkeeping(xp, weight, indices, offsets, mode, padding, flat, keep, bag_of
     fast_sum = mode == _SUM and _fast_path(weight, mode, padding)
     offset2bag = xp.zeros(0, np.int64) if fast_sum else xp.maximum(bag_of, 0)
     if mode == _SUM:
-        bag_size = max_indices = xp.zeros(bags, np.int64)
+        # PyTorch's forward-only kernel sizes these by the offsets (include_last_offset or
+        # not), the one it runs when a gradient is needed by the bags
+        count = bags if recorded else offsets.shape[0]
+        bag_size = max_indices = xp.zeros(count, np.int64)
     elif mode == _MEAN:
         bag_size = max_indices = sizes
     else:
