@@ -59,17 +59,20 @@ def _fast_path(weight, mode, padding):
 
 def _max_rows(xp, flat, bag_of, rows, bags):
     """For each bag and column, the weight row holding the (first) maximum; 0 for empty bags.
-    Sorting by (bag, value) once puts each bag's maximum at the end of its run."""
+    The kept indices come in bag order, so each bag is one run: the maxima and the first
+    position reaching them are two ``reduceat`` passes over the runs."""
     dim = rows.shape[1]
     out = xp.zeros((bags, dim), dtype=np.int64)
     if flat.size == 0:
         return out
-    for col in range(dim):          # a loop over columns, not elements
-        # stable sort on -value keeps the first of equal maxima first within each bag
-        order = xp.lexsort((-rows[:, col], bag_of))
-        first = xp.ones(order.size, dtype=bool)
-        first[1:] = bag_of[order][1:] != bag_of[order][:-1]
-        out[bag_of[order][first], col] = flat[order][first]
+    starts = xp.flatnonzero(xp.concatenate([xp.ones(1, bool), bag_of[1:] != bag_of[:-1]]))
+    run = xp.cumsum(xp.concatenate([xp.zeros(1, np.int64),
+                                    (bag_of[1:] != bag_of[:-1]).astype(np.int64)]))
+    best = xp.maximum.reduceat(rows, starts, axis=0)
+    position = xp.arange(flat.size)[:, None]
+    hits = xp.where(rows == best[run], position, flat.size)
+    first = xp.minimum.reduceat(hits, starts, axis=0)
+    out[bag_of[starts]] = flat[first]
     return out
 
 
