@@ -131,6 +131,7 @@ def _bag_errors(make):
     weight = make((6, 3))
     indices = make((8,), "int64", values=[1, 2, 4, 5, 4, 3, 2, 0])
     offsets = make((4,), "int64", values=[0, 2, 2, 5])
+    one = make((1,), "int64", values=[0])
     return [
         ErrorSample(Sample(weight, indices, offsets, False, 3), match="`mode` must be"),
         ErrorSample(Sample(weight, make((8,)), offsets, False, 0), match="'indices'"),
@@ -140,6 +141,10 @@ def _bag_errors(make):
                     match="offsets\\[0\\] has to be 0"),
         ErrorSample(Sample(weight, indices, offsets, False, 0, False, None, False, 6),
                     match="padding_idx must be within"),
+        ErrorSample(Sample(weight, make((2,), "int64", values=[1, 9]), one, False, 1),
+                    match="not in the valid range"),
+        ErrorSample(Sample(weight, make((2,), "int64", values=[1, -1]), one, False, 2),
+                    match="Expected idx >= 0"),
     ]
 
 

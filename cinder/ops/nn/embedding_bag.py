@@ -32,6 +32,7 @@ def _check(weight, indices, offsets, mode, per_sample_weights, padding_idx):
     if per_sample_weights is not None and mode != _SUM:
         raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
     n = weight.shape[0]
+    _check_range(indices, n, mode)
     if offsets.numel() and int(offsets[0]) != 0:
         raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
                            f"has to start from position 0. However, got {int(offsets[0])}")
@@ -41,6 +42,21 @@ def _check(weight, indices, offsets, mode, per_sample_weights, padding_idx):
         raise RuntimeError(f"padding_idx must be within the number of embeddings, {-n} through "
                            f"{n - 1}, but got {padding_idx}")
     return padding_idx % n
+
+
+def _check_range(indices, n, mode):
+    """Every index must name a row (no negative indices here, unlike ``embedding``)."""
+    flat = indices._data.reshape(-1)
+    bad = (flat < 0) | (flat >= n)
+    if not bad.any():
+        return
+    at = int(bad.argmax())
+    value = int(flat[at])
+    if mode == _MAX:
+        raise RuntimeError(f"embedding_bag: Expected idx >= 0 && idx < num_embeddings but found "
+                           f"idx to be {value}")
+    raise RuntimeError(f"Index {at} of input takes value {value} which is not in the valid "
+                       f"range [0, {n})")
 
 
 def _bag_of(xp, indices, offsets, bags):
@@ -90,6 +106,28 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     keep = bag_of >= 0
     if padding >= 0:
         keep &= flat != padding
+    sizes = xp.bincount(bag_of[keep], minlength=bags)[:bags].astype(np.int64)
+    if mode == _MAX:
+        # each maximum is read from its weight row, so the gradient goes to that row (as
+        # PyTorch sends it to max_indices); an empty bag gives zeros
+        max_rows = _max_rows(xp, flat[keep], bag_of[keep], weight._data[flat[keep]], bags)
+        out = weight.gather(0, like(max_rows, weight, D.int64)) * \
+            like((sizes > 0)[:, None], weight)
+    else:
+        max_rows = None
+        out = _pooled_sum(weight, indices, offsets, per_sample_weights, include_last_offset,
+                          scale_grad_by_freq, sparse, padding, mode, keep, bag_of, bags)
+        if mode == _MEAN:
+            out = out / like(np.maximum(sizes, 1)[:, None], out)
+    return (out,) + _bookkeeping(xp, weight, indices, offsets, mode, padding, keep, bag_of,
+                                 sizes, bags, out.requires_grad, max_rows)
+
+
+def _pooled_sum(weight, indices, offsets, per_sample_weights, include_last_offset,
+                scale_grad_by_freq, sparse, padding, mode, keep, bag_of, bags):
+    """The (bags, D) sums of the looked-up rows (scaled by ``per_sample_weights``): a lookup
+    then an index_add, both differentiable."""
+    xp = xp_of(weight)
     rows = embedding(weight, indices.reshape(-1), padding, scale_grad_by_freq, sparse)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.reshape(-1, 1)
@@ -97,25 +135,14 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     if include_last_offset and _fast_path(weight, mode, padding) and offsets.numel():
         # PyTorch's index-select fast path sums only up to the final offset, yet counts (and
         # a mean divides by) every index of the last bag
-        pooled = keep & (xp.arange(flat.size) < int(offsets[-1]))
+        pooled = keep & (xp.arange(keep.size) < int(offsets[-1]))
     kept_bags = like(bag_of[pooled], indices, D.int64)
     rows = rows[like(pooled, indices, D.bool)]
-    out = weight.new_zeros((bags, weight.shape[1]))
-    if mode == _MAX:
-        # include_self=False: an empty bag keeps its zeros
-        out = out.scatter_reduce(0, kept_bags.unsqueeze(1).expand_as(rows), rows, "amax",
-                                 include_self=False)
-    else:
-        out = out.index_add(0, kept_bags, rows)
-    sizes = xp.bincount(bag_of[keep], minlength=bags)[:bags].astype(np.int64)
-    if mode == _MEAN:
-        out = out / like(np.maximum(sizes, 1)[:, None], out)
-    return (out,) + _bookkeeping(xp, weight, indices, offsets, mode, padding, flat, keep,
-                                 bag_of, sizes, bags, out.requires_grad)
+    return weight.new_zeros((bags, weight.shape[1])).index_add(0, kept_bags, rows)
 
 
-def _bookkeeping(xp, weight, indices, offsets, mode, padding, flat, keep, bag_of, sizes,
-                 bags, recorded):
+def _bookkeeping(xp, weight, indices, offsets, mode, padding, keep, bag_of, sizes, bags,
+                 recorded, max_rows):
     """offset2bag, bag_size and max_indices as PyTorch's CPU kernel leaves them: its
     index-select fast path (sum of float rows, no padding) fills no offset2bag, and a sum
     fills neither bag_size nor max_indices; a mean repeats bag_size as max_indices."""
@@ -130,8 +157,7 @@ def _bookkeeping(xp, weight, indices, offsets, mode, padding, flat, keep, bag_of
     elif mode == _MEAN:
         bag_size = max_indices = sizes
     else:
-        bag_size = sizes
-        max_indices = _max_rows(xp, flat[keep], bag_of[keep], weight._data[flat[keep]], bags)
+        bag_size, max_indices = sizes, max_rows
     return tuple(like(a.copy(), indices, dtype) for a in (offset2bag, bag_size, max_indices))
 
 
