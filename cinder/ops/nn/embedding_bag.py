@@ -12,15 +12,12 @@ import numpy as np
 
 from ... import _dtype as D
 from .._prep import xp_of
-from .._registry import FUNCTIONS, register
-from .embedding import _check_indices, embedding
-from ._utils import like
+from ...backend.sparse import pooling_product
+from .._registry import needs_grad, node_class, record, register
+from .embedding import _check_indices
+from ._utils import float_kernel_dtype, like
 
 _SUM, _MEAN, _MAX = 0, 1, 2
-
-
-def _op(name):
-    return FUNCTIONS[name]
 
 
 def _check(weight, indices, offsets, mode, per_sample_weights, padding_idx):
@@ -115,30 +112,70 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
             like((sizes > 0)[:, None], weight)
     else:
         max_rows = None
-        out = _pooled_sum(weight, indices, offsets, per_sample_weights, include_last_offset,
-                          scale_grad_by_freq, sparse, padding, mode, keep, bag_of, bags)
-        if mode == _MEAN:
-            out = out / like(np.maximum(sizes, 1)[:, None], out)
+        out = _pooled_sum(weight, offsets, per_sample_weights, include_last_offset,
+                          scale_grad_by_freq, padding, mode, flat, keep, bag_of, bags, sizes)
     return (out,) + _bookkeeping(xp, weight, indices, offsets, mode, padding, keep, bag_of,
                                  sizes, bags, out.requires_grad, max_rows)
 
 
-def _pooled_sum(weight, indices, offsets, per_sample_weights, include_last_offset,
-                scale_grad_by_freq, sparse, padding, mode, keep, bag_of, bags):
-    """The (bags, D) sums of the looked-up rows (scaled by ``per_sample_weights``): a lookup
-    then an index_add, both differentiable."""
+def _weight_grad(grad, s):
+    """Each bag's gradient sent back to the rows it pooled (scaled as the forward scaled
+    them): an index_select and an index_add, in cinder ops."""
+    g = grad if s.counts is None else grad / s.counts
+    rows = g.index_select(0, s.kept_bags)
+    if s.kept_weights is not None:
+        rows = rows * s.kept_weights.unsqueeze(1)
+    if s.freq is not None:
+        rows = rows / s.freq.unsqueeze(1)
+    return grad.new_zeros(s.weight_shape).index_add(0, s.kept_rows, rows)
+
+
+def _sample_weights_grad(grad, s):
+    """d out / d per_sample_weights[j]: the bag's gradient dotted with row j."""
+    dots = (grad.index_select(0, s.kept_bags) * s.weight.index_select(0, s.kept_rows)).sum(1)
+    return dots.new_zeros(s.num_indices).index_add(0, s.kept_positions, dots)
+
+
+EmbeddingBagNode = node_class("EmbeddingBagBackward0", {
+    "weight": _weight_grad, "per_sample_weights": _sample_weights_grad},
+    saves_also=("counts", "kept_bags", "kept_weights", "freq", "weight_shape", "kept_rows",
+                "weight", "num_indices", "kept_positions"))
+
+
+def _pooled_sum(weight, offsets, per_sample_weights, include_last_offset, scale_grad_by_freq,
+                padding, mode, flat, keep, bag_of, bags, sizes):
+    """The (bags, D) sums (means) of the pooled rows, scaled by ``per_sample_weights``: one
+    sparse product forward; the backward is written in cinder ops."""
     xp = xp_of(weight)
-    rows = embedding(weight, indices.reshape(-1), padding, scale_grad_by_freq, sparse)
-    if per_sample_weights is not None:
-        rows = rows * per_sample_weights.reshape(-1, 1)
     pooled = keep
     if include_last_offset and _fast_path(weight, mode, padding) and offsets.numel():
         # PyTorch's index-select fast path sums only up to the final offset, yet counts (and
         # a mean divides by) every index of the last bag
         pooled = keep & (xp.arange(keep.size) < int(offsets[-1]))
-    kept_bags = like(bag_of[pooled], indices, D.int64)
-    rows = rows[like(pooled, indices, D.bool)]
-    return weight.new_zeros((bags, weight.shape[1])).index_add(0, kept_bags, rows)
+    positions = xp.flatnonzero(pooled)
+    kept_rows, kept_bags = flat[positions], bag_of[positions]
+    compute = float_kernel_dtype(weight)
+    values = xp.ones(positions.size, compute) if per_sample_weights is None else \
+        per_sample_weights._data.reshape(-1)[positions].astype(compute)
+    out = pooling_product(xp, kept_bags, kept_rows, values, bags, weight._data.astype(compute))
+    if mode == _MEAN:
+        out = out / xp.maximum(sizes, 1)[:, None].astype(compute)
+    result = like(xp.ascontiguousarray(out), weight)
+    if needs_grad(weight, per_sample_weights):
+        def to_t(a, dt=D.int64):
+            return like(a, weight, dt)
+        freq = None
+        if scale_grad_by_freq:
+            freq = to_t(xp.bincount(flat, minlength=weight.shape[0])[kept_rows], weight._dtype)
+        psw = per_sample_weights
+        record(EmbeddingBagNode, (weight, psw), (result,),
+               counts=None if mode != _MEAN else to_t(xp.maximum(sizes, 1)[:, None],
+                                                      weight._dtype),
+               kept_bags=to_t(kept_bags), kept_rows=to_t(kept_rows),
+               kept_positions=to_t(positions), weight_shape=tuple(weight.shape),
+               kept_weights=None if psw is None else psw.reshape(-1)[to_t(positions)],
+               freq=freq, weight=weight, num_indices=flat.size)
+    return result
 
 
 def _bookkeeping(xp, weight, indices, offsets, mode, padding, keep, bag_of, sizes, bags,
