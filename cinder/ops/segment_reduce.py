@@ -37,13 +37,21 @@ class _Layout:
         self.rows = batch * n
         self.rest = tuple(shape[axis + 1:])
         self.out_shape = tuple(shape[:axis]) + (segments,) + self.rest
-        # segment of each row: rows outside every segment (unsafe input) belong to none (-1)
-        ids = xp.repeat(xp.arange(self.lengths.size), self.lengths)
-        row_of = xp.repeat(self.starts, self.lengths) + \
-            (xp.arange(ids.size) - xp.repeat(xp.cumsum(self.lengths) - self.lengths,
-                                            self.lengths))
-        self.seg_of = xp.full(self.rows, -1, dtype=np.int64)
-        self.seg_of[row_of] = ids
+        self._xp = xp
+        self._seg_of = None
+
+    @property
+    def seg_of(self):
+        """The segment of each row (-1 for rows outside every segment, on unsafe input);
+        built on first use, by the backward."""
+        if self._seg_of is None:
+            xp, lengths = self._xp, self.lengths
+            ids = xp.repeat(xp.arange(lengths.size), lengths)
+            first = xp.repeat(xp.cumsum(lengths) - lengths, lengths)
+            row_of = xp.repeat(self.starts, lengths) + (xp.arange(ids.size) - first)
+            self._seg_of = xp.full(self.rows, -1, dtype=np.int64)
+            self._seg_of[row_of] = ids
+        return self._seg_of
 
 
 def _reduce_array(xp, data, layout, reduce, initial):
