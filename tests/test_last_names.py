@@ -124,6 +124,19 @@ def test_lobpcg_grad_fn_and_b_refused_in_backward():
 
 
 # ----------------------------------------------------------------------------------------------
+# segment_reduce: the backward is written in cinder ops, so it has second derivatives
+# (PyTorch's raises "derivative for aten::_segment_reduce_backward is not implemented")
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min", "prod"])
+def test_segment_reduce_second_derivatives(reduce):
+    x = cinder.from_numpy(np.random.default_rng(0).standard_normal((5, 3))).requires_grad_()
+    lengths = cinder.tensor([2, 3])
+    assert cinder.autograd.gradgradcheck(
+        lambda t: cinder.segment_reduce(t, reduce, lengths=lengths) ** 2, (x,))
+
+
+# ----------------------------------------------------------------------------------------------
 # embedding_bag through nn.functional
 # ----------------------------------------------------------------------------------------------
 
