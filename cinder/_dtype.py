@@ -119,6 +119,18 @@ def from_numpy_dtype(np_dtype):
             "int8, uint8, and bool.") from None
 
 
+_F64 = np.dtype(np.float64)
+
+
+def cast_array(arr, dtype):
+    """``arr`` converted to ``dtype`` as PyTorch converts: float64 reaches float16 through
+    float32 (C++ has no double-to-half conversion, so PyTorch rounds twice; NumPy's direct
+    conversion differs where the float32 rounding lands on a float16 midpoint)."""
+    if dtype is float16 and arr.dtype == _F64:
+        arr = arr.astype(np.float32)
+    return arr.astype(dtype.numpy_dtype)
+
+
 def by_name(name):
     return _BY_NAME[name]
 

@@ -17,7 +17,6 @@ Moving a tensor's storage here (``Tensor.share_memory_``) copies its bytes once 
 the tensor; from then on every process that maps the segment reads and writes the same bytes.
 """
 
-import fcntl
 import itertools
 import mmap
 import os
@@ -26,6 +25,11 @@ import struct
 import weakref
 
 import numpy as np
+
+try:
+    import fcntl
+except ImportError:     # Windows: cinder imports; sharing memory between processes says why not
+    fcntl = None
 
 # Bytes in front of a file_system segment's data: an int64 reference count, padded so the
 # data stays 64-byte aligned.
@@ -119,6 +123,7 @@ def _bytes_of(seg, nbytes):
 # ----------------------------------------------------------------------------------------------
 def new_fd_segment(nbytes):
     """A fresh zero-filled anonymous shared buffer of ``nbytes`` bytes (a uint8 array)."""
+    _require_posix()
     fd = os.memfd_create("cinder_storage", os.MFD_CLOEXEC)
     try:
         os.ftruncate(fd, max(nbytes, 1))
@@ -136,12 +141,19 @@ def attach_fd(fd, nbytes):
 # ----------------------------------------------------------------------------------------------
 # file_system strategy: named segments with a reference count in their header
 # ----------------------------------------------------------------------------------------------
+def _require_posix():
+    if fcntl is None:
+        raise RuntimeError("shared memory between processes needs a POSIX system (memfd, "
+                           "/dev/shm and flock); this platform has none of them")
+
+
 def _path(name):
     return _SHM_DIR + name
 
 
 def _add_ref(fd, delta):
     """Add ``delta`` to the segment's count under an exclusive lock; returns the new count."""
+    _require_posix()
     fcntl.flock(fd, fcntl.LOCK_EX)
     try:
         count = struct.unpack("<q", os.pread(fd, 8, 0))[0] + delta
@@ -204,6 +216,7 @@ def release_name(name):
 
 def new_named_segment(nbytes):
     """A fresh zero-filled shared buffer under a new /dev/shm name (count 1: this mapping)."""
+    _require_posix()
     session = os.environ.get(SESSION_VARIABLE, "0")
     name = f"/cinder_{session}_{os.getpid()}_{next(_counter)}_{secrets.token_hex(4)}"
     fd = os.open(_path(name), os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)

@@ -5,10 +5,20 @@ Kernels are written once against an *array namespace* ``xp`` (``numpy`` or ``cup
 the memory address of an array also live here.
 """
 
+import warnings
+
 import numpy as np
 
 from .._device import CPU, device
 from . import malloc  # noqa: F401  (keeps freed buffers in the heap; see malloc.py)
+
+# PyTorch computes inf/nan silently: an overflow, a division by zero or an invalid cast inside
+# a cinder kernel must not print NumPy's "overflow encountered in multiply". An errstate block
+# per op would cost microseconds; this filter costs nothing until a warning is raised, and it
+# only covers NumPy's floating-point warnings raised from cinder's own modules (a user's NumPy
+# code keeps its warnings).
+warnings.filterwarnings("ignore", message=r".*encountered in ", category=RuntimeWarning,
+                        module=r"cinder(\.|$)")
 
 __all__ = ["array_module", "array_module_of", "cuda_is_available", "to_device", "data_ptr",
            "storage_root"]

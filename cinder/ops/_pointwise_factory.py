@@ -79,7 +79,22 @@ def _dtype_check(name, check=None, unsupported=None, tensor_other=False):
 
 # Result dtypes the scalar fast path of ``binary`` serves: a float tensor op a Python
 # int/float keeps the tensor's dtype.
-_SCALAR_FAST = frozenset((D.float16, D.float32, D.float64))
+_SCALAR_FAST = frozenset((D.float32, D.float64))
+
+# The reduced-precision floats. PyTorch's CPU kernels compute them in float32 and round the
+# result once; a Python scalar operand is either rounded to the tensor's dtype first (add, sub,
+# remainder...) or, for the ops built with ``opmath_scalar=True`` (mul, div), kept in float32.
+_REDUCED = frozenset((D.float16, D.bfloat16))
+_F32 = np.dtype(np.float32)
+
+
+def _reduced_scalar_operands(a, b, dt, opmath_scalar):
+    """The operands of a float16/bfloat16 tensor op a Python scalar, as PyTorch's CPU kernel
+    sees them (NumPy alone would round the scalar to float16, or compute bfloat16 in float32
+    and keep the float32 result)."""
+    if opmath_scalar:
+        return a.astype(_F32), np.float32(b)
+    return a, dt.numpy_dtype.type(b)
 
 _ONE = 1    # the default alpha: an identity test keeps the common path short
 
@@ -103,6 +118,9 @@ def scaled_other(b, alpha, dt):
     _check_alpha(alpha, dt)
     if dt is D.bool:
         return b if alpha else (b & False)
+    if dt in _REDUCED:
+        # alpha rounded to the dtype, then alpha * other in float32, rounded once with the sum
+        return b.astype(_F32) * np.float32(dt.numpy_dtype.type(alpha))
     return b * scalar_as(alpha, dt)
 
 
@@ -119,7 +137,8 @@ def _scale_by_alpha(name, with_alpha):
 
 def binary(name, kernel, node=None, *, promote_int_to_float=False,
            check=None, method=True, inplace=True, unsupported=None, tensor_other=False,
-           scalar_node=None, alpha=False, precheck=None, inplace_any_dtype=False, ufunc=None):
+           scalar_node=None, alpha=False, precheck=None, inplace_any_dtype=False, ufunc=None,
+           opmath_scalar=False):
     """Define a binary op ``name(input, other, *, out=None)`` from ``kernel(xp, a, b)``.
 
     ``node`` is the graph-node class (None: not differentiable); ``scalar_node`` the one used when
@@ -131,6 +150,8 @@ def binary(name, kernel, node=None, *, promote_int_to_float=False,
     ``alpha`` keyword (``input + alpha * other``, saved for the derivative).
     ``inplace_any_dtype``: the in-place fast path serves every dtype, not only floating ones.
     ``ufunc`` names the NumPy ufunc the kernel is, so CPU calls skip the kernel's frame.
+    ``opmath_scalar``: a Python scalar meets a float16/bfloat16 tensor in float32 (PyTorch's
+    mul and div) instead of being rounded to the tensor's dtype first.
     """
     check = _dtype_check(name, check, unsupported, tensor_other)
     scale = _scale_by_alpha(name, alpha)
@@ -156,6 +177,8 @@ def binary(name, kernel, node=None, *, promote_int_to_float=False,
         a, b, dt, dev = binary_operands(input, other, name)
         if check is not None:
             check(dt, input, other)
+        if dt in _REDUCED and not isinstance(other, Tensor):
+            a, b = _reduced_scalar_operands(a, b, dt, opmath_scalar)
         if alpha is not _ONE:
             b = scale(b, alpha, dt)
         if promote_int_to_float and dt.category < D.FLOATING:
@@ -172,6 +195,10 @@ def binary(name, kernel, node=None, *, promote_int_to_float=False,
                 res = kernel(np if dev.type == "cpu" else xp_of(input), a, b)
         except ValueError as exc:
             reraise_broadcast(exc, a, b)
+        if res.dtype != dt.numpy_dtype:
+            # a reduced-float op computed in float32, or a kernel whose NumPy scalar widened
+            # the result: the tensor holds its own dtype, rounded once
+            res = res.astype(dt.numpy_dtype)
         result = wrap(res, dt, dev)
         if node is not None and (input._requires_grad or getattr(other, "_requires_grad", 0)) \
                 and needs_grad(input, other if isinstance(other, Tensor) else None):
@@ -189,7 +216,8 @@ def binary(name, kernel, node=None, *, promote_int_to_float=False,
     else:
         inp = make_inplace(fn, name, pointwise=True, fast=_direct_write(
             name, kernel, check, precheck, inplace_any_dtype,
-            alpha_sign=(-1 if name == "sub" else 1) if alpha else 0))
+            alpha_sign=(-1 if name == "sub" else 1) if alpha else 0,
+            opmath_scalar=opmath_scalar))
     register(name, fn, method=method, inplace=inp, family="pointwise",
              nodes=(node,) if scalar_node is None else (node, scalar_node))
     return fn
@@ -220,7 +248,8 @@ def _axpy_inplace(self, other, alpha, sign):
 _AXPY_DTYPES = frozenset((D.float32, D.float64))
 
 
-def _direct_write(name, kernel, check, precheck=None, any_dtype=False, alpha_sign=0):
+def _direct_write(name, kernel, check, precheck=None, any_dtype=False, alpha_sign=0,
+                  opmath_scalar=False):
     """The fast path of ``a.op_(b)`` (for ``make_inplace(fast=...)``): when nothing is
     recorded and the result keeps ``a``'s dtype, the kernel's result is written straight into
     ``a``'s array; everything else goes to the generic in-place method. ``alpha_sign`` (+1
@@ -247,6 +276,8 @@ def _direct_write(name, kernel, check, precheck=None, any_dtype=False, alpha_sig
                     raise
             if dt is self._dtype and (any_dtype or dt.category >= D.FLOATING
                                       and name not in ("div", "pow")):
+                if dt in _REDUCED and not isinstance(other, Tensor):
+                    a, b = _reduced_scalar_operands(a, b, dt, opmath_scalar)
                 xp = np if dev.type == "cpu" else xp_of(self)
                 try:
                     res = kernel(xp, a, b)
@@ -279,6 +310,10 @@ def unary(name, kernel, node=None, *, float_only=False, int_ok=True, method=True
             a = a.astype(dt.numpy_dtype)
         elif not int_ok and dt.category != D.FLOATING:
             not_implemented(kernel_name or name + "_cpu", dt)
+        if dt in _REDUCED:
+            # PyTorch evaluates float16/bfloat16 in float32 and rounds once; a kernel of
+            # several NumPy steps would round after each (rsqrt, sigmoid, deg2rad...)
+            a = a.astype(_F32)
         xp = np if input._device.type == "cpu" else xp_of(input)
         res = kernel(xp, a)
         out_dt = dt.to_real() if complex_to_real else dt

@@ -78,7 +78,7 @@ def copy_(self, src, non_blocking=False):
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
                       stacklevel=2)
         arr = arr.real
-    self._data[...] = arr
+    self._data[...] = D.cast_array(arr, self._dtype) if self._dtype is D.float16 else arr
     self._bump_version()
     if needs_grad(self, src):
         _record_inplace(self, CopyNode, (self if self._requires_grad else None, src),
@@ -168,7 +168,7 @@ def _to(input, dtype, dev, copy=False):
             warnings.warn("Casting complex values to real discards the imaginary part",
                           UserWarning, stacklevel=3)
             arr = arr.real
-        arr = arr.astype(dt.numpy_dtype)
+        arr = D.cast_array(arr, dt)
     elif (same_dev and copy) or arr is input._data:
         arr = arr.copy()
     out = make_tensor(arr, dt, input._device if dev is None else dev)

@@ -188,6 +188,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
     arr, inferred = _data_to_numpy(data, dtype)
     dt = _resolve_dtype(dtype, inferred)
+    if dt is D.float16:
+        arr = D.cast_array(np.asarray(arr), dt)     # float64 data rounds through float32
     arr = np.array(arr, dtype=dt.numpy_dtype, copy=True, order="C")
     return _finish(arr, dt, device, requires_grad)
 

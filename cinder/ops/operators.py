@@ -168,7 +168,11 @@ def _invert(self):
 _FORWARD = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div",
             "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
             "or": "bitwise_or", "xor": "bitwise_xor"}
-_REFLECTED = ("add", "mul", "floordiv", "mod", "and", "or", "xor")
+# reflected forms: PyTorch's ``s + t``, ``s * t``, ``s & t``... compute ``t.op(s)`` (the tensor
+# first, so a float16 ``1.1 * t`` is ``t.mul(1.1)``, with mul's float32 scalar); ``s // t`` and
+# ``s % t`` compute ``op(s, t)``
+_COMMUTED = ("add", "mul", "and", "or", "xor")
+_REFLECTED = _COMMUTED + ("floordiv", "mod")
 _COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 _SPECIAL = {"__rsub__": _rsub, "__rtruediv__": _rtruediv, "__rpow__": _rpow,
             "__matmul__": _matmul, "__rmatmul__": _rmatmul, "__neg__": _neg, "__pos__": _pos,
@@ -194,7 +198,8 @@ def _operators():
         table[f"__{short}__"] = _binary(f"__{short}__", op)
         table[f"__i{short}__"] = _inplace(f"__i{short}__", op + "_")
     for short in _REFLECTED:
-        table[f"__r{short}__"] = _binary(f"__r{short}__", _FORWARD[short], reflected=True)
+        table[f"__r{short}__"] = _binary(f"__r{short}__", _FORWARD[short],
+                                         reflected=short not in _COMMUTED)
     for op in _COMPARISONS:
         table[f"__{op}__"] = _binary(f"__{op}__", op)
     for dunder, body in _SPECIAL.items():

@@ -361,6 +361,10 @@ def assert_same(c, t, tol=TOLERANCES, *, check_strides=False, values=True, where
         assert isinstance(c, cinder.Tensor), f"{where}: expected a Tensor, got {type(c).__name__}"
         assert dtype_name(c.dtype) == dtype_name(t.dtype), \
             f"{where}: dtype {c.dtype} != torch's {t.dtype}"
+        # the array behind the tensor must hold the dtype the tensor reports (a float32 array
+        # labelled bfloat16 would print and compute at the wrong precision)
+        assert c._data.dtype == c.dtype.numpy_dtype, \
+            f"{where}: a {c.dtype} tensor holds a {c._data.dtype} array"
         assert tuple(c.shape) == tuple(t.shape), \
             f"{where}: shape {tuple(c.shape)} != torch's {tuple(t.shape)}"
         assert c.requires_grad == t.requires_grad, \
