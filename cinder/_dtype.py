@@ -10,7 +10,7 @@ import numpy as np
 
 __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-    "float32", "float64", "complex64", "complex128", "promote_types", "get_default_dtype",
+    "float32", "float64", "complex64", "complex128", "uint64", "promote_types", "get_default_dtype",
     "set_default_dtype", "can_cast", "finfo", "iinfo",
 ]
 
@@ -81,12 +81,16 @@ complex64 = dtype("complex64", np.complex64, COMPLEX, True, "ComplexFloatStorage
                   "ComplexFloatTensor")
 complex128 = dtype("complex128", np.complex128, COMPLEX, True, "ComplexDoubleStorage",
                    "ComplexDoubleTensor")
+# uint64 is one of PyTorch's "limited support" unsigned types: tensors of it can be made,
+# printed, compared, copied and converted (``hash_tensor`` returns one), but it takes part in
+# no type promotion and most arithmetic kernels refuse it. It is not among ALL_DTYPES.
+uint64 = dtype("uint64", np.uint64, INTEGRAL, False, "UInt64Storage", "UInt64Tensor")
 
 for _d, _cpp in ((bool, "bool"), (uint8, "unsigned char"), (int8, "signed char"),
                  (int16, "short int"), (int32, "int"), (int64, "long int"),
                  (float16, "c10::Half"), (bfloat16, "c10::BFloat16"), (float32, "float"),
                  (float64, "double"), (complex64, "c10::complex<float>"),
-                 (complex128, "c10::complex<double>")):
+                 (complex128, "c10::complex<double>"), (uint64, "unsigned long")):
     _d.cpp_name = _cpp
 
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
@@ -99,8 +103,8 @@ ALIASES = {
 }
 ALIASES = {k: v for k, v in ALIASES.items() if v is not None}
 
-_FROM_NUMPY = {d.numpy_dtype: d for d in ALL_DTYPES}
-_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_FROM_NUMPY = {d.numpy_dtype: d for d in ALL_DTYPES + (uint64,)}
+_BY_NAME = {d.name: d for d in ALL_DTYPES + (uint64,)}
 _BY_NAME.update(ALIASES)
 
 
@@ -158,11 +162,19 @@ def _promote_pair(a, b):
 
 
 _PROMOTE = {(a, b): _promote_pair(a, b) for a in ALL_DTYPES for b in ALL_DTYPES}
+_PROMOTE[uint64, uint64] = uint64
 
 
 def promote_types(type1, type2):
     """The smallest dtype to which both ``type1`` and ``type2`` can be safely cast."""
-    return _PROMOTE[type1, type2]
+    try:
+        return _PROMOTE[type1, type2]
+    except KeyError:
+        if uint64 not in (type1, type2) or type1 is type2:
+            raise
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {type1.scalar_name} and "
+                           f"{type2.scalar_name}") from None
 
 
 def can_cast(from_, to):

@@ -9,9 +9,13 @@ calls, to apply ``randomness`` and to refuse ``.item()`` as PyTorch does:
 - ``randomness='error'``: a random op raises PyTorch's RuntimeError;
 - ``'same'``: every element sees the same random numbers (the generator is rewound before
   each element, so the draws equal one unbatched draw);
-- ``'different'``: the elements draw one after another from the generator. (PyTorch draws one
-  batched tensor; the numbers agree where its sampler fills a batch element by element, as
-  ``rand`` does, but not for ``randn`` of 16 or more values, which it draws vectorised.)
+- ``'different'``: each element gets its own numbers. PyTorch draws one batched tensor per
+  random call, and its samplers do not always fill a batch element by element (``randn`` of 16
+  or more values is drawn vectorised), so the random factories (``rand``, ``randn``,
+  ``randint``, ``normal`` with a size, and their ``_like`` forms) are drawn once, batched,
+  when the first element calls them, and each element takes its slice: the numbers equal
+  PyTorch's bit for bit. Other random ops (dropout, ``bernoulli``, in-place samplers) draw
+  per element.
 """
 
 import functools
@@ -54,11 +58,14 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         size = _batch_size(args, dims, where)
         results = []
         state = _random.get_rng_state() if randomness == "same" else None
+        draws = _BatchedDraws(size) if randomness == "different" else None
         for b in range(size):
             if state is not None:
                 _random.set_rng_state(state)
             sliced = _select(args, dims, b)
-            with _VmapMode(randomness):
+            if draws is not None:
+                draws.start_element(b)
+            with _VmapMode(randomness, draws):
                 results.append(func(*sliced, **kwargs))
         return _stack_outputs(results, out_dims, name)
     return wrapped
@@ -222,8 +229,9 @@ class _VmapMode(TorchFunctionMode):
     # PyTorch's vmap works on ops, below nn.functional (see nn/_functional/__init__.py)
     _cinder_op_level = True
 
-    def __init__(self, randomness):
+    def __init__(self, randomness, draws=None):
         self.randomness = randomness
+        self.draws = draws
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -238,4 +246,77 @@ class _VmapMode(TorchFunctionMode):
                 "vmap: called random operation while in randomness error mode. Please either "
                 "use the 'same' or 'different' randomness flags on vmap or perform the "
                 "randomness operation out of vmap")
+        if self.draws is not None and func.__name__ in _BATCHED_FACTORIES:
+            return self.draws.take(func, args, kwargs)
+        return func(*args, **kwargs)
+
+
+# ----------------------------------------------------------------------------------------------
+# randomness='different': one batched draw per random factory call
+# ----------------------------------------------------------------------------------------------
+
+def _batched_size_call(func, args, kwargs, batch, size_pos):
+    """``func`` called with its ``size`` argument (positional at ``size_pos``, or the
+    trailing ints of ``rand(2, 3)``) given a leading batch dimension."""
+    if "size" in kwargs:
+        kwargs = dict(kwargs, size=(batch,) + tuple(kwargs["size"]))
+        return func(*args, **kwargs)
+    if size_pos is None:            # rand / randn: *size or one sequence
+        size = args[0] if len(args) == 1 and not isinstance(args[0], int) else args
+        return func((batch,) + tuple(size), **kwargs)
+    args = list(args)
+    args[size_pos] = (batch,) + tuple(args[size_pos])
+    return func(*args, **kwargs)
+
+
+def _batched_like_call(func, args, kwargs, batch):
+    """A ``*_like`` factory called on its input broadcast to a leading batch dimension."""
+    inp = args[0] if args else kwargs.pop("input")
+    expanded = inp.unsqueeze(0).expand((batch,) + tuple(inp.shape))
+    return func(expanded, *args[1:], **kwargs)
+
+
+def _batched_call(func, args, kwargs, batch):
+    """The batched draw of a random factory call, or None when the call has no batched form
+    here (``normal`` with tensor mean/std, whose batched draw follows its inputs)."""
+    name = func.__name__
+    if name.endswith("_like"):
+        return _batched_like_call(func, args, kwargs, batch)
+    if name == "randint":
+        return _batched_size_call(func, args, kwargs, batch, len(args) - 1)
+    if name == "normal":
+        if len(args) < 3 and "size" not in kwargs or isinstance(args[0], Tensor) or \
+                isinstance(args[1], Tensor):
+            return None
+        return _batched_size_call(func, args, kwargs, batch, 2)
+    return _batched_size_call(func, args, kwargs, batch, None)
+
+
+_BATCHED_FACTORIES = ("rand", "randn", "randint", "normal", "rand_like", "randn_like",
+                      "randint_like")
+
+
+class _BatchedDraws:
+    """The batched draws of one vmap call: the first element draws each random factory call
+    for the whole batch, later elements replay their slices in the same call order."""
+
+    def __init__(self, batch):
+        self.batch = batch
+        self.draws = []
+        self.element = 0
+        self.call = 0
+
+    def start_element(self, b):
+        self.element, self.call = b, 0
+
+    def take(self, func, args, kwargs):
+        k = self.call
+        self.call += 1
+        if self.element == 0:
+            batched = _batched_call(func, args, kwargs, self.batch)
+            self.draws.append(batched)
+            if batched is not None:
+                return batched[0]
+        elif k < len(self.draws) and self.draws[k] is not None:
+            return self.draws[k][self.element]
         return func(*args, **kwargs)

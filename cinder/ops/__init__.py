@@ -13,6 +13,7 @@ from . import fft, special, windows, spectral  # noqa: F401  (fft, special, wind
 from . import tensor_extras, removed, static_ops, buffers  # noqa: F401  (see each file)
 from . import linalg_householder, lowrank, histogramdd  # noqa: F401  (see each file)
 from . import view_copy  # noqa: F401  (the <view>_copy ops)
+from . import sparse_kernels, segment_reduce, lobpcg, hashing  # noqa: F401  (issue 6)
 from . import _registry
 from ._registry import FUNCTIONS, OPS  # noqa: F401
 _registry.publish_core_methods()   # Tensor-core methods through the dispatch point too

@@ -46,7 +46,10 @@ FAMILIES = (
      r"DisableTorchFunction|AVG$|SUM$|Type$)"),
     ("dtypes cinder does not provide", "NumPy has no float8, float4, complex32, bit-packed or "
      "sub-byte integer types",
-     r"^(float8_\w+|float4_\w+|complex32|chalf|bits\w+|u?int[1-7]|uint(16|32|64)|bit)$"),
+     r"^(float8_\w+|float4_\w+|complex32|chalf|bits\w+|u?int[1-7]|uint(16|32)|bit)$"),
+    ("first-class dimensions", "functorch.dim's Dim objects, which Tensor.index binds "
+     "positions to, are not implemented",
+     r"^index$"),
 )
 
 _COMPILED = tuple((family, reason, re.compile(pattern)) for family, reason, pattern in FAMILIES)

@@ -12,7 +12,7 @@ import scipy.special as sc
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._prep import wrap
-from ._registry import needs_grad, node_class, record, register
+from ._registry import FUNCTIONS, OPS, needs_grad, node_class, record, register
 
 SQRT_PI = math.sqrt(math.pi)
 SQRT_2PI = math.sqrt(2 * math.pi)
@@ -150,16 +150,26 @@ log_ndtr = _unary("log_ndtr", sc.log_ndtr,
 exp2 = _unary("exp2", np.exp2, lambda g, s: g * s.result * math.log(2), complex_ok=True)
 expm1 = _unary("expm1", np.expm1, lambda g, s: g * (s.result + 1), complex_ok=True)
 log1p = _unary("log1p", np.log1p, lambda g, s: g / (s.self + 1), complex_ok=True)
-expit = _unary("expit", sc.expit, lambda g, s: g * s.result * (1 - s.result))
 entr = _unary("entr", sc.entr, lambda g, s: g * -(s.self.log() + 1))
-sinc = _unary("sinc", np.sinc, lambda g, s: g * _sinc_grad(s.self, s.result))
 
 
-def _sinc_grad(x, y):
-    # d/dx sin(pi x)/(pi x) = (cos(pi x) - sinc(x)) / x, which is 0 at x = 0
-    px = x * math.pi
-    d = (px.cos() - y) / x
-    return d.masked_fill(x == 0, 0)
+def _same_as(name, torch_op):
+    """Publish ``special_<name>`` as PyTorch defines it: the ``torch.<torch_op>`` op itself
+    (real and complex inputs, its node, its ``out=``)."""
+    def fn(input, *, out=None):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"special_{name}(): argument 'input' (position 1) must be Tensor, "
+                            f"not {type(input).__name__}")
+        op = FUNCTIONS[torch_op]
+        return op(input) if out is None else op(input, out=out)
+    fn.__name__ = fn.__qualname__ = "special_" + name
+    fn.__doc__ = f"Elementwise ``{name}`` (torch.special.{name}): the same op as torch.{torch_op}."
+    return register("special_" + name, fn, method=False, function_too=False, family="special",
+                    nodes=OPS[torch_op].nodes)
+
+
+expit = _same_as("expit", "sigmoid")
+sinc = _same_as("sinc", "sinc")
 
 
 def special_logit(input, eps=None, *, out=None):

@@ -15,3 +15,5 @@ from . import attention  # noqa: F401
 from . import channel_shuffle  # noqa: F401
 from . import torch_forms, distance, loss_composite, bilinear, norm_functions  # noqa: F401
 from . import rnn_functions, affine_grid  # noqa: F401
+from . import grid_sample  # noqa: F401
+from . import embedding_bag  # noqa: F401

@@ -1,0 +1,16 @@
+"""Sparse-matrix products for kernels that pool rows by an index (``embedding_bag``): a CSR
+matrix times a dense one is one compiled pass, where gathering the rows first would write
+every looked-up row out."""
+
+import numpy as np
+
+
+def pooling_product(xp, bag_of, rows_of, values, bags, dense):
+    """``out[b] = sum of values[j] * dense[rows_of[j]]`` over the j with ``bag_of[j] == b``
+    ((bags, D) result): the CSR matrix of (bag, row, value) triples times ``dense``."""
+    if xp is np:
+        from scipy import sparse
+    else:                            # (CuPy arrays: cupyx's CSR has the same interface)
+        from cupyx.scipy import sparse
+    pool = sparse.csr_matrix((values, (bag_of, rows_of)), shape=(bags, dense.shape[0]))
+    return xp.asarray(pool @ dense)
