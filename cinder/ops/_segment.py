@@ -19,6 +19,14 @@ _FAST_AT = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int8, np.u
                                            np.int32, np.int64, np.complex64, np.complex128))
 
 
+def index_within(idx, n):
+    """Whether every entry of the integer array ``idx`` lies in ``[0, n)``. One reduction
+    instead of a min and a max: seen as unsigned, a negative index is larger than any size."""
+    if not idx.size:
+        return True
+    return int(idx.view(np.uint64 if idx.dtype.itemsize == 8 else np.uint32).max()) < n
+
+
 def linear_index(key, shape):
     """Flat (C-order) positions in an array of ``shape`` for a tuple of broadcastable index
     arrays ``key`` (one per dim)."""

@@ -24,7 +24,7 @@ from ._registry import (check_inplace, needs_grad, node_class, publish_attribute
 from .view_select import _slice
 from .views import make_view
 
-from ._segment import linear_index, reduce_into  # noqa: I001  (segment sums for scatter)
+from ._segment import index_within, linear_index, reduce_into  # noqa: I001  (segment sums for scatter)
 
 _BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
               "are valid indices (got {})")
@@ -623,7 +623,7 @@ def _along_dim_key(name, input, d, index, src=None):
     idx = as_compute(index, index._dtype, input._device).reshape(ishape_)
     n = shape_[d]
     # (min/max are two fast reductions; a boolean mask costs three passes and a temporary)
-    if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n):
+    if not index_within(idx, n):
         bad = (idx < 0) | (idx >= n)
         if bad.any():
             first = int(idx.reshape(-1)[int(bad.reshape(-1).argmax())])

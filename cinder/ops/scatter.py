@@ -22,7 +22,7 @@ from ._registry import (
     register,
     write_out,
 )
-from ._segment import counts_at, linear_index, reduce_into
+from ._segment import counts_at, index_within, linear_index, reduce_into
 from .indexing import _along_dim_key, _src_block
 
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
@@ -146,8 +146,10 @@ def _index_arg(name, input, dim, index, source=None):
         raise IndexError(f"{name}(): Index is supposed to be a vector")
     idx = index._data.reshape(-1)
     n = (input._data.shape or (1,))[d]
-    lo = int(idx.min()) if idx.size else 0
-    if idx.size and (lo < -n or int(idx.max()) >= n):
+    # (the common case, every index in [0, n), costs one reduction)
+    within = index_within(idx, n)
+    lo = 0 if within else int(idx.min())
+    if not within and (lo < -n or int(idx.max()) >= n):
         bad = int(idx[(idx < -n) | (idx >= n)][0])
         message = f"index {bad} is out of bounds for dimension {d} with size {n}"
         if name == "index_add":

@@ -54,10 +54,25 @@ def _argsort(xp, a, d, descending):
     elif a.dtype.itemsize == 2 and a.dtype.kind not in "iu":
         a = a.astype(np.float32)         # half types: sort float32 keys (NaN last)
     if not descending:
-        return xp.argsort(a, axis=d, kind="stable")
+        return a.argsort(axis=d, kind="stable")
     n = a.shape[d]
-    idx = xp.argsort(xp.flip(a, d), axis=d, kind="stable")
-    return (n - 1) - xp.flip(idx, d)
+    idx = _flip(xp, a, d).argsort(axis=d, kind="stable")
+    return (n - 1) - _flip(xp, idx, d)
+
+
+# (NumPy's flip and take_along_axis normalise their arguments in Python on every call; on
+# small tensors that costs more than the work, so the 1-d case indexes directly)
+def _flip(xp, a, d):
+    return a[::-1] if a.ndim == 1 else xp.flip(a, d)
+
+
+def _take_along(xp, a, idx, d):
+    return a[idx] if a.ndim == 1 else xp.take_along_axis(a, idx, d)
+
+
+def _slice_along(a, d, start, stop):
+    """``a[..., start:stop, ...]`` with the slice at axis ``d`` (a view)."""
+    return a[(slice(None),) * d + (slice(start, stop),)]
 
 
 def _pair(tuple_type, values, indices, out):
@@ -114,7 +129,7 @@ def sort(input, *args, stable=None, dim=-1, descending=False, out=None):
     xp = xp_of(input)
     a = _as_1d_plus(input._data)
     idx = _argsort(xp, a, d, descending)
-    vals = xp.take_along_axis(a, idx, d).reshape(input._data.shape)
+    vals = _take_along(xp, a, idx, d).reshape(input._data.shape)
     values = wrap(vals, input._dtype, input._device)
     indices = _index_tensor(idx.reshape(input._data.shape), input._device)
     if input._requires_grad and needs_grad(input):
@@ -159,15 +174,15 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         a = a.view(np.uint8)
     if 0 < k < n:
         # select the k extreme elements first (linear time), then order only those
-        part = xp.argpartition(a, n - k if largest else k - 1, axis=d)
-        pick = xp.take(part, xp.arange(n - k, n) if largest else xp.arange(k), axis=d)
+        part = a.argpartition(n - k if largest else k - 1, axis=d)
+        pick = _slice_along(part, d, n - k, n) if largest else _slice_along(part, d, 0, k)
     else:
-        pick = xp.take(_argsort(xp, a, d, largest), xp.arange(k), axis=d)
-    vals = xp.take_along_axis(a, pick, d)
+        pick = _slice_along(_argsort(xp, a, d, largest), d, 0, k)
+    vals = _take_along(xp, a, pick, d)
     if sorted:
         order = _argsort(xp, vals, d, largest)
-        pick = xp.take_along_axis(pick, order, d)
-        vals = xp.take_along_axis(vals, order, d)
+        pick = _take_along(xp, pick, order, d)
+        vals = _take_along(xp, vals, order, d)
     shape = list(a.shape)
     shape[d] = k
     if not input._data.ndim:
