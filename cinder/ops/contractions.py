@@ -4,6 +4,7 @@
 gradient for each operand is another einsum, so higher-order gradients work.
 """
 
+import functools
 import string
 import warnings
 
@@ -60,6 +61,23 @@ def _parse_equation(equation, shapes):
                 counts[c] = counts.get(c, 0) + 1
         out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
     return full, out
+
+
+def _plan(equation, shapes):
+    """(subscripts, output, whether to let NumPy plan a BLAS contraction). Planning costs
+    ~15 µs of Python per call, worth it for three or more operands and for a GEMM-like pair
+    (a summed letter plus a letter of one operand alone); elementwise products, batched dots
+    ('bi,bi->b') and one-operand sums run in NumPy's compiled einsum loop."""
+    subs, out = _parse_equation(equation, shapes)
+    if len(subs) > 2:
+        return tuple(subs), out, True
+    a, b = (set(subs[0]), set(subs[-1]))
+    summed = (a & b) - set(out)
+    return tuple(subs), out, len(subs) == 2 and bool(summed) and bool((a - b) or (b - a))
+
+
+# (a model calls the same few equations on the same shapes over and over)
+_parsed = functools.lru_cache(maxsize=512)(_plan)
 
 
 def _einsum_grad(i):
@@ -122,7 +140,9 @@ def einsum(equation, *operands):
         operands = tuple(operands[0])
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
-    subs, out = _parse_equation(equation, [t._data.shape for t in operands])
+    shapes = tuple(t._data.shape for t in operands)
+    subs, out, blas = (_parsed(equation, shapes) if isinstance(equation, str) else
+                       _plan(equation, shapes))
     dt = operands[0]._dtype
     for t in operands[1:]:
         if t._dtype is not dt:
@@ -135,7 +155,7 @@ def einsum(equation, *operands):
     arrays = [as_compute(t, dt, dev) for t in operands]
     spec = ",".join(subs) + "->" + out
     try:
-        res = xp.einsum(spec, *arrays, optimize=len(arrays) > 1)
+        res = xp.einsum(spec, *arrays, optimize=blas)
     except ValueError as exc:
         raise RuntimeError(f"einsum(): {exc}") from None
     result = wrap(xp.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
@@ -270,11 +290,16 @@ def _pairwise(xp, a, b, p):
 
 
 def _euclid_mm(xp, a, b):
-    """Euclidean distances through one matrix product: |a|^2 + |b|^2 - 2 a.b (clamped at 0)."""
-    an = (a * a).sum(-1)[..., :, None]
-    bn = (b * b).sum(-1)[..., None, :]
-    d2 = an + bn - 2 * xp.matmul(a, xp.swapaxes(b, -1, -2))
-    return xp.sqrt(xp.maximum(d2, 0))
+    """Euclidean distances through one matrix product, PyTorch's formulation: the rows
+    [-2a, |a|^2, 1] times [b, 1, |b|^2] give |a|^2 + |b|^2 - 2 a.b in one GEMM (then clamped
+    at 0 and square-rooted in place)."""
+    an = (a * a).sum(-1, keepdims=True)
+    bn = (b * b).sum(-1, keepdims=True)
+    left = xp.concatenate([a * a.dtype.type(-2), an, xp.ones_like(an)], -1)
+    right = xp.concatenate([b, xp.ones_like(bn), bn], -1)
+    d2 = xp.matmul(left, xp.swapaxes(right, -1, -2))
+    xp.maximum(d2, 0, out=d2)
+    return xp.sqrt(d2, out=d2)
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
@@ -289,10 +314,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     a = xp.broadcast_to(as_compute(x1, dt, dev), batch + x1._data.shape[-2:])
     b = xp.broadcast_to(as_compute(x2, dt, dev), batch + x2._data.shape[-2:])
     n1, n2 = a.shape[-2], b.shape[-2]
-    # (PyTorch's rule for the GEMM formula; with few columns the direct sum is faster here)
+    # (PyTorch's rule for the GEMM formula, whose rounding differs from the direct sum's)
     use_mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or (
-        compute_mode in (None, _CDIST_MODES[0]) and (n1 > 25 or n2 > 25)
-        and a.shape[-1] > 16))
+        compute_mode in (None, _CDIST_MODES[0]) and (n1 > 25 or n2 > 25)))
     res = _euclid_mm(xp, a, b) if use_mm else _pairwise(xp, a, b, p)
     result = wrap(xp.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
     if needs_grad(x1, x2):

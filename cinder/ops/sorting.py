@@ -414,6 +414,28 @@ def _unique_result(xp, input, values, inverse, counts, return_inverse, return_co
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _unique_flat(xp, flat, want_inverse, want_counts):
+    """(values, inverse or None, counts or None) of a 1-d array: sort, then keep each element
+    that differs from its predecessor. NaN differs from NaN, so every NaN is kept, as in
+    PyTorch (``np.unique`` would merge them); only what was asked for is computed."""
+    if want_inverse:
+        order = flat.argsort(kind="stable")
+        srt = flat[order]
+    else:
+        srt = xp.sort(flat)
+    first = xp.empty(srt.shape, bool)
+    first[:1] = True
+    xp.not_equal(srt[1:], srt[:-1], out=first[1:])
+    inverse = counts = None
+    if want_inverse:
+        inverse = xp.empty(flat.shape, np.int64)
+        inverse[order] = xp.cumsum(first) - 1
+    if want_counts:
+        starts = xp.flatnonzero(first)
+        counts = xp.diff(starts, append=srt.shape[0])
+    return srt[first], inverse, counts
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct elements (or slices along ``dim``), sorted, optionally with the inverse
     mapping and the counts."""
@@ -422,7 +444,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     xp = xp_of(input)
     a = input._data
     if dim is None:
-        vals, inv, cnt = xp.unique(a.reshape(-1), return_inverse=True, return_counts=True)
+        vals, inv, cnt = _unique_flat(xp, a.reshape(-1), return_inverse, return_counts)
         return _unique_result(xp, input, vals, inv, cnt, return_inverse, return_counts, a.shape)
     d = _dim_of(input, dim)
     if a.shape[d] == 0 and a.size == 0 and a.ndim > 1:
