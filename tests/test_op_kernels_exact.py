@@ -114,7 +114,8 @@ def test_repeat_interleave_forms():
 
 
 @pytest.mark.parametrize("eq", ["bi,bi->b", "ij,jk->ik", "ij,j->i", "ij->j", "i,j->ij",
-                                "bij,bjk->bik", "ij,jk,kl->il", "ii->i"])
+                                "bij,bjk->bik", "ij,jk,kl->il", "ii->i", "ji,kj->ik",
+                                "bij,jk->kib", "ijk,jl->lki", "ij,ij->", "ij,jk"])
 def test_einsum_routes_agree(eq):
     shapes = {"b": 3, "i": 5, "j": 5, "k": 4, "l": 2}
     arrays = [RNG.standard_normal([shapes[ch] for ch in term]).astype(np.float32)
@@ -123,6 +124,17 @@ def test_einsum_routes_agree(eq):
     want = torch.einsum(eq, *[torch.from_numpy(a) for a in arrays])
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
     assert got.shape == want.shape
+
+
+def test_einsum_matmul_route_errors_and_grads():
+    a, b = RNG.standard_normal((3, 4)), RNG.standard_normal((5, 2))
+    check("L.einsum('ij,jk->ik', L.from_numpy(a), L.from_numpy(b))", {"a": a, "b": b})
+    ca = cinder.from_numpy(a.copy()).requires_grad_()
+    ta = torch.from_numpy(a.copy()).requires_grad_()
+    w = RNG.standard_normal((4, 6))
+    cinder.einsum("ij,jk->ki", ca, cinder.from_numpy(w)).square().sum().backward()
+    torch.einsum("ij,jk->ki", ta, torch.from_numpy(w)).square().sum().backward()
+    np.testing.assert_allclose(ca.grad.numpy(), ta.grad.numpy(), rtol=1e-12)
 
 
 def test_cdist_gemm_rule():

@@ -64,16 +64,71 @@ def _parse_equation(equation, shapes):
 
 
 def _plan(equation, shapes):
-    """(subscripts, output, whether to let NumPy plan a BLAS contraction). Planning costs
-    ~15 µs of Python per call, worth it for three or more operands and for a GEMM-like pair
-    (a summed letter plus a letter of one operand alone); elementwise products, batched dots
-    ('bi,bi->b') and one-operand sums run in NumPy's compiled einsum loop."""
+    """(subscripts, output, route): how to compute the contraction. NumPy's planner
+    (``optimize=True``) costs ~15 µs of Python per call: it is used for three or more
+    operands. A GEMM-like pair (a summed letter plus a letter of one operand alone) is one
+    ``matmul`` (``_gemm_route``); elementwise products, batched dots ('bi,bi->b') and
+    one-operand sums run in NumPy's compiled einsum loop (route False)."""
     subs, out = _parse_equation(equation, shapes)
+    _check_sizes(subs, shapes)
     if len(subs) > 2:
         return tuple(subs), out, True
     a, b = (set(subs[0]), set(subs[-1]))
     summed = (a & b) - set(out)
-    return tuple(subs), out, len(subs) == 2 and bool(summed) and bool((a - b) or (b - a))
+    gemm = len(subs) == 2 and bool(summed) and bool((a - b) or (b - a))
+    return tuple(subs), out, gemm and (_gemm_route(subs[0], subs[1], out) or True)
+
+
+def _check_sizes(subs, shapes):
+    """PyTorch's error for a letter whose size differs between operands (size 1 broadcasts;
+    a letter repeated inside one operand is left to NumPy's diagonal check)."""
+    sizes = {}
+    for i, (term, shape) in enumerate(zip(subs, shapes)):
+        mine = {}
+        for c, n in zip(term, shape):
+            mine.setdefault(c, n)
+        for c, n in mine.items():
+            seen = sizes.get(c, 1)
+            if n != 1 and seen != 1 and n != seen:
+                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {i} which "
+                                   f"does not broadcast with previously seen size {seen}")
+            sizes[c] = n if seen == 1 else seen
+
+
+def _gemm_route(sa, sb, out):
+    """How to compute the pair ``sa,sb->out`` as one (batched) matmul: the axis orders that
+    put each operand as (batch, free, summed) / (batch, summed, free), how many letters each
+    group has, and the permutation from the product's letters to ``out``. None when a letter
+    repeats inside a term or is summed within one operand alone."""
+    if len(set(sa)) != len(sa) or len(set(sb)) != len(sb) or len(set(out)) != len(out):
+        return None
+    batch = [c for c in out if c in sa and c in sb]
+    summed = [c for c in sa if c in sb and c not in out]
+    free_a = [c for c in sa if c not in sb]
+    free_b = [c for c in sb if c not in sa]
+    if any(c not in out for c in free_a + free_b):
+        return None
+    product = batch + free_a + free_b
+    return ([sa.index(c) for c in batch + free_a + summed],
+            [sb.index(c) for c in batch + summed + free_b],
+            (len(batch), len(free_a), len(summed)), [product.index(c) for c in out])
+
+
+def _einsum_matmul(xp, a, b, route):
+    """The contraction by ``route`` (see ``_gemm_route``); None if the sizes of shared
+    letters differ (NumPy's einsum then reports the mismatch)."""
+    perm_a, perm_b, (nb, nf, ns), out_perm = route
+    a, b = a.transpose(perm_a), b.transpose(perm_b)
+    batch, free_a, summed = a.shape[:nb], a.shape[nb:nb + nf], a.shape[nb + nf:]
+    if b.shape[:nb + ns] != batch + summed:
+        return None
+    free_b = b.shape[nb + ns:]
+    k = int(np.prod(summed))
+    res = xp.matmul(a.reshape(batch + (int(np.prod(free_a)), k)),
+                    b.reshape(batch + (k, int(np.prod(free_b)))))
+    res = res.reshape(batch + free_a + free_b)
+    return res if out_perm == sorted(out_perm) else xp.ascontiguousarray(
+        res.transpose(out_perm))
 
 
 # (a model calls the same few equations on the same shapes over and over)
@@ -155,7 +210,11 @@ def einsum(equation, *operands):
     arrays = [as_compute(t, dt, dev) for t in operands]
     spec = ",".join(subs) + "->" + out
     try:
-        res = xp.einsum(spec, *arrays, optimize=blas)
+        res = None
+        if isinstance(blas, tuple):
+            res = _einsum_matmul(xp, arrays[0], arrays[1], blas)
+        if res is None:
+            res = xp.einsum(spec, *arrays, optimize=bool(blas))
     except ValueError as exc:
         raise RuntimeError(f"einsum(): {exc}") from None
     result = wrap(xp.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
