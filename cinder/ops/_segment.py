@@ -48,7 +48,7 @@ def reduce_into(xp, flat, lin, vals, reduce, include_self=True):
     with ``reduce`` ('sum', 'prod', 'amax', 'amin'); without ``include_self`` the old values
     at the written positions are left out. Returns the written positions."""
     lin = lin.reshape(-1)
-    vals = xp.broadcast_to(vals, lin.shape) if np.ndim(vals) == 0 else vals.reshape(-1)
+    vals = vals.reshape(-1) if getattr(vals, "ndim", 0) else xp.broadcast_to(vals, lin.shape)
     if lin.size == 0:
         return lin
     if xp is np and flat.dtype in _FAST_AT and not (flat.dtype.kind == "c" and reduce in

@@ -5,6 +5,7 @@ gradient for each operand is another einsum, so higher-order gradients work.
 """
 
 import functools
+import math
 import string
 import warnings
 
@@ -123,9 +124,9 @@ def _einsum_matmul(xp, a, b, route):
     if b.shape[:nb + ns] != batch + summed:
         return None
     free_b = b.shape[nb + ns:]
-    k = int(np.prod(summed))
-    res = xp.matmul(a.reshape(batch + (int(np.prod(free_a)), k)),
-                    b.reshape(batch + (k, int(np.prod(free_b)))))
+    k = math.prod(summed)
+    res = xp.matmul(a.reshape(batch + (math.prod(free_a), k)),
+                    b.reshape(batch + (k, math.prod(free_b))))
     res = res.reshape(batch + free_a + free_b)
     return res if out_perm == sorted(out_perm) else xp.ascontiguousarray(
         res.transpose(out_perm))

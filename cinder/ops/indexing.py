@@ -691,6 +691,8 @@ def _src_block(src, index):
     """The leading block of ``src`` with ``index``'s shape (src may be larger)."""
     vals = src._data if src._data.ndim else src._data.reshape(1)
     ishape = index._data.shape or (1,)
+    if vals.shape == ishape:
+        return vals
     return vals[tuple(slice(0, k) for k in ishape)]
 
 
