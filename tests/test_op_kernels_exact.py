@@ -115,7 +115,8 @@ def test_repeat_interleave_forms():
 
 @pytest.mark.parametrize("eq", ["bi,bi->b", "ij,jk->ik", "ij,j->i", "ij->j", "i,j->ij",
                                 "bij,bjk->bik", "ij,jk,kl->il", "ii->i", "ji,kj->ik",
-                                "bij,jk->kib", "ijk,jl->lki", "ij,ij->", "ij,jk"])
+                                "bij,jk->kib", "ijk,jl->lki", "ij,ij->", "ij,jk", "ij->ji",
+                                "ij->ij", "bij->jb", "ijk->", "ij"])
 def test_einsum_routes_agree(eq):
     shapes = {"b": 3, "i": 5, "j": 5, "k": 4, "l": 2}
     arrays = [RNG.standard_normal([shapes[ch] for ch in term]).astype(np.float32)
@@ -135,6 +136,14 @@ def test_einsum_matmul_route_errors_and_grads():
     cinder.einsum("ij,jk->ki", ca, cinder.from_numpy(w)).square().sum().backward()
     torch.einsum("ij,jk->ki", ta, torch.from_numpy(w)).square().sum().backward()
     np.testing.assert_allclose(ca.grad.numpy(), ta.grad.numpy(), rtol=1e-12)
+    # integer and bool sums keep einsum's dtypes; a permutation is a new array
+    for arr in (RNG.integers(-9, 9, (3, 4)).astype(np.int32), RNG.integers(0, 2, (3, 4)) > 0):
+        for eq in ("ij->j", "ij->ji"):
+            check(f"L.einsum('{eq}', L.from_numpy(arr))", {"arr": arr})
+    c = cinder.ones(2, 3)
+    c2 = cinder.einsum("ij->ij", c)
+    c2 += 1
+    assert c.sum().item() == 6
 
 
 def test_cdist_gemm_rule():

@@ -66,18 +66,43 @@ def _parse_equation(equation, shapes):
 
 def _plan(equation, shapes):
     """(subscripts, output, route): how to compute the contraction. NumPy's planner
-    (``optimize=True``) costs ~15 µs of Python per call: it is used for three or more
-    operands. A GEMM-like pair (a summed letter plus a letter of one operand alone) is one
-    ``matmul`` (``_gemm_route``); elementwise products, batched dots ('bi,bi->b') and
-    one-operand sums run in NumPy's compiled einsum loop (route False)."""
+    (route "plan": ``optimize=True``) costs ~15 µs of Python per call and is used for three
+    or more operands. A GEMM-like pair (a summed letter plus a letter of one operand alone)
+    is one ``matmul`` (route ("gemm", ...), see ``_gemm_route``); a one-operand sum with
+    distinct letters is ``ndarray.sum`` (route ("sum", axes, permutation)); the rest
+    (elementwise products, batched dots such as 'bi,bi->b') runs in NumPy's compiled einsum
+    loop (route "loop")."""
     subs, out = _parse_equation(equation, shapes)
     _check_sizes(subs, shapes)
     if len(subs) > 2:
-        return tuple(subs), out, True
+        return tuple(subs), out, "plan"
     a, b = (set(subs[0]), set(subs[-1]))
+    if len(subs) == 1:
+        term = subs[0]
+        if len(a) != len(term) or len(set(out)) != len(out):
+            return tuple(subs), out, "loop"
+        kept = [c for c in term if c in out]
+        return tuple(subs), out, ("sum", tuple(i for i, c in enumerate(term) if c not in out),
+                                  [kept.index(c) for c in out])
     summed = (a & b) - set(out)
-    gemm = len(subs) == 2 and bool(summed) and bool((a - b) or (b - a))
-    return tuple(subs), out, gemm and (_gemm_route(subs[0], subs[1], out) or True)
+    if summed and ((a - b) or (b - a)):
+        route = _gemm_route(subs[0], subs[1], out)
+        return tuple(subs), out, ("gemm",) + route if route else "plan"
+    return tuple(subs), out, "loop"
+
+
+def _run_route(xp, spec, arrays, route):
+    """The einsum ``spec`` of ``arrays`` computed by ``route`` (see ``_plan``)."""
+    a = arrays[0]
+    if route[0] == "sum":
+        if not route[1]:                  # a pure permutation: a new array, as einsum's
+            return a.transpose(route[2]).copy()
+        # (integers and bool sum in int64, as torch.sum and so PyTorch's einsum do)
+        res = a.sum(axis=route[1], dtype=np.int64 if a.dtype.kind in "biu" else a.dtype)
+        return res if route[2] == sorted(route[2]) else xp.ascontiguousarray(
+            res.transpose(route[2]))
+    res = _einsum_matmul(xp, a, arrays[1], route[1:]) if route[0] == "gemm" else None
+    return res if res is not None else xp.einsum(spec, *arrays, optimize=route == "plan")
 
 
 def _check_sizes(subs, shapes):
@@ -197,8 +222,8 @@ def einsum(equation, *operands):
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
     shapes = tuple(t._data.shape for t in operands)
-    subs, out, blas = (_parsed(equation, shapes) if isinstance(equation, str) else
-                       _plan(equation, shapes))
+    subs, out, route = (_parsed(equation, shapes) if isinstance(equation, str) else
+                        _plan(equation, shapes))
     dt = operands[0]._dtype
     for t in operands[1:]:
         if t._dtype is not dt:
@@ -211,13 +236,11 @@ def einsum(equation, *operands):
     arrays = [as_compute(t, dt, dev) for t in operands]
     spec = ",".join(subs) + "->" + out
     try:
-        res = None
-        if isinstance(blas, tuple):
-            res = _einsum_matmul(xp, arrays[0], arrays[1], blas)
-        if res is None:
-            res = xp.einsum(spec, *arrays, optimize=bool(blas))
+        res = _run_route(xp, spec, arrays, route)
     except ValueError as exc:
         raise RuntimeError(f"einsum(): {exc}") from None
+    if route[0] == "sum" and route[1] and dt.category <= D.INTEGRAL:
+        dt = D.int64
     result = wrap(xp.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
     if needs_grad(*operands):
         record(_einsum_node(len(operands)), operands, (result,), subs=subs, out=out,
