@@ -72,6 +72,25 @@ def acc_dtype(dt):
     return np.float32 if dt in (D.float16, D.bfloat16) else None
 
 
+# PyTorch's CPU scans (cumsum, cumprod) carry the running value in ``acc_type``: double for
+# float32, complex<double> for complex64, float for the half types. Accumulating in the same
+# type gives its results bit for bit (a float32 accumulator differs in most elements).
+_SCAN_ACC = {D.float32: np.float64, D.complex64: np.complex128, D.float16: np.float32,
+             D.bfloat16: np.float32}
+
+
+def accumulate(xp, ufunc, arr, axis, dt):
+    """Running ``ufunc`` ("add" or "multiply") of ``arr`` along ``axis`` with a ``dt``
+    result, accumulated in PyTorch's type. One copy in the accumulator type, scanned in
+    place (``ufunc.accumulate`` skips the argument handling of ``np.cumsum``)."""
+    buf = arr.astype(_SCAN_ACC.get(dt, dt.numpy_dtype))
+    if xp is np:
+        getattr(np, ufunc).accumulate(buf, axis=axis, out=buf)
+    else:
+        buf = (xp.cumsum if ufunc == "add" else xp.cumprod)(buf, axis=axis)
+    return buf.astype(dt.numpy_dtype, copy=False)
+
+
 def count(shape, axes):
     """How many elements each output element reduces over."""
     n = 1

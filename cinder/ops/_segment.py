@@ -19,6 +19,16 @@ _FAST_AT = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int8, np.u
                                            np.int32, np.int64, np.complex64, np.complex128))
 
 
+def index_within(idx, n):
+    """Whether every entry of the integer array ``idx`` lies in ``[0, n)``. One reduction
+    instead of a min and a max: seen as unsigned, a negative index is larger than any size."""
+    if not idx.size:
+        return True
+    u = idx.view(np.uint64 if idx.dtype.itemsize == 8 else np.uint32)
+    # (the ufunc's own reduce skips ndarray.max's Python wrapper: ~0.3 µs a call)
+    return int(np.maximum.reduce(u, axis=None) if isinstance(u, np.ndarray) else u.max()) < n
+
+
 def linear_index(key, shape):
     """Flat (C-order) positions in an array of ``shape`` for a tuple of broadcastable index
     arrays ``key`` (one per dim)."""
@@ -38,7 +48,7 @@ def reduce_into(xp, flat, lin, vals, reduce, include_self=True):
     with ``reduce`` ('sum', 'prod', 'amax', 'amin'); without ``include_self`` the old values
     at the written positions are left out. Returns the written positions."""
     lin = lin.reshape(-1)
-    vals = xp.broadcast_to(vals, lin.shape) if np.ndim(vals) == 0 else vals.reshape(-1)
+    vals = vals.reshape(-1) if getattr(vals, "ndim", 0) else xp.broadcast_to(vals, lin.shape)
     if lin.size == 0:
         return lin
     if xp is np and flat.dtype in _FAST_AT and not (flat.dtype.kind == "c" and reduce in

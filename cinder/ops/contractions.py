@@ -4,6 +4,8 @@
 gradient for each operand is another einsum, so higher-order gradients work.
 """
 
+import functools
+import math
 import string
 import warnings
 
@@ -60,6 +62,103 @@ def _parse_equation(equation, shapes):
                 counts[c] = counts.get(c, 0) + 1
         out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
     return full, out
+
+
+def _plan(equation, shapes):
+    """(subscripts, output, route): how to compute the contraction. NumPy's planner
+    (route "plan": ``optimize=True``) costs ~15 µs of Python per call and is used for three
+    or more operands. A GEMM-like pair (a summed letter plus a letter of one operand alone)
+    is one ``matmul`` (route ("gemm", ...), see ``_gemm_route``); a one-operand sum with
+    distinct letters is ``ndarray.sum`` (route ("sum", axes, permutation)); the rest
+    (elementwise products, batched dots such as 'bi,bi->b') runs in NumPy's compiled einsum
+    loop (route "loop")."""
+    subs, out = _parse_equation(equation, shapes)
+    _check_sizes(subs, shapes)
+    if len(subs) > 2:
+        return tuple(subs), out, "plan"
+    a, b = (set(subs[0]), set(subs[-1]))
+    if len(subs) == 1:
+        term = subs[0]
+        if len(a) != len(term) or len(set(out)) != len(out):
+            return tuple(subs), out, "loop"
+        kept = [c for c in term if c in out]
+        return tuple(subs), out, ("sum", tuple(i for i, c in enumerate(term) if c not in out),
+                                  [kept.index(c) for c in out])
+    summed = (a & b) - set(out)
+    if summed and ((a - b) or (b - a)):
+        route = _gemm_route(subs[0], subs[1], out)
+        return tuple(subs), out, ("gemm",) + route if route else "plan"
+    return tuple(subs), out, "loop"
+
+
+def _run_route(xp, spec, arrays, route):
+    """The einsum ``spec`` of ``arrays`` computed by ``route`` (see ``_plan``)."""
+    a = arrays[0]
+    if route[0] == "sum":
+        if not route[1]:                  # a pure permutation: a new array, as einsum's
+            return a.transpose(route[2]).copy()
+        # (integers and bool sum in int64, as torch.sum and so PyTorch's einsum do)
+        res = a.sum(axis=route[1], dtype=np.int64 if a.dtype.kind in "biu" else a.dtype)
+        return res if route[2] == sorted(route[2]) else xp.ascontiguousarray(
+            res.transpose(route[2]))
+    res = _einsum_matmul(xp, a, arrays[1], route[1:]) if route[0] == "gemm" else None
+    return res if res is not None else xp.einsum(spec, *arrays, optimize=route == "plan")
+
+
+def _check_sizes(subs, shapes):
+    """PyTorch's error for a letter whose size differs between operands (size 1 broadcasts;
+    a letter repeated inside one operand is left to NumPy's diagonal check)."""
+    sizes = {}
+    for i, (term, shape) in enumerate(zip(subs, shapes)):
+        mine = {}
+        for c, n in zip(term, shape):
+            mine.setdefault(c, n)
+        for c, n in mine.items():
+            seen = sizes.get(c, 1)
+            if n != 1 and seen != 1 and n != seen:
+                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {i} which "
+                                   f"does not broadcast with previously seen size {seen}")
+            sizes[c] = n if seen == 1 else seen
+
+
+def _gemm_route(sa, sb, out):
+    """How to compute the pair ``sa,sb->out`` as one (batched) matmul: the axis orders that
+    put each operand as (batch, free, summed) / (batch, summed, free), how many letters each
+    group has, and the permutation from the product's letters to ``out``. None when a letter
+    repeats inside a term or is summed within one operand alone."""
+    if len(set(sa)) != len(sa) or len(set(sb)) != len(sb) or len(set(out)) != len(out):
+        return None
+    batch = [c for c in out if c in sa and c in sb]
+    summed = [c for c in sa if c in sb and c not in out]
+    free_a = [c for c in sa if c not in sb]
+    free_b = [c for c in sb if c not in sa]
+    if any(c not in out for c in free_a + free_b):
+        return None
+    product = batch + free_a + free_b
+    return ([sa.index(c) for c in batch + free_a + summed],
+            [sb.index(c) for c in batch + summed + free_b],
+            (len(batch), len(free_a), len(summed)), [product.index(c) for c in out])
+
+
+def _einsum_matmul(xp, a, b, route):
+    """The contraction by ``route`` (see ``_gemm_route``); None if the sizes of shared
+    letters differ (NumPy's einsum then reports the mismatch)."""
+    perm_a, perm_b, (nb, nf, ns), out_perm = route
+    a, b = a.transpose(perm_a), b.transpose(perm_b)
+    batch, free_a, summed = a.shape[:nb], a.shape[nb:nb + nf], a.shape[nb + nf:]
+    if b.shape[:nb + ns] != batch + summed:
+        return None
+    free_b = b.shape[nb + ns:]
+    k = math.prod(summed)
+    res = xp.matmul(a.reshape(batch + (math.prod(free_a), k)),
+                    b.reshape(batch + (k, math.prod(free_b))))
+    res = res.reshape(batch + free_a + free_b)
+    return res if out_perm == sorted(out_perm) else xp.ascontiguousarray(
+        res.transpose(out_perm))
+
+
+# (a model calls the same few equations on the same shapes over and over)
+_parsed = functools.lru_cache(maxsize=512)(_plan)
 
 
 def _einsum_grad(i):
@@ -122,7 +221,9 @@ def einsum(equation, *operands):
         operands = tuple(operands[0])
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
-    subs, out = _parse_equation(equation, [t._data.shape for t in operands])
+    shapes = tuple(t._data.shape for t in operands)
+    subs, out, route = (_parsed(equation, shapes) if isinstance(equation, str) else
+                        _plan(equation, shapes))
     dt = operands[0]._dtype
     for t in operands[1:]:
         if t._dtype is not dt:
@@ -135,9 +236,11 @@ def einsum(equation, *operands):
     arrays = [as_compute(t, dt, dev) for t in operands]
     spec = ",".join(subs) + "->" + out
     try:
-        res = xp.einsum(spec, *arrays, optimize=len(arrays) > 1)
+        res = _run_route(xp, spec, arrays, route)
     except ValueError as exc:
         raise RuntimeError(f"einsum(): {exc}") from None
+    if route[0] == "sum" and route[1] and dt.category <= D.INTEGRAL:
+        dt = D.int64
     result = wrap(xp.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
     if needs_grad(*operands):
         record(_einsum_node(len(operands)), operands, (result,), subs=subs, out=out,
@@ -270,11 +373,16 @@ def _pairwise(xp, a, b, p):
 
 
 def _euclid_mm(xp, a, b):
-    """Euclidean distances through one matrix product: |a|^2 + |b|^2 - 2 a.b (clamped at 0)."""
-    an = (a * a).sum(-1)[..., :, None]
-    bn = (b * b).sum(-1)[..., None, :]
-    d2 = an + bn - 2 * xp.matmul(a, xp.swapaxes(b, -1, -2))
-    return xp.sqrt(xp.maximum(d2, 0))
+    """Euclidean distances through one matrix product, PyTorch's formulation: the rows
+    [-2a, |a|^2, 1] times [b, 1, |b|^2] give |a|^2 + |b|^2 - 2 a.b in one GEMM (then clamped
+    at 0 and square-rooted in place)."""
+    an = (a * a).sum(-1, keepdims=True)
+    bn = (b * b).sum(-1, keepdims=True)
+    left = xp.concatenate([a * a.dtype.type(-2), an, xp.ones_like(an)], -1)
+    right = xp.concatenate([b, xp.ones_like(bn), bn], -1)
+    d2 = xp.matmul(left, xp.swapaxes(right, -1, -2))
+    xp.maximum(d2, 0, out=d2)
+    return xp.sqrt(d2, out=d2)
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
@@ -289,10 +397,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     a = xp.broadcast_to(as_compute(x1, dt, dev), batch + x1._data.shape[-2:])
     b = xp.broadcast_to(as_compute(x2, dt, dev), batch + x2._data.shape[-2:])
     n1, n2 = a.shape[-2], b.shape[-2]
-    # (PyTorch's rule for the GEMM formula; with few columns the direct sum is faster here)
+    # (PyTorch's rule for the GEMM formula, whose rounding differs from the direct sum's)
     use_mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or (
-        compute_mode in (None, _CDIST_MODES[0]) and (n1 > 25 or n2 > 25)
-        and a.shape[-1] > 16))
+        compute_mode in (None, _CDIST_MODES[0]) and (n1 > 25 or n2 > 25)))
     res = _euclid_mm(xp, a, b) if use_mm else _pairwise(xp, a, b, p)
     result = wrap(xp.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
     if needs_grad(x1, x2):

@@ -73,12 +73,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         counts = input
         from .creation import arange
         return repeat_interleave(arange(counts._data.shape[0], device=counts._device), counts)
-    if dim is None:
-        input = input.reshape(-1)
-        d = 0
-    else:
-        d = wrap_dim(dim, max(input._data.ndim, 1))
+    d = 0 if dim is None else wrap_dim(dim, max(input._data.ndim, 1))
     if isinstance(repeats, Tensor) and repeats._data.ndim > 0 and repeats._data.size != 1:
+        if dim is None:
+            input = input.reshape(-1)
         n = (input._data.shape or (1,))[d]
         if repeats._data.ndim != 1 or repeats._data.shape[0] != n:
             raise RuntimeError("repeats must have the same size as input along dim, but got "
@@ -92,6 +90,14 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     r = int(repeats.item() if isinstance(repeats, Tensor) else repeats)
     if r < 0:
         raise RuntimeError("repeats can not be negative")
+    if not (input._requires_grad and needs_grad(input)):
+        # one NumPy call; the view chain below is kept for the graph (ViewBackward0 as in
+        # PyTorch, whose repeat_interleave is that same chain)
+        data = input._data
+        data = data.reshape(-1) if dim is None or not data.ndim else data
+        return wrap(xp_of(input).repeat(data, r, axis=d), input._dtype, input._device)
+    if dim is None:
+        input = input.reshape(-1)
     if input._data.ndim == 0:
         input = input.reshape(1)
     shape = list(input._data.shape)

@@ -12,12 +12,13 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import return_types
-from .._tensor import Tensor
+from .._tensor import Tensor, wrap_dim
 from ..autograd import grad_mode
 from ._prep import wrap, xp_of
 from ._reduction_factory import (
     Reduced,
     acc_dtype,
+    accumulate,
     count,
     dim_axes,
     np_axes,
@@ -647,14 +648,11 @@ CumsumNode = node_class("CumsumBackward0", {
 
 def cumsum(input, dim, *, dtype=None, out=None):
     """Running sums along ``dim``. Integer and bool inputs accumulate in int64."""
-    from .._tensor import wrap_dim
-    d = wrap_dim(dim, input._data.ndim)
+    data = input._data
+    d = wrap_dim(dim, data.ndim)
     dt = dtype or (D.int64 if input._dtype.category <= D.INTEGRAL else input._dtype)
-    xp = xp_of(input)
-    arr = input._data if input._data.ndim else input._data.reshape(1)
-    res = xp.cumsum(arr, axis=d, dtype=acc_dtype(dt) or dt.numpy_dtype)
-    res = res.reshape(input._data.shape).astype(dt.numpy_dtype, copy=False)
-    result = wrap(res, dt, input._device)
+    res = accumulate(xp_of(input), "add", data if data.ndim else data.reshape(1), d, dt)
+    result = wrap(res.reshape(data.shape), dt, input._device)
     if input._requires_grad and needs_grad(input):
         record(CumsumNode, (input,), (result,), dim=d)
     return write_out(out, result) if out is not None else result

@@ -9,7 +9,7 @@ from ..autograd import grad_mode
 from .._tensor import Tensor, wrap_dim
 from ._prep import check_tensor_arg, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register, write_out
-from ._reduction_factory import pair_result
+from ._reduction_factory import accumulate, pair_result
 from .reduction import scan_for_inplace
 from .sorting import _as_1d_plus
 from .sorting import _dim_of as _scan_dim
@@ -77,10 +77,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
     check_tensor_arg(input, "cumprod", "input", 1)
     d = _scan_dim(input, dim)
     dt = dtype or (D.int64 if input._dtype.category <= D.INTEGRAL else input._dtype)
-    xp = xp_of(input)
-    a = _as_1d_plus(input._data)
-    acc = np.float32 if dt in (D.float16, D.bfloat16) else dt.numpy_dtype
-    res = xp.cumprod(a.astype(acc, copy=False), axis=d).astype(dt.numpy_dtype, copy=False)
+    res = accumulate(xp_of(input), "multiply", _as_1d_plus(input._data), d, dt)
     result = wrap(res.reshape(input._data.shape), dt, input._device)
     if input._requires_grad and needs_grad(input):
         record(CumprodNode, (input,), (result,), self=input, dim=d)

@@ -22,7 +22,7 @@ from ._registry import (
     register,
     write_out,
 )
-from ._segment import counts_at, linear_index, reduce_into
+from ._segment import counts_at, index_within, linear_index, reduce_into
 from .indexing import _along_dim_key, _src_block
 
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
@@ -146,17 +146,13 @@ def _index_arg(name, input, dim, index, source=None):
         raise IndexError(f"{name}(): Index is supposed to be a vector")
     idx = index._data.reshape(-1)
     n = (input._data.shape or (1,))[d]
-    lo = int(idx.min()) if idx.size else 0
-    if idx.size and (lo < -n or int(idx.max()) >= n):
-        bad = int(idx[(idx < -n) | (idx >= n)][0])
-        message = f"index {bad} is out of bounds for dimension {d} with size {n}"
-        if name == "index_add":
-            raise RuntimeError(message)
-        if name == "index_copy":
-            raise IndexError("index_copy_(): " + message)
-        if name == "index_fill":
-            raise IndexError(message)
-        raise IndexError("index out of range in self")
+    # (the common case, every index in [0, n), costs one reduction). Only index_fill
+    # counts negative positions from the end; the others refuse them, as PyTorch does.
+    within = index_within(idx, n)
+    lo = 0 if within else int(idx.min())
+    low = -n if name == "index_fill" else 0
+    if not within and (lo < low or int(idx.max()) >= n):
+        _index_out_of_range(name, input, d, int(idx[(idx < low) | (idx >= n)][0]), n)
     if source is not None:
         sshape = list(source._data.shape or (1,))
         ishape = list(input._data.shape or (1,))
@@ -168,6 +164,18 @@ def _index_arg(name, input, dim, index, source=None):
                                f"slice shape: {sshape[:d] + sshape[d + 1:]} at dimension {d}.")
     # (negative positions count from the end; without any, the index is used as it is)
     return d, xp_of(index).where(idx < 0, idx + n, idx) if lo < 0 else idx
+
+
+def _index_out_of_range(name, input, d, bad, n):
+    """PyTorch's error for the index_* ops' first position ``bad`` outside the dim."""
+    message = f"index {bad} is out of bounds for dimension {d} with size {n}"
+    if name == "index_add" and input._data.ndim > 1:
+        raise RuntimeError(message)
+    if name == "index_copy":
+        raise IndexError("index_copy_(): " + message)
+    if name == "index_fill":
+        raise IndexError(message)
+    raise IndexError("index out of range in self")
 
 
 def _index_linear(input, d, idx):

@@ -54,10 +54,52 @@ def _argsort(xp, a, d, descending):
     elif a.dtype.itemsize == 2 and a.dtype.kind not in "iu":
         a = a.astype(np.float32)         # half types: sort float32 keys (NaN last)
     if not descending:
-        return xp.argsort(a, axis=d, kind="stable")
+        return _stable_argsort(xp, a, d)
     n = a.shape[d]
-    idx = xp.argsort(xp.flip(a, d), axis=d, kind="stable")
-    return (n - 1) - xp.flip(idx, d)
+    idx = _stable_argsort(xp, _flip(xp, a, d), d)
+    return (n - 1) - _flip(xp, idx, d)
+
+
+def _stable_argsort(xp, a, d):
+    """``argsort(kind="stable")``, sped up for long 1-d arrays: NumPy's default sort is
+    vectorised and several times faster than its merge sort, and only runs of equal values
+    (rare in real data) can come out in a different order; those positions alone are then
+    re-sorted by (value, original index), which is exactly the stable order."""
+    n = a.shape[d]
+    if a.ndim != 1 or n < 4096 or xp is not np:
+        return a.argsort(axis=d, kind="stable")
+    order = a.argsort()
+    srt = a[order]
+    tie = srt[1:] == srt[:-1]
+    if a.dtype.kind == "f":
+        nan = np.isnan(srt)
+        tie |= nan[1:] & nan[:-1]         # (NaNs sort last and count as equal to each other)
+    if not tie.any():
+        return order
+    grouped = np.zeros(n, bool)
+    grouped[1:] = tie
+    grouped[:-1] |= tie
+    pos = np.flatnonzero(grouped)
+    if pos.size > n // 8:                 # many repeats (small integers): merge sort is faster
+        return a.argsort(kind="stable")
+    sub = order[pos]
+    order[pos] = sub[np.lexsort((sub, srt[pos]))]
+    return order
+
+
+# (NumPy's flip and take_along_axis normalise their arguments in Python on every call; on
+# small tensors that costs more than the work, so the 1-d case indexes directly)
+def _flip(xp, a, d):
+    return a[::-1] if a.ndim == 1 else xp.flip(a, d)
+
+
+def _take_along(xp, a, idx, d):
+    return a[idx] if a.ndim == 1 else xp.take_along_axis(a, idx, d)
+
+
+def _slice_along(a, d, start, stop):
+    """``a[..., start:stop, ...]`` with the slice at axis ``d`` (a view)."""
+    return a[(slice(None),) * d + (slice(start, stop),)]
 
 
 def _pair(tuple_type, values, indices, out):
@@ -114,7 +156,7 @@ def sort(input, *args, stable=None, dim=-1, descending=False, out=None):
     xp = xp_of(input)
     a = _as_1d_plus(input._data)
     idx = _argsort(xp, a, d, descending)
-    vals = xp.take_along_axis(a, idx, d).reshape(input._data.shape)
+    vals = _take_along(xp, a, idx, d).reshape(input._data.shape)
     values = wrap(vals, input._dtype, input._device)
     indices = _index_tensor(idx.reshape(input._data.shape), input._device)
     if input._requires_grad and needs_grad(input):
@@ -157,17 +199,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         raise RuntimeError("selected index k out of range")
     if a.dtype == np.bool_:
         a = a.view(np.uint8)
-    if 0 < k < n:
-        # select the k extreme elements first (linear time), then order only those
-        part = xp.argpartition(a, n - k if largest else k - 1, axis=d)
-        pick = xp.take(part, xp.arange(n - k, n) if largest else xp.arange(k), axis=d)
-    else:
-        pick = xp.take(_argsort(xp, a, d, largest), xp.arange(k), axis=d)
-    vals = xp.take_along_axis(a, pick, d)
-    if sorted:
-        order = _argsort(xp, vals, d, largest)
-        pick = xp.take_along_axis(pick, order, d)
-        vals = xp.take_along_axis(vals, order, d)
+    fast = _topk_long_1d(a, k, largest) if 0 < k < n and xp is np else None
+    pick, vals = fast if fast is not None else _topk(xp, a, d, k, largest, sorted)
     shape = list(a.shape)
     shape[d] = k
     if not input._data.ndim:
@@ -182,6 +215,43 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
 
 
 register("topk", topk, family="sorting", nodes=(TopkNode,))
+
+
+def _topk(xp, a, d, k, largest, sorted):
+    """(indices, values) of the ``k`` extreme elements along ``d``: select them first
+    (linear time), then order only those."""
+    n = a.shape[d]
+    if 0 < k < n:
+        part = a.argpartition(n - k if largest else k - 1, axis=d)
+        pick = _slice_along(part, d, n - k, n) if largest else _slice_along(part, d, 0, k)
+    else:
+        pick = _slice_along(_argsort(xp, a, d, largest), d, 0, k)
+    vals = _take_along(xp, a, pick, d)
+    if sorted:
+        order = _argsort(xp, vals, d, largest)
+        pick = _take_along(xp, pick, order, d)
+        vals = _take_along(xp, vals, order, d)
+    return pick, vals
+
+
+def _topk_long_1d(a, k, largest):
+    """(indices, values) of the ``k`` extreme elements of a long 1-d NumPy array, in order,
+    or None to take the general path. Partitioning the values alone is several times faster
+    than ``argpartition``; the k-th value is then a threshold, and one comparison finds the
+    few positions at or beyond it (ties at the threshold go to the lower index)."""
+    n = a.shape[0]
+    if a.ndim != 1 or n < 4096 or k > n // 8:
+        return None
+    part = np.partition(a, n - k if largest else k - 1)
+    t = part[n - k] if largest else part[k - 1]
+    if a.dtype.kind == "f" and (t != t or (largest and part[-1] != part[-1])):
+        return None                       # NaNs rank largest: the general path orders them
+    cand = np.flatnonzero(a >= t if largest else a <= t)
+    if cand.size > 4 * k + 64:            # many ties at the threshold
+        return None
+    order = _argsort(np, a[cand], 0, largest)[:k]
+    pick = cand[order]
+    return pick, a[pick]
 
 # ----------------------------------------------------------------------------------------------
 # kthvalue / median / nanmedian / mode: one element per row
@@ -399,6 +469,28 @@ def _unique_result(xp, input, values, inverse, counts, return_inverse, return_co
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _unique_flat(xp, flat, want_inverse, want_counts):
+    """(values, inverse or None, counts or None) of a 1-d array: sort, then keep each element
+    that differs from its predecessor. NaN differs from NaN, so every NaN is kept, as in
+    PyTorch (``np.unique`` would merge them); only what was asked for is computed."""
+    if want_inverse:
+        order = flat.argsort(kind="stable")
+        srt = flat[order]
+    else:
+        srt = xp.sort(flat)
+    first = xp.empty(srt.shape, bool)
+    first[:1] = True
+    xp.not_equal(srt[1:], srt[:-1], out=first[1:])
+    inverse = counts = None
+    if want_inverse:
+        inverse = xp.empty(flat.shape, np.int64)
+        inverse[order] = xp.cumsum(first) - 1
+    if want_counts:
+        starts = xp.flatnonzero(first)
+        counts = xp.diff(starts, append=srt.shape[0])
+    return srt[first], inverse, counts
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct elements (or slices along ``dim``), sorted, optionally with the inverse
     mapping and the counts."""
@@ -407,7 +499,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     xp = xp_of(input)
     a = input._data
     if dim is None:
-        vals, inv, cnt = xp.unique(a.reshape(-1), return_inverse=True, return_counts=True)
+        vals, inv, cnt = _unique_flat(xp, a.reshape(-1), return_inverse, return_counts)
         return _unique_result(xp, input, vals, inv, cnt, return_inverse, return_counts, a.shape)
     d = _dim_of(input, dim)
     if a.shape[d] == 0 and a.size == 0 and a.ndim > 1:

@@ -28,7 +28,7 @@ def logsumexp(input, dim, keepdim=False):
         axes = tuple(range(nd))
     dt = input._dtype if input._dtype.category >= D.FLOATING else D.get_default_dtype()
     xp = xp_of(input)
-    a = input._data.astype(np.float32 if dt.itemsize == 2 else dt.numpy_dtype)
+    a = input._data.astype(np.float32 if dt.itemsize == 2 else dt.numpy_dtype, copy=False)
     if a.size == 0 or not axes:
         with np.errstate(all="ignore"):
             res = xp.log(xp.exp(a).sum(axis=axes, keepdims=keepdim)) if axes else a.copy()
@@ -36,10 +36,13 @@ def logsumexp(input, dim, keepdim=False):
         m = (a.real if a.dtype.kind == "c" else a).max(axis=axes, keepdims=True)
         m = xp.where(xp.isfinite(m), m, 0)
         with np.errstate(all="ignore"):
-            res = xp.log(xp.exp(a - m).sum(axis=axes, keepdims=True)) + m
+            shifted = a - m
+            sums = xp.exp(shifted, out=shifted).sum(axis=axes, keepdims=True)
+            res = xp.log(sums, out=sums)
+            res += m
         if not keepdim:
             res = res.reshape(reduced_shape(a.shape, axes, False))
-    result = wrap(xp.asarray(res).astype(dt.numpy_dtype), dt, input._device)
+    result = wrap(xp.asarray(res).astype(dt.numpy_dtype, copy=False), dt, input._device)
     return Reduced(result, node=LogsumexpNode, self_sizes=input._data.shape, dim=axes,
                    keepdim=keepdim)
 
