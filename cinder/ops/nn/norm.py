@@ -213,8 +213,12 @@ def _row_stats(x):
     padded = np.zeros((blocks * rows, c), x.dtype)
     padded[:n] = x
     grid = padded.reshape(blocks, rows, c)
-    # row-order partial sums: accumulate is sequential by definition (a reduce may pair)
-    part = np.add.accumulate(grid, axis=1)[:, -1]
+    # row-order partial sums: NumPy adds row after row when the rows are not its inner loop
+    # (several channels); over one channel a reduce pairs terms, an accumulate does not
+    if c > 1:
+        part = grid.sum(axis=1)
+    else:
+        part = np.add.accumulate(grid[:, :, 0], axis=1)[:, -1:]
     mean = (_sum_blocks(part) / n).astype(x.dtype)
     dev = np.subtract(padded, mean, out=padded)
     dev[n:] = 0                              # padding rows add nothing to the deviations
