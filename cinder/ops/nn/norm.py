@@ -10,6 +10,7 @@ differentiable cinder ops (the ``_*_ops`` functions), so higher-order gradients 
 import numpy as np
 
 from ... import _dtype as D
+from ..._runtime import get_num_threads
 from .._prep import xp_of
 from .._registry import needs_grad, record, register
 from ._utils import like, recompute_node
@@ -206,7 +207,6 @@ def _row_stats(x):
     multiply-add, one rounding per row), and the blocks' partial sums are added in float64
     in block order. Loops run over the rows of one block, each step vectorised over the
     blocks and channels."""
-    from ..._runtime import get_num_threads
     n, c = x.shape
     rows = _rows_per_block(n, c, get_num_threads())
     blocks = -(-n // rows)
