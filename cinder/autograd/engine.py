@@ -71,12 +71,12 @@ def _mark_owned(owned, grads, buffer):
     """Record in ``owned`` the gradients in ``grads`` that the node created: arrays owning
     their memory (not views of another gradient), not passed through from its input
     ``buffer``, and going to one input only."""
-    for i, g in enumerate(grads):
-        if g is None or g._data.base is not None or any(g is b for b in buffer):
-            continue
-        if any(g is other for j, other in enumerate(grads) if j != i):
-            continue
-        owned[id(g)] = True
+    passed = {id(b) for b in buffer}
+    made = [id(g) for g in grads
+            if g is not None and id(g) not in passed and g._data.base is None]
+    for i in made:
+        if len(made) == 1 or made.count(i) == 1:
+            owned[i] = True
 
 
 def _unshared(grad):
@@ -256,14 +256,19 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
         while ready:
             _, _, node = heapq.heappop(ready)
             buffer = buffers.pop(node)
-            if owned is not None and owned:
-                mine = [g is not None and owned.pop(id(g), None) is not None for g in buffer]
-                if type(node) is AccumulateGrad and mine[0] and _plain(node) and \
-                        _unshared(buffer[0]):
-                    accumulate_into_leaf(node.variable, buffer[0], owned=True)
-                    if not retain_graph:
-                        node.release_saved()
-                    continue
+            if owned:
+                if type(node) is AccumulateGrad:
+                    if buffer[0] is not None and owned.pop(id(buffer[0]), None) and \
+                            _plain(node) and _unshared(buffer[0]):
+                        accumulate_into_leaf(node.variable, buffer[0], owned=True)
+                        if not retain_graph:
+                            node.release_saved()
+                        continue
+                else:
+                    for g in buffer:        # consumed here: forget them (ids get reused)
+                        if g is not None:
+                            owned.pop(id(g), None)
+                g = None
             buffer = _call_tensor_pre_hooks(node, buffer)
             if needed is None:
                 run = True
