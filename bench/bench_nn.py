@@ -1,6 +1,7 @@
 """nn training-step benchmark: cinder vs PyTorch in the same process, both on one thread.
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_nn.py [mlp|lenet] [--cpu]
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_nn.py --pieces   # MLP step split
 
 - MLP 784-256-256-10 (ReLU), batch 128, cross-entropy, plain SGD written inline (lr 0.01);
 - LeNet-5 on 1x28x28 (batch 64), cross-entropy, the library's own ``optim.Adam``.
@@ -155,10 +156,62 @@ def main_cpu(names=None):
         print(f"| {CASES[name][0]} | {c_ms:.2f} | {t_ms:.2f} | {ratio:.2f}x |", flush=True)
 
 
+def mlp_pieces(rounds=30, steps=10):
+    """CPU ms per piece of the MLP step (forward, loss, backward, SGD update), each library
+    in alternating rounds of ``steps`` steps: where the time of a step goes."""
+    rng = np.random.default_rng(0)
+    x_np = rng.standard_normal((128, 784), dtype=np.float32)
+    y_np = rng.integers(0, 10, size=128)
+    clocks = {}
+
+    def timed_step(lib):
+        torch.manual_seed(0)
+        model, loss_fn = mlp(lib), lib.nn.CrossEntropyLoss()
+        x, y, params = lib.from_numpy(x_np), lib.from_numpy(y_np), list(model.parameters())
+        spent = clocks[lib.__name__] = dict.fromkeys(("forward", "loss", "backward", "update"),
+                                                     0.0)
+
+        def step():
+            t0 = time.process_time()
+            out = model(x)
+            t1 = time.process_time()
+            loss = loss_fn(out, y)
+            t2 = time.process_time()
+            loss.backward()
+            t3 = time.process_time()
+            with lib.no_grad():
+                for p in params:
+                    p.sub_(p.grad, alpha=0.01)
+                    p.grad = None
+            t4 = time.process_time()
+            for key, a, b in zip(spent, (t0, t1, t2, t3), (t1, t2, t3, t4)):
+                spent[key] += b - a
+        return step
+    t_step, c_step = timed_step(torch), timed_step(cinder)
+    for _ in range(10):
+        t_step(), c_step()
+    for spent in clocks.values():
+        spent.update(dict.fromkeys(spent, 0.0))
+    for _ in range(rounds):
+        for step in (t_step, c_step):
+            for _ in range(steps):
+                step()
+    n = rounds * steps
+    print("| piece | cinder CPU ms | PyTorch CPU ms |")
+    print("|---|---|---|")
+    for key in clocks["torch"]:
+        print(f"| {key} | {1e3 * clocks['cinder'][key] / n:.3f} | "
+              f"{1e3 * clocks['torch'][key] / n:.3f} |")
+    print(f"| step | {1e3 * sum(clocks['cinder'].values()) / n:.3f} | "
+          f"{1e3 * sum(clocks['torch'].values()) / n:.3f} |")
+
+
 if __name__ == "__main__":
     import sys
     args = sys.argv[1:]
-    if "--cpu" in args:          # paired CPU-time rounds (for a loaded machine)
+    if "--pieces" in args:
+        mlp_pieces()
+    elif "--cpu" in args:          # paired CPU-time rounds (for a loaded machine)
         main_cpu([a for a in args if a != "--cpu"])
     else:
         main(args)

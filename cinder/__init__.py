@@ -62,14 +62,6 @@ def is_storage(obj):
     return isinstance(obj, (UntypedStorage, TypedStorage))
 
 
-def set_num_threads(n):
-    """Accepted for compatibility; NumPy's BLAS threads are set by its environment variables."""
-
-
-def get_num_threads():
-    return 1
-
-
 
 
 def __getattr__(name):
@@ -91,7 +83,7 @@ from ._runtime import (use_deterministic_algorithms, are_deterministic_algorithm
                        get_deterministic_debug_mode, set_float32_matmul_precision,
                        get_float32_matmul_precision, set_warn_always, is_warn_always_enabled,
                        set_flush_denormal, set_num_interop_threads, get_num_interop_threads,
-                       init_num_threads)
+                       init_num_threads, set_num_threads, get_num_threads)
 from ._errors import AcceleratorError, FatalError, OutOfMemoryError  # noqa: F401,E402
 from ._streams import Event, Stream  # noqa: F401,E402
 from ._storage import StorageBase  # noqa: F401,E402

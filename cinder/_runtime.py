@@ -12,10 +12,12 @@ import os
 import warnings
 
 __all__ = ["are_deterministic_algorithms_enabled", "get_deterministic_debug_mode",
-           "get_float32_matmul_precision", "get_num_interop_threads", "init_num_threads",
+           "get_float32_matmul_precision", "get_num_interop_threads", "get_num_threads",
+           "init_num_threads",
            "is_deterministic_algorithms_warn_only_enabled", "is_warn_always_enabled",
            "set_deterministic_debug_mode", "set_float32_matmul_precision", "set_flush_denormal",
-           "set_num_interop_threads", "set_warn_always", "use_deterministic_algorithms"]
+           "set_num_interop_threads", "set_num_threads", "set_warn_always",
+           "use_deterministic_algorithms"]
 
 
 class _Switches:
@@ -28,6 +30,7 @@ class _Switches:
         self.matmul_precision = "highest"
         self.warn_always = False
         self.interop_threads = None          # None: not set and no parallel work yet
+        self.intraop_threads = None          # None: PyTorch's default, found on first use
 
 
 SWITCHES = _Switches()
@@ -165,6 +168,51 @@ def _cpu_count():
         return len(os.sched_getaffinity(0))
     except AttributeError:          # not on Linux
         return os.cpu_count() or 1
+
+
+def _physical_cores():
+    """Cores (not hardware threads) among the CPUs this process may run on, the count PyTorch
+    starts its intra-op pool with; the CPU count where the topology is not readable."""
+    try:
+        cpus = os.sched_getaffinity(0)
+        cores = set()
+        for cpu in cpus:
+            topology = f"/sys/devices/system/cpu/cpu{cpu}/topology/"
+            with open(topology + "physical_package_id") as package, \
+                    open(topology + "core_id") as core:
+                cores.add((package.read().strip(), core.read().strip()))
+        return len(cores) or len(cpus)
+    except (AttributeError, OSError):
+        return _cpu_count()
+
+
+def _env_threads(name):
+    """A positive thread count from an OpenMP-style variable ("4" or "4,2"), else 0."""
+    value = os.environ.get(name, "").split(",")[0].strip()
+    return int(value) if value.isdigit() and int(value) > 0 else 0
+
+
+def set_num_threads(num):
+    """Set the number of intra-op threads.
+
+    cinder's kernels run in NumPy (whose BLAS reads its own environment variables), so the
+    number does not change how fast cinder runs; it is kept because some PyTorch CPU kernels
+    round differently with another thread count (the batch-norm statistics of a (N, C) input
+    are summed per thread), and cinder's versions of them follow this number."""
+    if isinstance(num, bool) or not isinstance(num, int):
+        raise RuntimeError(f"set_num_threads expects an int, but got {_type_name(num)}")
+    if num <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    SWITCHES.intraop_threads = num
+
+
+def get_num_threads():
+    """The intra-op thread count: as set, else PyTorch's default (``OMP_NUM_THREADS`` or
+    ``MKL_NUM_THREADS`` when set, otherwise the number of physical cores)."""
+    if SWITCHES.intraop_threads is None:
+        SWITCHES.intraop_threads = (_env_threads("MKL_NUM_THREADS")
+                                    or _env_threads("OMP_NUM_THREADS") or _physical_cores())
+    return SWITCHES.intraop_threads
 
 
 def init_num_threads():

@@ -33,10 +33,11 @@ PENDING = {
     "input = to_tensor(lena)": "uses to_tensor and the lena picture of the torchvision cell above "
                                "(with cinder.vision merged only the picture, absent from the "
                                "seeds, is missing; on PyTorch the import already failed)",
-    "bn = nn.BatchNorm1d(4)": "prints a batch-norm output's mean at the 1e-7 level: for a "
-                              "(N, C) input PyTorch's CPU kernel sums the rows in float32 per "
-                              "thread (its result depends on its thread count), which cinder's "
-                              "kernel does not reproduce; (N, C, *) inputs match bit for bit",
+    "bn = nn.BatchNorm1d(4)": "prints a batch-norm output's mean at the 1e-7 level, which "
+                              "shows the last bit of the Linear output h above it: PyTorch's "
+                              "MKL forms this tiny product in a rounding order cinder's "
+                              "matmul does not follow (the batch norm itself is bit-exact, "
+                              "tests/nn/test_batch_norm_threads.py)",
     "from torchvision import models": "the oracle has no importable torchvision (see above)",
 }
 

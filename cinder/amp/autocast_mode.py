@@ -16,8 +16,9 @@ excludes the autocast keys when it redispatches). Casts of leaf tensors that req
 
 ``nn.functional`` runs under the mode (it is marked op-level: the functions run and the ops
 they call meet it); functions on PyTorch's lists that are not op-table entries carry their
-policy as ``_cinder_autocast`` (``nn/_functional/__init__.py``). Not done: ``F.pad``'s
-reflect/replicate modes are not cast to float32; CUDA autocast is not implemented (a CUDA region
+policy as ``_cinder_autocast`` (``nn/_functional/__init__.py``), or a function of the call's
+arguments where the aten op depends on them (``F.pad``: its reflect and replicate modes run
+PyTorch's fp32-listed reflection/replication pads). Not done: CUDA autocast (a CUDA region
 warns and is disabled).
 """
 
@@ -191,8 +192,10 @@ def _sync_mode():
         STATE.mode = None
 
 
-def _policy(func):
+def _policy(func, args, kwargs):
     tag = getattr(func, "_cinder_autocast", None)   # nn.functional's own (nn/_functional)
+    if callable(tag):
+        return tag(args, kwargs)
     if tag is not None:
         return tag
     name = func.__name__
@@ -260,7 +263,7 @@ class _AutocastMode(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        policy = _policy(func) if STATE.enabled["cpu"] else None
+        policy = _policy(func, args, kwargs) if STATE.enabled["cpu"] else None
         if policy is None:
             return func(*args, **kwargs)
         if policy == "autocast_promote":

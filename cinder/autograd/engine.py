@@ -10,6 +10,7 @@ of accumulating into ``.grad``, and skips nodes that cannot reach those inputs.
 """
 
 import heapq
+import sys
 
 from .. import _C
 from . import anomaly_mode, grad_mode
@@ -64,6 +65,34 @@ def _add_grads(a, b):
     if b is None:
         return a
     return a + b
+
+
+def _mark_owned(owned, grads, buffer):
+    """Record in ``owned`` the gradients in ``grads`` that the node created: arrays owning
+    their memory (not views of another gradient), not passed through from its input
+    ``buffer``, and going to one input only."""
+    passed = {id(b) for b in buffer}
+    made = [id(g) for g in grads
+            if g is not None and id(g) not in passed and g._data.base is None]
+    for i in made:
+        if len(made) == 1 or made.count(i) == 1:
+            owned[i] = True
+
+
+def _unshared(grad):
+    """Whether nothing but the engine references the gradient tensor ``grad`` (held once, in
+    its buffer) and nothing but ``grad`` references its array (no saved reference, no view):
+    then a leaf can keep the memory. PyTorch checks its tensor's use count the same way
+    before stealing a gradient. (Each count includes this function's parameter and
+    getrefcount's own argument.)"""
+    return sys.getrefcount(grad) <= 3 and sys.getrefcount(grad._data) <= 2 + 1
+
+
+def _plain(node):
+    """Whether nothing but the engine sees an AccumulateGrad node's incoming gradient (no
+    hooks of any kind that could keep a reference to it)."""
+    return not (node._pre_hooks or node._hooks or node._tensor_pre_hooks or
+                node._retain_grad_hooks)
 
 
 def _validate(node, grads):
@@ -217,12 +246,30 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
         if deps.get(node, 0) == 0:
             heapq.heappush(ready, (-node._sequence_nr, id(node), node))
 
+    # Gradients a node's backward has just created and handed to one buffer slot only (ids
+    # of objects still sitting in ``buffers``): a leaf may keep such a gradient as its .grad
+    # instead of a copy, as PyTorch steals a gradient nothing else references.
+    owned = {} if accumulate and inputs is None and not create_graph else None
     prev_mode = grad_mode.STATE.grad_enabled
     grad_mode.STATE.grad_enabled = create_graph
     try:
         while ready:
             _, _, node = heapq.heappop(ready)
-            buffer = _call_tensor_pre_hooks(node, buffers.pop(node))
+            buffer = buffers.pop(node)
+            if owned:
+                if type(node) is AccumulateGrad:
+                    if buffer[0] is not None and owned.pop(id(buffer[0]), None) and \
+                            _plain(node) and _unshared(buffer[0]):
+                        accumulate_into_leaf(node.variable, buffer[0], owned=True)
+                        if not retain_graph:
+                            node.release_saved()
+                        continue
+                else:
+                    for g in buffer:        # consumed here: forget them (ids get reused)
+                        if g is not None:
+                            owned.pop(id(g), None)
+                g = None
+            buffer = _call_tensor_pre_hooks(node, buffer)
             if needed is None:
                 run = True
             else:
@@ -235,6 +282,8 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 if isinstance(node, AccumulateGrad) or any(g is not None for g in buffer) \
                         or node._call_with_undefined_grads:
                     grads = _validate(node, _call_node(node, buffer))
+                    if owned is not None and not node._hooks:
+                        _mark_owned(owned, grads, buffer)
                 else:
                     grads = (None,) * len(node.next_functions)
                 if not retain_graph:
@@ -248,10 +297,13 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 if buf is None:
                     buf = buffers[nxt] = [None] * _n_outputs(nxt)
                 if g is not None:
+                    if buf[nr] is not None and owned is not None:
+                        owned.pop(id(g), None)      # summed into a new tensor below
                     buf[nr] = _add_grads(buf[nr], g)
                 deps[nxt] -= 1
                 if deps[nxt] == 0:
                     heapq.heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
+            grads = g = None        # the buffers hold the gradients now (see ``_unshared``)
         if accumulate and inputs is not None:
             # Non-leaf inputs of backward(inputs=...) get their gradient in .grad too.
             for t, g in zip(inputs, captured):

@@ -208,12 +208,14 @@ class AccumulateGrad(Node):
         return ()
 
 
-def accumulate_into_leaf(variable, grad):
+def accumulate_into_leaf(variable, grad, owned=False):
     """``variable.grad += grad`` with PyTorch's rules.
 
     The first gradient is stored as a copy, because the engine may hand the same gradient
     object to several leaves (``x + y``) and a later in-place accumulation must not leak from
-    one ``.grad`` into another. Under ``create_graph`` the sum stays differentiable instead.
+    one ``.grad`` into another; ``owned`` says the engine created ``grad`` and nothing else
+    holds it, so it is stored itself (PyTorch steals such a buffer too). Under
+    ``create_graph`` the sum stays differentiable instead.
     """
     if grad is None:
         return
@@ -221,7 +223,9 @@ def accumulate_into_leaf(variable, grad):
     if grad_mode.STATE.grad_enabled:          # create_graph=True: keep the graph of the grad
         variable._grad = _differentiable_copy(grad) if old is None else old + grad
     elif old is None:
-        variable._grad = grad.detach().clone()
+        # an owned gradient's memory is kept (in a new tensor: the engine's object may be
+        # referenced by the caller); any other is copied
+        variable._grad = grad.detach() if owned else grad.detach().clone()
     else:
         old.add_(grad)
 

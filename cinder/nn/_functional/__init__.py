@@ -26,6 +26,18 @@ def _op(name):
     return _OPS[name]
 
 
+def _pad_autocast_policy(args, kwargs):
+    """F.pad's policy: its reflect mode over 1 or 2 dims and its replicate mode run
+    reflection_pad1d/2d and replication_pad1d/2d/3d, which PyTorch's CPU autocast runs in
+    float32 (reflection_pad3d and the constant and circular modes are on no list)."""
+    pad = kwargs.get("pad", args[1] if len(args) > 1 else ())
+    mode = kwargs.get("mode", args[2] if len(args) > 2 else "constant")
+    dims = len(pad) // 2
+    if (mode == "reflect" and dims in (1, 2)) or (mode == "replicate" and dims in (1, 2, 3)):
+        return "autocast_fp32"
+    return None
+
+
 # F functions on PyTorch's CPU autocast lists under their own name (or their aten op's:
 # cross_entropy_loss, grid_sampler) that are not op-table entries here: the policy autocast
 # applies to their arguments (``cinder/amp/autocast_mode.py`` reads ``_cinder_autocast``).
@@ -35,7 +47,7 @@ _AUTOCAST_POLICY = {
     "nll_loss": "autocast_fp32", "cross_entropy": "autocast_fp32", "l1_loss": "autocast_fp32",
     "grid_sample": "autocast_fp32", "fractional_max_pool2d": "autocast_fp32",
     "fractional_max_pool3d": "autocast_fp32", "max_unpool2d": "autocast_fp32",
-    "max_unpool3d": "autocast_fp32",
+    "max_unpool3d": "autocast_fp32", "pad": _pad_autocast_policy,
 }
 
 

@@ -216,8 +216,24 @@ class RNNBase(Module):
                 hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1)) if lstm else hx.unsqueeze(1)
         return input, None, hx, None, None, is_batched
 
+    def _autocast_dtype(self):
+        """The dtype CPU autocast runs this module's layers in, or None. PyTorch runs LSTM
+        without projections as oneDNN's ``mkldnn_rnn_layer`` (on the lower-precision list) and
+        the RNN cells through ``linear``, so their outputs and states come in the autocast
+        dtype; GRU and projected LSTM cells mix in the float32 states and stay float32."""
+        from ...amp.autocast_mode import STATE
+        if not STATE.enabled["cpu"] or self.mode == "GRU" or \
+                (self.mode == "LSTM" and self.proj_size > 0):
+            return None
+        return STATE.dtype["cpu"]
+
     def _run(self, input, hx, cx, batch_sizes):
         """All layers and directions; ``input`` is (N, I) packed rows, or (T, B, I)."""
+        dtype = self._autocast_dtype()
+        if dtype is not None:
+            from ...amp.autocast_mode import _cast
+            input, hx = _cast(input, dtype), [_cast(h, dtype) for h in hx]
+            cx = None if cx is None else [_cast(c, dtype) for c in cx]
         padded = batch_sizes is None
         if padded:
             steps, batch = input.shape[0], input.shape[1]
@@ -238,9 +254,12 @@ class RNNBase(Module):
                 x = x.reshape(-1, x.shape[-1])
             for d in range(directions):
                 k = layer * directions + d
+                weights = self.all_weights[k]
+                if dtype is not None:
+                    weights = [_cast(t, dtype) for t in weights]
                 w = dict(zip(("w_ih", "w_hh", "b_ih", "b_hh") if self.bias else
-                             ("w_ih", "w_hh"), self.all_weights[k]))
-                w_hr = self.all_weights[k][-1] if self.proj_size > 0 else None
+                             ("w_ih", "w_hh"), weights))
+                w_hr = weights[-1] if self.proj_size > 0 else None
                 out, h, c = rnn_layer(
                     x, hx[k], None if cx is None else cx[k], w["w_ih"], w["w_hh"],
                     w.get("b_ih"), w.get("b_hh"), w_hr, self.mode, sizes, reverse=d == 1,

@@ -1,6 +1,7 @@
 """Distances between vectors: ``torch.cosine_similarity``, ``pairwise_distance`` and ``pdist``,
 composed of differentiable cinder ops (so every order of gradient works)."""
 
+from ... import _dtype as D
 from .._registry import FUNCTIONS, register
 from .loss import _broadcast_pair
 
@@ -33,6 +34,9 @@ def pdist(input, p=2):
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
+    if input.dtype in (D.float16, D.bfloat16) and input.device.type == "cpu":
+        # PyTorch's CPU kernel has no half-precision version
+        raise NotImplementedError(f'"pdist" not implemented for \'{input.dtype.scalar_name}\'')
     n = input.shape[0]
     idx = _op("triu_indices")(n, n, 1)
     diff = input.index_select(0, idx[0]) - input.index_select(0, idx[1])

@@ -10,7 +10,8 @@ import numpy as np
 from ... import _dtype as D
 from ... import backend
 from ..._tensor import Tensor
-from .._prep import wrap
+from ...autograd import grad_mode
+from .._prep import wrap, xp_of
 from .._registry import needs_grad, node_class, record, register
 from ..pointwise import where
 
@@ -94,6 +95,8 @@ def _nll_pick(input, target, weight, ignore_index, classes):
 
 
 def _nll_input_grad(grad, s):
+    if not grad_mode.STATE.grad_enabled:
+        return _nll_input_grad_array(grad, s)
     g = grad / s.total_weight if s.reduction == MEAN else grad
     if s.reduction == NONE and s.unbatched:
         g = g.reshape(1)
@@ -101,6 +104,21 @@ def _nll_input_grad(grad, s):
     index = s.tc.unsqueeze(1)
     out = s.self.new_zeros(s.shape2).scatter(1, index, src)
     return out.reshape(s.self.shape)
+
+
+def _nll_input_grad_array(grad, s):
+    """The same gradient in NumPy, when no graph of it is wanted: zeros with
+    ``-grad * weight`` (``grad / total weight`` for ``mean``) at each target class."""
+    g = grad._data
+    if s.reduction == MEAN:
+        g = g / s.total_weight._data
+    if s.reduction == NONE and s.unbatched:
+        g = g.reshape(1)
+    src = (g * s.wt._data) * -1
+    xp = xp_of(grad)
+    out = xp.zeros(s.shape2, dtype=s.self._data.dtype)
+    xp.put_along_axis(out, s.tc._data[:, None], src[:, None], axis=1)
+    return wrap(out.reshape(s.self._data.shape), s.self._dtype, s.self._device)
 
 
 NllLossNode = node_class("NllLossBackward0", {"self": _nll_input_grad, "target": None},

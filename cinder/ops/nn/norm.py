@@ -10,6 +10,7 @@ differentiable cinder ops (the ``_*_ops`` functions), so higher-order gradients 
 import numpy as np
 
 from ... import _dtype as D
+from ..._runtime import get_num_threads
 from .._prep import xp_of
 from .._registry import needs_grad, record, register
 from ._utils import like, recompute_node
@@ -169,17 +170,75 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
 
 
 def _batch_stats(x, x64, axes, shape):
-    """(mean, sum of squared deviations) per channel in the order of PyTorch's CPU kernel: the
-    mean is a float64 sum (its acc type) divided by the count and rounded to the compute
-    dtype; the squared deviations from that rounded mean are formed in the compute dtype,
-    summed in float64 and rounded. (The variance is that sum / count in the compute dtype.)
-    (For a (N, C) input with more rows than PyTorch has threads, PyTorch sums each thread's
-    rows in float32 first, which this does not reproduce: the last bit may differ there.)"""
+    """(mean, sum of squared deviations) per channel, rounded as PyTorch's CPU kernel rounds
+    them (``x64`` is ``x`` in float64). For one value per (sample, channel) see ``_row_stats``;
+    otherwise the
+    mean is a float64 sum (the acc type) divided by the count and rounded to the compute dtype,
+    and the squared deviations from that rounded mean are formed in the compute dtype, summed in
+    float64 and rounded."""
+    if isinstance(x, np.ndarray) and x.size == x.shape[0] * x.shape[1] and x.shape[0] > 0:
+        return _row_stats(x.reshape(x.shape[0], x.shape[1]))
     count = x.size // x.shape[1]
     mean = (x64.sum(axis=axes) / count).astype(x.dtype)
     dev = x - mean.reshape(shape)
     sq = np.multiply(dev, dev, out=dev)     # in place: dev is a fresh temporary
     return mean, sq.astype(np.float64).sum(axis=axes).astype(x.dtype)
+
+
+# PyTorch's (N, C) kernel keeps one sequential partial sum per channel when N is at most the
+# thread count and C is at most this many channels (measured on PyTorch 2.13's CPU build).
+_SMALL_CHANNELS = 16
+
+
+def _rows_per_block(n, channels, threads):
+    """How many consecutive rows PyTorch's (N, C) statistics kernel sums into one partial sum
+    in the compute dtype: with more rows than threads, ``at::parallel_for`` gives each thread
+    a block of ceil(N / threads) rows; otherwise few channels mean one block of all rows and
+    many channels one row per block (each row exact, all summed in float64)."""
+    if n > threads:
+        return -(-n // threads)
+    return n if channels <= _SMALL_CHANNELS else 1
+
+
+def _row_stats(x):
+    """(mean, sum of squared deviations) per channel of a (N, C) input, bit for bit as
+    PyTorch's CPU kernel forms them with ``get_num_threads()`` threads: each block of rows is
+    summed in the compute dtype in row order (the squared deviations with a fused
+    multiply-add, one rounding per row), and the blocks' partial sums are added in float64
+    in block order. Loops run over the rows of one block, each step vectorised over the
+    blocks and channels."""
+    n, c = x.shape
+    rows = _rows_per_block(n, c, get_num_threads())
+    blocks = -(-n // rows)
+    padded = np.zeros((blocks * rows, c), x.dtype)
+    padded[:n] = x
+    grid = padded.reshape(blocks, rows, c)
+    # row-order partial sums: NumPy adds row after row when the rows are not its inner loop
+    # (several channels); over one channel a reduce pairs terms, an accumulate does not
+    if c > 1:
+        part = grid.sum(axis=1)
+    else:
+        part = np.add.accumulate(grid[:, :, 0], axis=1)[:, -1:]
+    mean = (_sum_blocks(part) / n).astype(x.dtype)
+    dev = np.subtract(padded, mean, out=padded)
+    dev[n:] = 0                              # padding rows add nothing to the deviations
+    sq = dev.astype(np.float64) if x.dtype == np.float32 else dev
+    sq *= sq                                 # exact in float64 for float32 deviations
+    sq = sq.reshape(blocks, rows, c)
+    part = np.zeros((blocks, c), x.dtype)
+    for i in range(rows):
+        # part + d * d rounded once to the compute dtype: the fused multiply-add's result
+        np.add(part, sq[:, i], out=part, casting="unsafe")
+    return mean, _sum_blocks(part).astype(x.dtype)
+
+
+def _sum_blocks(part):
+    """The blocks' partial sums added in float64, in block order (a short loop: one step per
+    thread)."""
+    total = np.zeros(part.shape[1], np.float64)
+    for block in part:
+        total += block
+    return total
 
 
 def _update_running(running_mean, running_var, mean, var_sum, momentum, count):
