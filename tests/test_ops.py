@@ -187,9 +187,9 @@ def weighted_loss(lib, outputs, seed):
             continue
         w = rng.uniform(0.5, 1.5, size=tuple(o.shape)).astype(np.float64)
         if o.is_complex():      # a real loss of a complex output: weighted magnitudes
-            term = (o.abs() * lib.from_numpy(w).to(o.abs().dtype)).sum()
+            term = (o.abs() * lib.from_numpy(w).to(o.device, o.abs().dtype)).sum()
         else:
-            term = (o * lib.from_numpy(w).to(o.dtype)).sum()
+            term = (o * lib.from_numpy(w).to(o.device, o.dtype)).sum()
         loss = term if loss is None else loss + term
     return loss
 
