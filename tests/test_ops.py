@@ -20,6 +20,7 @@ from op_db import special as special_db
 from op_db import (
     ALL_DTYPES,
     T,
+    TEST_DEVICE,
     assert_same,
     build,
     conversion,
@@ -366,7 +367,8 @@ def _empty_like_result(lib, result, size_zero):
     if isinstance(result, (tuple, list)):
         return tuple(_empty_like_result(lib, r, size_zero) for r in result)
     dt = getattr(lib, dtype_name(result.dtype))
-    return lib.zeros(0, dtype=dt) if size_zero else lib.zeros(tuple(result.shape), dtype=dt)
+    shape = 0 if size_zero else tuple(result.shape)
+    return lib.zeros(shape, dtype=dt, device=TEST_DEVICE)
 
 
 @pytest.mark.parametrize("entry,dtype", OUT)

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._device import CPU, device
 from . import malloc  # noqa: F401  (keeps freed buffers in the heap; see malloc.py)
+from . import cuda
 
 __all__ = ["array_module", "array_module_of", "cuda_is_available", "to_device", "data_ptr",
            "storage_root"]
@@ -71,6 +72,25 @@ def special_module(xp):
     return cupyx.scipy.special
 
 
+def strided_view(arr, shape, strides):
+    """A read-only view of ``arr`` with the given shape and byte strides (windows, broadcast
+    kernels). NumPy marks it read-only so no write can alias overlapping windows; CuPy's
+    ``as_strided`` has no such flag, so its views are left writable."""
+    if isinstance(arr, np.ndarray):
+        return np.lib.stride_tricks.as_strided(arr, shape, strides, writeable=False)
+    return cupy_module().lib.stride_tricks.as_strided(arr, shape, strides)
+
+
+def device_kernel(kernel):
+    """CuPy's counterpart of the NumPy/SciPy elementwise ``kernel`` (found by name in
+    ``cupyx.scipy.special``, then ``cupy``); ``kernel`` itself when it has none, for kernels
+    composed of array operations, which NumPy dispatches to CuPy."""
+    name = getattr(kernel, "__name__", "")
+    cp = cupy_module()
+    found = getattr(special_module(cp), name, None) or getattr(cp, name, None)
+    return kernel if found is None or name.startswith("<") else found
+
+
 def is_numpy(arr):
     return isinstance(arr, np.ndarray)
 
@@ -82,17 +102,40 @@ def device_of_array(arr):
     return device("cuda", arr.device.id)
 
 
-def to_device(arr, dev, copy=False):
-    """Move (or copy) an array to ``dev``; returns the same array when nothing has to change."""
+def check_ordinal(index):
+    """Raise PyTorch's ``AcceleratorError`` when CUDA device ``index`` does not exist."""
+    cp = cupy_module()
+    if not 0 <= index < cp.cuda.runtime.getDeviceCount():
+        from .._errors import AcceleratorError
+        raise AcceleratorError(
+            "CUDA error: invalid device ordinal\nGPU device may be out of range, do you have "
+            "enough GPUs?\nCUDA kernel errors might be asynchronously reported at some other "
+            "API call, so the stacktrace below might be incorrect.\nFor debugging consider "
+            "passing CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable "
+            "device-side assertions.\n")
+
+
+def to_device(arr, dev, copy=False, non_blocking=False):
+    """Move (or copy) an array to ``dev``; returns the same array when nothing has to change.
+
+    With ``non_blocking`` a host array in page-locked memory is copied to the GPU
+    asynchronously on the current stream (the call returns before the copy ends, as in
+    PyTorch); from pageable memory the copy is synchronous whatever the flag says."""
     if dev.type == "cpu":
         if isinstance(arr, np.ndarray):
             return arr.copy() if copy else arr
         return arr.get()
     cp = cupy_module()
-    index = 0 if dev.index is None else dev.index
+    index = cp.cuda.runtime.getDevice() if dev.index is None else dev.index
+    check_ordinal(index)
     with cp.cuda.Device(index):
         if isinstance(arr, cp.ndarray) and arr.device.id == index and not copy:
             return arr
+        if non_blocking and isinstance(arr, np.ndarray) and arr.flags.c_contiguous \
+                and cuda.is_pinned(arr):
+            out = cp.empty(arr.shape, arr.dtype)
+            out.set(arr, stream=cp.cuda.get_current_stream())
+            return out
         return cp.array(arr, copy=True)
 
 
