@@ -91,6 +91,25 @@ def device_kernel(kernel):
     return kernel if found is None or name.startswith("<") else found
 
 
+def accumulate(name, arr, axis):
+    """The running ``name`` ufunc (``maximum``, ``minimum``, ``logaddexp``...) of ``arr``
+    along ``axis``, like ``np.<name>.accumulate``. CuPy has no ``accumulate`` for these, so on
+    CUDA it is a log-step (Hillis-Steele) scan: ceil(log2(n)) vectorised passes, each combining
+    every element with the one ``shift`` places before it; valid for associative and
+    commutative ufuncs."""
+    if isinstance(arr, np.ndarray):
+        return getattr(np, name).accumulate(arr, axis=axis)
+    cp = cupy_module()
+    ufunc = getattr(cp, name)
+    out = cp.moveaxis(arr, axis, -1)
+    shift = 1
+    while shift < out.shape[-1]:
+        out = cp.concatenate([out[..., :shift], ufunc(out[..., shift:], out[..., :-shift])],
+                             axis=-1)
+        shift *= 2
+    return cp.moveaxis(out, -1, axis)
+
+
 def is_numpy(arr):
     return isinstance(arr, np.ndarray)
 

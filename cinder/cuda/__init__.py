@@ -142,7 +142,10 @@ class _CudaDeviceProperties:
 def get_device_properties(device=None):
     """The properties (name, capability, memory, SM count...) of ``device``."""
     backend.cupy_module()
-    return _CudaDeviceProperties(backend.cuda.device_properties(_device_index(device)))
+    index = _device_index(device)
+    if not 0 <= index < device_count():
+        raise AssertionError("Invalid device id")
+    return _CudaDeviceProperties(backend.cuda.device_properties(index))
 
 
 def get_device_name(device=None):

@@ -41,6 +41,11 @@ def _run(kernel, *args):
     return backend.device_kernel(kernel)(*args)
 
 
+def _order(n, like):
+    """An integer order argument as the kernels want it: CuPy's need it as an array."""
+    return n if backend.is_numpy(like) else backend.array_module_of(like).asarray(n, like.dtype)
+
+
 def _as_tensor(x, like):
     if isinstance(x, Tensor):
         return x
@@ -213,7 +218,7 @@ def special_polygamma(n, input, *, out=None):
     dt = _float_dtype(input._dtype)
     with np.errstate(all="ignore"):
         a = _compute(input._data, dt)
-        res = _run(sc.psi, a) if n == 0 else _run(sc.polygamma, n, a)
+        res = _run(sc.psi, a) if n == 0 else _run(sc.polygamma, _order(n, a), a)
     result = _finish(res, dt, input._device, None)
     if needs_grad(input):
         record(PolygammaNode, (input,), (result,), self=input, n=n)
