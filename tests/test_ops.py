@@ -439,6 +439,9 @@ ERRORS = [pytest.param(e, s, id=f"{e.family}.{e.name}-{i}:{s!r}")
 
 @pytest.mark.parametrize("entry,error", ERRORS)
 def test_error(entry, error):
+    if TEST_DEVICE == "cuda" and entry.family == "scatter":
+        pytest.skip("PyTorch's CUDA kernels check these indices on the GPU: the device-side "
+                    "assert would poison the CUDA context of the whole test process")
     t_out, t_exc = run(torch, entry, error.sample)[0]
     assert t_exc is not None, f"the error sample is not an error in PyTorch: {t_out}"
     c_exc = run(cinder, entry, error.sample)[0][1]

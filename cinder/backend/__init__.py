@@ -93,21 +93,51 @@ def device_kernel(kernel):
 
 def accumulate(name, arr, axis):
     """The running ``name`` ufunc (``maximum``, ``minimum``, ``logaddexp``...) of ``arr``
-    along ``axis``, like ``np.<name>.accumulate``. CuPy has no ``accumulate`` for these, so on
-    CUDA it is a log-step (Hillis-Steele) scan: ceil(log2(n)) vectorised passes, each combining
-    every element with the one ``shift`` places before it; valid for associative and
-    commutative ufuncs."""
+    along ``axis``, like ``np.<name>.accumulate``; CuPy lacks it (see ``log_step_scan``)."""
     if isinstance(arr, np.ndarray):
         return getattr(np, name).accumulate(arr, axis=axis)
     cp = cupy_module()
-    ufunc = getattr(cp, name)
-    out = cp.moveaxis(arr, axis, -1)
+    return log_step_scan(cp, getattr(cp, name), arr, axis)
+
+
+def log_step_scan(xp, ufunc, arr, axis):
+    """Inclusive scan of ``arr`` along ``axis`` with an associative, commutative ``ufunc`` in
+    ceil(log2(n)) vectorised passes (Hillis-Steele): each pass combines every element with the
+    one ``shift`` places before it, doubling ``shift``."""
+    out = xp.moveaxis(arr, axis, -1)
     shift = 1
     while shift < out.shape[-1]:
-        out = cp.concatenate([out[..., :shift], ufunc(out[..., shift:], out[..., :-shift])],
+        out = xp.concatenate([out[..., :shift], ufunc(out[..., shift:], out[..., :-shift])],
                              axis=-1)
         shift *= 2
-    return cp.moveaxis(out, -1, axis)
+    return xp.moveaxis(out, -1, axis)
+
+
+def reduceat(name, vals, starts):
+    """``np.<name>.reduceat(vals, starts)`` along axis 0: one reduction per segment
+    ``vals[starts[i]:starts[i + 1]]`` (``starts`` strictly increasing, beginning at 0); CuPy
+    lacks it for most ufuncs (see ``segmented_reduce``)."""
+    if isinstance(vals, np.ndarray):
+        return getattr(np, name).reduceat(vals, starts, axis=0)
+    cp = cupy_module()
+    return segmented_reduce(cp, getattr(cp, name), vals, starts)
+
+
+def segmented_reduce(xp, ufunc, vals, starts):
+    """Per-segment reductions by a segmented log-step scan: an element combines with the one
+    ``shift`` places before it only inside its own segment; each segment's last element then
+    holds the segment's reduction."""
+    n = vals.shape[0]
+    segment = xp.cumsum(xp.bincount(starts, minlength=n)[:n]) - 1
+    out = vals
+    shift = 1
+    while shift < n:
+        same = (segment[shift:] == segment[:-shift]).reshape((-1,) + (1,) * (vals.ndim - 1))
+        tail = xp.where(same, ufunc(out[shift:], out[:-shift]), out[shift:])
+        out = xp.concatenate([out[:shift], tail], axis=0)
+        shift *= 2
+    ends = xp.concatenate([starts[1:], xp.asarray([n], dtype=starts.dtype)]) - 1
+    return out[ends]
 
 
 def is_numpy(arr):
