@@ -20,8 +20,9 @@ __all__ = ["as_tensor", "asarray", "empty", "from_numpy", "full", "ones", "tenso
 
 
 def _finish(arr, dtype, device, requires_grad, out=None):
-    """Move a freshly made NumPy array to ``device`` and wrap it."""
-    dev = as_device(device)
+    """Move a freshly made NumPy array to ``device`` (``out``'s device when none is given, as
+    PyTorch's factories do) and wrap it."""
+    dev = as_device(out._device if device is None and out is not None else device)
     if dev is not CPU and dev.type != "cpu":
         arr = backend.to_device(arr, dev)
     t = make_tensor(arr, dtype, dev)
