@@ -293,9 +293,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                            f"{first._dtype.scalar_name} and {second._dtype.scalar_name}")
     dt = mat1._dtype
-    if dt is D.bool and mat1.shape[1] == 0:
+    if dt is D.bool and mat1.shape[1] == 0 and mat1._device.type == "cpu":
         raise RuntimeError("result type Long can't be cast to the desired output type Bool")
-    _no_bool(dt, "addmm_impl_cpu_", (mat1.shape[0], mat2.shape[1]), device=mat1._device)
+    _no_bool(dt, "addmm_impl_cpu_", (mat1.shape[0], mat2.shape[1]), mat1.shape[1],
+             mat1._device)
     xp = xp_of(mat1)
     prod = _product(xp, mat1._data, mat2._data, dt)
     if dt.category < D.FLOATING:   # PyTorch casts alpha and beta to the integer dtype
