@@ -8,6 +8,7 @@ the memory address of an array also live here.
 import numpy as np
 
 from .._device import CPU, device
+from .._errors import AcceleratorError
 from . import malloc  # noqa: F401  (keeps freed buffers in the heap; see malloc.py)
 from . import cuda
 
@@ -155,7 +156,6 @@ def check_ordinal(index):
     """Raise PyTorch's ``AcceleratorError`` when CUDA device ``index`` does not exist."""
     cp = cupy_module()
     if not 0 <= index < cp.cuda.runtime.getDeviceCount():
-        from .._errors import AcceleratorError
         raise AcceleratorError(
             "CUDA error: invalid device ordinal\nGPU device may be out of range, do you have "
             "enough GPUs?\nCUDA kernel errors might be asynchronously reported at some other "

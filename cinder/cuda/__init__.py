@@ -7,6 +7,7 @@ enabled".
 """
 
 from .. import backend
+from .._device import device as _device_cls
 from .._legacy import CUDA_TYPES
 from .memory import (  # noqa: F401
     empty_cache,
@@ -59,8 +60,7 @@ def _device_index(device, optional=True):
     if device is None:
         return current_device()
     if isinstance(device, str):
-        from .._device import device as device_cls
-        device = device_cls(device)
+        device = _device_cls(device)
     if hasattr(device, "type"):
         if device.type != "cuda":
             raise ValueError(f"Expected a cuda device, but got: {device}")
@@ -111,8 +111,7 @@ class device_of(device):
 def synchronize(device=None):
     """Wait until all work queued on ``device`` (the current one by default) is done."""
     backend.cupy_module()
-    from .._device import device as device_cls
-    backend.synchronize(device_cls("cuda", _device_index(device)))
+    backend.synchronize(_device_cls("cuda", _device_index(device)))
 
 
 class _CudaDeviceProperties:

@@ -5,6 +5,7 @@ in a stream that other streams or the host can wait for, and can time work betwe
 """
 
 from .. import backend
+from .._device import device as _device_cls
 
 __all__ = ["Stream", "Event", "StreamContext"]
 
@@ -28,8 +29,7 @@ class Stream:
 
     @property
     def device(self):
-        from .._device import device
-        return device("cuda", self.device_index)
+        return _device_cls("cuda", self.device_index)
 
     @property
     def cuda_stream(self):
