@@ -9,7 +9,7 @@ import numpy as np
 
 __all__ = ["pinned_empty", "is_pinned", "device_properties", "mem_get_info", "memory_stats",
            "reset_peak", "empty_cache", "new_stream", "current_stream", "default_stream",
-           "set_current_stream", "new_event", "current_device", "set_device"]
+           "set_current_stream", "new_event", "event_elapsed_ms", "current_device", "set_device"]
 
 # cudaMemoryTypeHost: the pointer is page-locked host memory registered with CUDA
 _MEMORY_TYPE_HOST = 1
@@ -164,10 +164,6 @@ def new_event(enable_timing=False, blocking=False, interprocess=False):
     """A CUDA event (CuPy's), timing disabled unless asked, as in PyTorch."""
     return _cp().cuda.Event(block=blocking, disable_timing=not enable_timing,
                             interprocess=interprocess)
-
-
-def stream_synchronize(handle):
-    handle.synchronize()
 
 
 def event_elapsed_ms(start, end):
