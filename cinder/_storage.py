@@ -192,7 +192,8 @@ class UntypedStorage(StorageBase):
             segment_of(backend.storage_root(self._bytes)) is not None
 
     def is_pinned(self, device="cuda"):
-        return False
+        """Whether these bytes are page-locked host memory."""
+        return self.device.type == "cpu" and backend.cuda.is_pinned(self._bytes)
 
     def share_memory_(self):
         """Move the bytes to shared memory in place (a no-op when already shared or not on the
@@ -374,7 +375,7 @@ class TypedStorage:
         return self._untyped.is_shared()
 
     def is_pinned(self, device="cuda"):
-        return False
+        return self._untyped.is_pinned(device)
 
     def share_memory_(self):
         self._untyped.share_memory_()

@@ -368,7 +368,8 @@ class Tensor:
             segment_of(backend.storage_root(self._data)) is not None
 
     def is_pinned(self, device=None):
-        return False
+        """Whether the tensor's memory is page-locked host memory (see ``pin_memory``)."""
+        return self._device.type == "cpu" and backend.cuda.is_pinned(self._data)
 
     def share_memory_(self):
         """Move the storage to shared memory in place (a no-op when already shared or on

@@ -10,7 +10,9 @@ import warnings
 import numpy as np
 
 from .._device import CPU, device
+from .._errors import AcceleratorError
 from . import malloc  # noqa: F401  (keeps freed buffers in the heap; see malloc.py)
+from . import cuda
 
 # PyTorch computes inf/nan silently: an overflow, a division by zero or an invalid cast inside
 # a cinder kernel must not print NumPy's "overflow encountered in multiply". An errstate block
@@ -81,6 +83,74 @@ def special_module(xp):
     return cupyx.scipy.special
 
 
+def strided_view(arr, shape, strides):
+    """A read-only view of ``arr`` with the given shape and byte strides (windows, broadcast
+    kernels). NumPy marks it read-only so no write can alias overlapping windows; CuPy's
+    ``as_strided`` has no such flag, so its views are left writable."""
+    if isinstance(arr, np.ndarray):
+        return np.lib.stride_tricks.as_strided(arr, shape, strides, writeable=False)
+    return cupy_module().lib.stride_tricks.as_strided(arr, shape, strides)
+
+
+def device_kernel(kernel):
+    """CuPy's counterpart of the NumPy/SciPy elementwise ``kernel`` (found by name in
+    ``cupyx.scipy.special``, then ``cupy``); ``kernel`` itself when it has none, for kernels
+    composed of array operations, which NumPy dispatches to CuPy."""
+    name = getattr(kernel, "__name__", "")
+    cp = cupy_module()
+    found = getattr(special_module(cp), name, None) or getattr(cp, name, None)
+    return kernel if found is None or name.startswith("<") else found
+
+
+def accumulate(name, arr, axis):
+    """The running ``name`` ufunc (``maximum``, ``minimum``, ``logaddexp``...) of ``arr``
+    along ``axis``, like ``np.<name>.accumulate``; CuPy lacks it (see ``log_step_scan``)."""
+    if isinstance(arr, np.ndarray):
+        return getattr(np, name).accumulate(arr, axis=axis)
+    cp = cupy_module()
+    return log_step_scan(cp, getattr(cp, name), arr, axis)
+
+
+def log_step_scan(xp, ufunc, arr, axis):
+    """Inclusive scan of ``arr`` along ``axis`` with an associative, commutative ``ufunc`` in
+    ceil(log2(n)) vectorised passes (Hillis-Steele): each pass combines every element with the
+    one ``shift`` places before it, doubling ``shift``."""
+    out = xp.moveaxis(arr, axis, -1)
+    shift = 1
+    while shift < out.shape[-1]:
+        out = xp.concatenate([out[..., :shift], ufunc(out[..., shift:], out[..., :-shift])],
+                             axis=-1)
+        shift *= 2
+    return xp.moveaxis(out, -1, axis)
+
+
+def reduceat(name, vals, starts):
+    """``np.<name>.reduceat(vals, starts)`` along axis 0: one reduction per segment
+    ``vals[starts[i]:starts[i + 1]]`` (``starts`` strictly increasing, beginning at 0); CuPy
+    lacks it for most ufuncs (see ``segmented_reduce``)."""
+    if isinstance(vals, np.ndarray):
+        return getattr(np, name).reduceat(vals, starts, axis=0)
+    cp = cupy_module()
+    return segmented_reduce(cp, getattr(cp, name), vals, starts)
+
+
+def segmented_reduce(xp, ufunc, vals, starts):
+    """Per-segment reductions by a segmented log-step scan: an element combines with the one
+    ``shift`` places before it only inside its own segment; each segment's last element then
+    holds the segment's reduction."""
+    n = vals.shape[0]
+    segment = xp.cumsum(xp.bincount(starts, minlength=n)[:n]) - 1
+    out = vals
+    shift = 1
+    while shift < n:
+        same = (segment[shift:] == segment[:-shift]).reshape((-1,) + (1,) * (vals.ndim - 1))
+        tail = xp.where(same, ufunc(out[shift:], out[:-shift]), out[shift:])
+        out = xp.concatenate([out[:shift], tail], axis=0)
+        shift *= 2
+    ends = xp.concatenate([starts[1:], xp.asarray([n], dtype=starts.dtype)]) - 1
+    return out[ends]
+
+
 def is_numpy(arr):
     return isinstance(arr, np.ndarray)
 
@@ -92,17 +162,39 @@ def device_of_array(arr):
     return device("cuda", arr.device.id)
 
 
-def to_device(arr, dev, copy=False):
-    """Move (or copy) an array to ``dev``; returns the same array when nothing has to change."""
+def check_ordinal(index):
+    """Raise PyTorch's ``AcceleratorError`` when CUDA device ``index`` does not exist."""
+    cp = cupy_module()
+    if not 0 <= index < cp.cuda.runtime.getDeviceCount():
+        raise AcceleratorError(
+            "CUDA error: invalid device ordinal\nGPU device may be out of range, do you have "
+            "enough GPUs?\nCUDA kernel errors might be asynchronously reported at some other "
+            "API call, so the stacktrace below might be incorrect.\nFor debugging consider "
+            "passing CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable "
+            "device-side assertions.\n")
+
+
+def to_device(arr, dev, copy=False, non_blocking=False):
+    """Move (or copy) an array to ``dev``; returns the same array when nothing has to change.
+
+    With ``non_blocking`` a host array in page-locked memory is copied to the GPU
+    asynchronously on the current stream (the call returns before the copy ends, as in
+    PyTorch); from pageable memory the copy is synchronous whatever the flag says."""
     if dev.type == "cpu":
         if isinstance(arr, np.ndarray):
             return arr.copy() if copy else arr
         return arr.get()
     cp = cupy_module()
-    index = 0 if dev.index is None else dev.index
+    index = cp.cuda.runtime.getDevice() if dev.index is None else dev.index
+    check_ordinal(index)
     with cp.cuda.Device(index):
         if isinstance(arr, cp.ndarray) and arr.device.id == index and not copy:
             return arr
+        if non_blocking and isinstance(arr, np.ndarray) and arr.flags.c_contiguous \
+                and cuda.is_pinned(arr):
+            out = cp.empty(arr.shape, arr.dtype)
+            out.set(arr, stream=cp.cuda.get_current_stream())
+            return out
         return cp.array(arr, copy=True)
 
 

@@ -12,6 +12,8 @@ positions once and reducing each run of equal positions with ``ufunc.reduceat``.
 
 import numpy as np
 
+from .. import backend
+
 _UFUNCS = {"sum": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
 # dtypes whose ``ufunc.at`` runs NumPy's compiled indexed loop (others fall back to a slow
 # per-element loop, ~10x slower than the sort-based path)
@@ -61,7 +63,8 @@ def reduce_into(xp, flat, lin, vals, reduce, include_self=True):
     lin_sorted = lin[order]
     starts = xp.flatnonzero(xp.concatenate([xp.ones(1, bool), lin_sorted[1:] != lin_sorted[:-1]]))
     ufunc = getattr(xp, _UFUNCS[reduce])
-    reduced = ufunc.reduceat(vals[order].astype(flat.dtype, copy=False), starts)
+    reduced = backend.reduceat(_UFUNCS[reduce], vals[order].astype(flat.dtype, copy=False),
+                               starts)
     targets = lin_sorted[starts]
     flat[targets] = ufunc(flat[targets], reduced) if include_self else reduced
     return targets

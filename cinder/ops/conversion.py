@@ -72,7 +72,7 @@ def copy_(self, src, non_blocking=False):
     check_inplace(self)
     arr = src._data
     if src._device != self._device:
-        arr = backend.to_device(arr, self._device)
+        arr = backend.to_device(arr, self._device, non_blocking=non_blocking)
     check_fits(self._data.shape, arr.shape)
     if src._dtype.category == D.COMPLEX and self._dtype.category != D.COMPLEX:
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
@@ -152,15 +152,16 @@ register("zero_", zero_, family="copy", nodes=(ZeroNode,))
 # ----------------------------------------------------------------------------------------------
 
 
-def _to(input, dtype, dev, copy=False):
-    """The conversion behind every ``to``-style method (one graph node: ToCopyBackward0)."""
+def _to(input, dtype, dev, copy=False, non_blocking=False):
+    """The conversion behind every ``to``-style method (one graph node: ToCopyBackward0).
+    ``non_blocking`` makes a copy from pinned host memory to the GPU asynchronous."""
     same_dtype = dtype is None or dtype is input._dtype
     same_dev = dev is None or dev == input._device
     if same_dtype and same_dev and not copy:
         return input
     arr = input._data
     if not same_dev:
-        arr = backend.to_device(arr, dev)
+        arr = backend.to_device(arr, dev, non_blocking=non_blocking)
     dt = input._dtype if dtype is None else dtype
     if not same_dtype:
         if input._dtype.category == D.COMPLEX and dt.category != D.COMPLEX:
@@ -181,7 +182,7 @@ def _parse_to(args, kwargs):
     dtype = kwargs.pop("dtype", None)
     dev = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
-    kwargs.pop("non_blocking", None)
+    non_blocking = kwargs.pop("non_blocking", False)
     kwargs.pop("memory_format", None)
     other = None
     for a in args:
@@ -192,7 +193,7 @@ def _parse_to(args, kwargs):
         elif isinstance(a, Tensor):
             other = a
         elif isinstance(a, bool):
-            pass
+            non_blocking = a
         else:
             raise TypeError(f"to() received an invalid combination of arguments - got "
                             f"({type(a).__name__})")
@@ -200,14 +201,14 @@ def _parse_to(args, kwargs):
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if other is not None:
         dtype, dev = other._dtype, other._device
-    return dtype, (None if dev is None else as_device(dev)), copy
+    return dtype, (None if dev is None else as_device(dev)), copy, non_blocking
 
 
 def to(self, *args, **kwargs):
     """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``; returns self when
     nothing changes (unless ``copy=True``)."""
-    dtype, dev, copy = _parse_to(args, dict(kwargs))
-    return _to(self, dtype, dev, copy)
+    dtype, dev, copy, non_blocking = _parse_to(args, dict(kwargs))
+    return _to(self, dtype, dev, copy, non_blocking)
 
 
 register("to", to, function_too=False, family="conversion", nodes=(ToCopyNode,))
@@ -243,8 +244,8 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
     dev = as_device("cuda" if device is None else
                     (f"cuda:{device}" if isinstance(device, int) else device))
     if dev.index is None:
-        dev = as_device("cuda:0")
-    return _to(self, None, dev)
+        dev = as_device(f"cuda:{backend.cuda.current_device()}")
+    return _to(self, None, dev, non_blocking=non_blocking)
 
 
 register("cpu", cpu, function_too=False, family="conversion")

@@ -20,8 +20,9 @@ __all__ = ["as_tensor", "asarray", "empty", "from_numpy", "full", "ones", "tenso
 
 
 def _finish(arr, dtype, device, requires_grad, out=None):
-    """Move a freshly made NumPy array to ``device`` and wrap it."""
-    dev = as_device(device)
+    """Move a freshly made NumPy array to ``device`` (``out``'s device when none is given, as
+    PyTorch's factories do) and wrap it."""
+    dev = as_device(out._device if device is None and out is not None else device)
     if dev is not CPU and dev.type != "cpu":
         arr = backend.to_device(arr, dev)
     t = make_tensor(arr, dtype, dev)
@@ -377,8 +378,12 @@ def _empty_preserving(src, np_dtype, memory_format):
     """An uninitialised host array shaped like ``src`` with PyTorch's ``preserve_format``
     strides: the same layout for dense inputs (an empty input keeps its strides as they are),
     the same dimension order made dense otherwise."""
-    if memory_format not in (None, "preserve") or not backend.is_numpy(src):
+    if memory_format not in (None, "preserve"):
         return np.empty(src.shape, dtype=np_dtype)
+    if not backend.is_numpy(src):
+        # a CUDA array: column-major stays column-major (the move to the GPU keeps it)
+        f_order = src.flags.f_contiguous and not src.flags.c_contiguous
+        return np.empty(src.shape, dtype=np_dtype, order="F" if f_order else "C")
     if src.size == 0:
         itemsize = np.dtype(np_dtype).itemsize
         strides = tuple(st // src.itemsize * itemsize for st in src.strides)

@@ -281,12 +281,14 @@ register("nan_to_num", nan_to_num, inplace=True, family="pointwise", nodes=(NanT
 
 
 def _polygamma_kernel(n, a):
-    sp = backend.special_module(np)
+    xp = backend.array_module_of(a)
+    sp = backend.special_module(xp)
     wide = a.astype(np.float32) if a.dtype.itemsize == 2 else a
     with np.errstate(all="ignore"):
         if n == 0:
-            return _digamma_kernel(np, wide)
-        return sp.polygamma(n, wide)
+            return _digamma_kernel(xp, wide)
+        # CuPy's polygamma takes the order as an array
+        return sp.polygamma(n if xp is np else xp.asarray(n, wide.dtype), wide)
 
 
 PolygammaNode = node_class("PolygammaBackward0", {
@@ -303,7 +305,8 @@ def polygamma(n, input, *, out=None):
                         input._dtype)
     dt = input._dtype if input._dtype.category == D.FLOATING else D.get_default_dtype()
     res = _polygamma_kernel(n, input._data.astype(dt.numpy_dtype, copy=False))
-    result = wrap(np.asarray(res).astype(dt.numpy_dtype, copy=False), dt, input._device)
+    result = wrap(xp_of(input).asarray(res).astype(dt.numpy_dtype, copy=False), dt,
+                  input._device)
     if input._requires_grad and needs_grad(input):
         record(PolygammaNode, (input,), (result,), self=input, n=n)
     return write_out(out, result) if out is not None else result
@@ -336,11 +339,12 @@ def mvlgamma(input, p, *, out=None):
         raise RuntimeError("The input tensor may not be a boolean tensor.")
     dt = input._dtype if input._dtype.category == D.FLOATING else D.get_default_dtype()
     a = input._data.astype(dt.numpy_dtype)
-    sp = backend.special_module(np)
+    xp = xp_of(input)
+    sp = backend.special_module(xp)
     wide = a.astype(np.float64)
-    js = np.arange(p, dtype=np.float64) / 2
+    js = xp.arange(p, dtype=np.float64) / 2
     res = sp.gammaln(wide[..., None] - js).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
-    result = wrap(np.asarray(res).astype(dt.numpy_dtype), dt, input._device)
+    result = wrap(xp.asarray(res).astype(dt.numpy_dtype), dt, input._device)
     if input._requires_grad and needs_grad(input):
         record(MvlgammaNode, (input,), (result,), self=input, p=p)
     return write_out(out, result) if out is not None else result

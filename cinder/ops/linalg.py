@@ -79,11 +79,17 @@ def _same_dtype(a, b, what="m1 and m2"):
                            f"{b._dtype.cpp_name}")
 
 
-def _no_bool(dt, kernel, out_shape=None, k=1):
-    """PyTorch has no bool matrix products (but returns empty results, and zeros for an empty
-    inner dimension ``k``, before looking for a kernel)."""
-    if dt is D.bool and k and (out_shape is None or 0 not in out_shape):
-        not_implemented(kernel, dt)
+# cuBLAS has no integer products: PyTorch's CUDA kernels for the CPU kernels named here
+_CUDA_KERNELS = {"addmm_impl_cpu_": "addmm_cuda", "addmv_impl_cpu": "addmv_impl_cuda",
+                 "dot": "dot", "bmm": "baddbmm_cuda"}
+
+
+def _no_bool(dt, kernel, out_shape=None, k=1, device=None):
+    """PyTorch has no bool matrix products, nor integer ones on CUDA (but returns empty
+    results, and zeros for an empty inner dimension ``k``, before looking for a kernel)."""
+    on_cuda = device is not None and device.type == "cuda" and dt.category < D.FLOATING
+    if (dt is D.bool or on_cuda) and k and (out_shape is None or 0 not in out_shape):
+        not_implemented(_CUDA_KERNELS.get(kernel, kernel) if on_cuda else kernel, dt)
 
 
 def _product(xp, a, b, dt):
@@ -106,7 +112,8 @@ def mm(input, mat2, *, out=None):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]}"
                            f" and {b.shape[0]}x{b.shape[1]})")
     _same_dtype(input, mat2)
-    _no_bool(input._dtype, "addmm_impl_cpu_", (a.shape[0], b.shape[1]), a.shape[1])
+    _no_bool(input._dtype, "addmm_impl_cpu_", (a.shape[0], b.shape[1]), a.shape[1],
+             input._device)
     dev = common_device((input, mat2))
     result = wrap(_product(xp_of(input), a, b, input._dtype), input._dtype, dev)
     if needs_grad(input, mat2):
@@ -125,7 +132,7 @@ def mv(input, vec, *, out=None):
                            f"mat ({'x'.join(map(str, input.shape))}), vec "
                            f"({vec.shape[0] if vec.dim() else 0})")
     _same_dtype(input, vec, "mat and vec")
-    _no_bool(input._dtype, "addmv_impl_cpu", input.shape[:1], vec.shape[0])
+    _no_bool(input._dtype, "addmv_impl_cpu", input.shape[:1], vec.shape[0], input._device)
     result = wrap(_product(xp_of(input), input._data, vec._data, input._dtype), input._dtype,
                   common_device((input, vec)))
     if needs_grad(input, vec):
@@ -150,7 +157,7 @@ def dot(input, tensor, *, out=None):
     if input._dtype is not tensor._dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{input._dtype.scalar_name} and {tensor._dtype.scalar_name}")
-    _no_bool(input._dtype, "dot")
+    _no_bool(input._dtype, "dot", device=input._device)
     xp = xp_of(input)
     res = xp.asarray(_product(xp, input._data, tensor._data, input._dtype))
     result = wrap(res.astype(input._dtype.numpy_dtype, copy=False), input._dtype,
@@ -174,7 +181,7 @@ def inner(input, other, *, out=None):
                            f"got shapes {list(input.shape)} and {list(other.shape)}")
     if input._dtype is not other._dtype:
         raise RuntimeError("both inputs should have same dtype")
-    _no_bool(input._dtype, "dot")
+    _no_bool(input._dtype, "dot", device=input._device)
     k = input.shape[-1]
     out_shape = tuple(input.shape[:-1]) + tuple(other.shape[:-1])
     result = mm(input.reshape(-1, k), other.reshape(-1, k).t()).reshape(out_shape)
@@ -196,7 +203,7 @@ def bmm(input, mat2, *, out=None):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{b}, {m}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
     _same_dtype(input, mat2, "batch1 and batch2")
-    _no_bool(input._dtype, "bmm", (b, n, mat2.shape[2]), m)
+    _no_bool(input._dtype, "bmm", (b, n, mat2.shape[2]), m, input._device)
     result = wrap(_product(xp_of(input), input._data, mat2._data, input._dtype), input._dtype,
                   common_device((input, mat2)))
     if needs_grad(input, mat2):
@@ -243,9 +250,11 @@ def _general_matmul(a, b, da, db):
     a_arr = a._data if da > 1 else a._data[None, :]
     b_arr = b._data if db > 1 else b._data[:, None]
     from ._prep import broadcast_shape
-    _no_bool(a._dtype, "bmm" if da >= 3 and db >= 3 else "addmm_impl_cpu_",
+    # CUDA sends every product with a batch dim to its batched kernel; the CPU only 3-d @ 3-d
+    batched = (da >= 3 and db >= 3) or (a._device.type == "cuda" and max(da, db) >= 3)
+    _no_bool(a._dtype, "bmm" if batched else "addmm_impl_cpu_",
              broadcast_shape(a_arr.shape[:-2], b_arr.shape[:-2]) +
-             (a_arr.shape[-2], b_arr.shape[-1]), k_a)
+             (a_arr.shape[-2], b_arr.shape[-1]), k_a, a._device)
     res = _product(xp, a_arr, b_arr, a._dtype)
     if db == 1:
         res = res[..., 0]
@@ -284,9 +293,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                            f"{first._dtype.scalar_name} and {second._dtype.scalar_name}")
     dt = mat1._dtype
-    if dt is D.bool and mat1.shape[1] == 0:
+    if dt is D.bool and mat1.shape[1] == 0 and mat1._device.type == "cpu":
         raise RuntimeError("result type Long can't be cast to the desired output type Bool")
-    _no_bool(dt, "addmm_impl_cpu_", (mat1.shape[0], mat2.shape[1]))
+    _no_bool(dt, "addmm_impl_cpu_", (mat1.shape[0], mat2.shape[1]), mat1.shape[1],
+             mat1._device)
     xp = xp_of(mat1)
     prod = _product(xp, mat1._data, mat2._data, dt)
     if dt.category < D.FLOATING:   # PyTorch casts alpha and beta to the integer dtype

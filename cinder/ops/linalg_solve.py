@@ -189,6 +189,16 @@ def _tri_grad_A(grad, s):
 TriNode = node_class("LinalgSolveTriangularBackward0", {"self": _tri_grad_A, "B": _tri_grad_B})
 
 
+def _solve_triangular_batched(xp, a, b, lower, unitriangular):
+    """Batched triangular solve for CuPy, whose ``solve_triangular`` takes one matrix: the
+    selected triangle (its diagonal set to 1 when ``unitriangular``) through the batched
+    general solver."""
+    t = xp.tril(a) if lower else xp.triu(a)
+    if unitriangular:
+        t = xp.where(xp.eye(a.shape[-1], dtype=bool), xp.ones((), a.dtype), t)
+    return xp.linalg.solve(t, b)
+
+
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     """Solve a triangular system; only the triangle ``upper`` selects is read."""
     import scipy.linalg as sl
@@ -209,15 +219,18 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = np.broadcast_to(a, batch + a.shape[-2:])
     b = np.broadcast_to(b, batch + b.shape[-2:])
+    xp = xp_of(A)
     with np.errstate(all="ignore"):
-        if a.size and b.size:
+        if not (a.size and b.size):
+            x = xp.zeros(b.shape, b.dtype)
+        elif xp is np:
             x = sl.solve_triangular(a, b, lower=lower, unit_diagonal=unitriangular,
                                     check_finite=False)
         else:
-            x = np.zeros(b.shape, b.dtype)
+            x = _solve_triangular_batched(xp, a, b, lower, unitriangular)
     if not left:
-        x = np.swapaxes(x, -1, -2)
-    result = new(np.ascontiguousarray(x), A)
+        x = xp.swapaxes(x, -1, -2)
+    result = new(xp.ascontiguousarray(x), A)
     if needs_grad(A, B):
         record(TriNode, (A, B), (result,), A=A, B_shape=tuple(B.shape), upper=upper, left=left,
                unitriangular=unitriangular)

@@ -319,7 +319,7 @@ def _int_power(xp, a, b):
     """Integer powers as PyTorch computes them: a negative exponent gives 0 unless the base
     is 1 or -1 (NumPy refuses negative integer exponents)."""
     negative = (b < 0) if is_scalar(b) else (xp.asarray(b) < 0)
-    if not xp.any(negative):
+    if not (negative if is_scalar(b) else xp.any(negative)):
         return xp.power(a, b)
     pos = xp.power(a, xp.where(negative, 0, b))
     odd = xp.asarray(b) % 2 != 0

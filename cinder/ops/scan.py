@@ -4,6 +4,7 @@ trapezoid/trapz, cumulative_trapezoid. (cumsum lives with the reductions.)"""
 import numpy as np
 
 from .. import _dtype as D
+from .. import backend
 from .. import return_types
 from ..autograd import grad_mode
 from .._tensor import Tensor, wrap_dim
@@ -119,8 +120,7 @@ def _cumext(name, is_max, node, tuple_type):
             work = a.astype(np.float32)
         else:
             work = a
-        ufunc = xp.maximum if is_max else xp.minimum
-        vals = ufunc.accumulate(work, axis=d)
+        vals = backend.accumulate("maximum" if is_max else "minimum", work, d)
         # PyTorch moves the index to every later element equal to the running extreme (>=)
         # and to every NaN
         hit = work == vals
@@ -129,7 +129,7 @@ def _cumext(name, is_max, node, tuple_type):
         shape = [1] * work.ndim
         shape[d] = work.shape[d]
         pos = xp.arange(work.shape[d]).reshape(shape)
-        idx = xp.maximum.accumulate(xp.where(hit, pos, 0), axis=d)
+        idx = backend.accumulate("maximum", xp.where(hit, pos, 0), d)
         values = wrap(vals.astype(a.dtype).reshape(input._data.shape), input._dtype,
                       input._device)
         indices = wrap(idx.astype(np.int64).reshape(input._data.shape), D.int64, input._device)
@@ -178,7 +178,7 @@ def logcumsumexp(input, dim, *, out=None):
         if work.dtype.kind == "c":
             res = xp.log(xp.cumsum(xp.exp(work), axis=d))
         else:
-            res = xp.logaddexp.accumulate(work, axis=d)
+            res = backend.accumulate("logaddexp", work, d)
     result = wrap(res.astype(a.dtype).reshape(input._data.shape), dt, input._device)
     if input._requires_grad and needs_grad(input):
         record(LogcumsumexpNode, (input,), (result,), self=input, dim=d)

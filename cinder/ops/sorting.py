@@ -9,6 +9,7 @@ serves all ranks. NaN sorts as the largest value, as in PyTorch. Sorting is stab
 import numpy as np
 
 from .. import _dtype as D
+from .. import backend
 from .. import return_types
 from .._tensor import Tensor, wrap_dim
 from ..autograd.grad_mode import no_grad
@@ -368,7 +369,7 @@ def _mode_position(xp, srt, order, d):
     starts = xp.ones(s.shape, bool)
     starts[..., 1:] = s[..., 1:] != s[..., :-1]
     ar = xp.arange(n)
-    run_start = xp.maximum.accumulate(xp.where(starts, ar, 0), axis=-1)
+    run_start = backend.accumulate("maximum", xp.where(starts, ar, 0), -1)
     length = ar - run_start + 1
     best = length.max(axis=-1, keepdims=True)
     # the first run reaching the best length ends at the first position where length == best

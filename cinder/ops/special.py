@@ -10,6 +10,7 @@ import numpy as np
 import scipy.special as sc
 
 from .. import _dtype as D
+from .. import backend
 from .._tensor import Tensor
 from ._prep import wrap
 from ._registry import FUNCTIONS, OPS, needs_grad, node_class, record, register
@@ -31,6 +32,20 @@ def _compute(arr, dt):
     return arr.astype(np.float32 if dt in _HALF else dt.numpy_dtype, copy=False)
 
 
+def _run(kernel, *args):
+    """``kernel(*args)`` on the arrays' device: SciPy's kernel for NumPy arrays, CuPy's kernel
+    of the same name (``cupyx.scipy.special``, then ``cupy``) for CUDA arrays. Kernels composed
+    here from array operations run as they are on either (NumPy's functions dispatch to CuPy)."""
+    if backend.is_numpy(args[-1]):
+        return kernel(*args)
+    return backend.device_kernel(kernel)(*args)
+
+
+def _order(n, like):
+    """An integer order argument as the kernels want it: CuPy's need it as an array."""
+    return n if backend.is_numpy(like) else backend.array_module_of(like).asarray(n, like.dtype)
+
+
 def _as_tensor(x, like):
     if isinstance(x, Tensor):
         return x
@@ -39,7 +54,8 @@ def _as_tensor(x, like):
 
 
 def _finish(res, dt, dev, out):
-    result = wrap(np.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
+    res = np.asarray(res) if isinstance(res, (np.generic, float, int)) else res
+    result = wrap(res.astype(dt.numpy_dtype, copy=False), dt, dev)
     if out is not None:
         from ._registry import write_out
         return write_out(out, result)
@@ -87,7 +103,7 @@ def _unary(name, kernel, grad=None, complex_ok=False, refuse=()):
             raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                       f"'{dt.scalar_name}'")
         with np.errstate(all="ignore"):
-            res = kernel(_compute(np.asarray(input._data), dt))
+            res = _run(kernel, _compute(input._data, dt))
         result = _finish(res, dt, input._device, None)
         if node is not None and needs_grad(input):
             record(node, (input,), (result,), self=input)
@@ -109,7 +125,7 @@ def _binary(name, kernel, grads=None, tensor_first=True, refuse=(), kernel_name=
         _refuse(kernel_name or name, _operand_dtypes(input, other)[0], refuse)
         dt = _float_dtype(*_operand_dtypes(input, other))
         with np.errstate(all="ignore"):
-            res = kernel(_compute(np.asarray(a._data), dt), _compute(np.asarray(b._data), dt))
+            res = _run(kernel, _compute(a._data, dt), _compute(b._data, dt))
         result = _finish(res, dt, (a if isinstance(input, Tensor) else b)._device, None)
         if node is not None and needs_grad(a, b):
             record(node, (a, b), (result,), self=a, other=b)
@@ -176,11 +192,11 @@ def special_logit(input, eps=None, *, out=None):
     """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when eps is given."""
     _refuse("logit", input._dtype, ("complex",))
     dt = _float_dtype(input._dtype)
-    a = _compute(np.asarray(input._data), dt)
+    a = _compute(input._data, dt)
     if eps is not None:
         a = np.clip(a, eps, 1 - eps)
     with np.errstate(all="ignore"):
-        res = sc.logit(a)
+        res = _run(sc.logit, a)
     result = _finish(res, dt, input._device, None)
     if needs_grad(input):
         record(LogitNode, (input,), (result,), self=input, eps=eps)
@@ -211,8 +227,8 @@ def special_polygamma(n, input, *, out=None):
     _refuse("polygamma", input._dtype, ("complex",))
     dt = _float_dtype(input._dtype)
     with np.errstate(all="ignore"):
-        a = _compute(np.asarray(input._data), dt)
-        res = sc.psi(a) if n == 0 else sc.polygamma(n, a)
+        a = _compute(input._data, dt)
+        res = _run(sc.psi, a) if n == 0 else _run(sc.polygamma, _order(n, a), a)
     result = _finish(res, dt, input._device, None)
     if needs_grad(input):
         record(PolygammaNode, (input,), (result,), self=input, n=n)
@@ -375,7 +391,7 @@ def special_round(input, *, decimals=0, out=None):
     if input._dtype.category < D.FLOATING or input._dtype.category == D.COMPLEX:
         raise NotImplementedError(f'"round_vml_cpu" not implemented for '
                                   f"'{input._dtype.scalar_name}'")
-    res = np.round(np.asarray(input._data), decimals)
+    res = backend.array_module_of(input._data).round(input._data, decimals)
     result = wrap(res.astype(input._dtype.numpy_dtype, copy=False), input._dtype, input._device)
     if needs_grad(input):
         record(RoundNode, (input,), (result,))

@@ -8,6 +8,7 @@ import warnings
 
 from .. import backend
 from .._runtime import warn_once
+from .._tensor import make_tensor
 from ..autograd import grad_mode
 from .._layout import memory_format
 from ._registry import needs_grad, node_class, publish_attribute, record, register
@@ -112,15 +113,20 @@ def _module_load(self, other, assign=False):
 
 
 def _pin_memory(self, device=None):
-    """A copy in page-locked host memory, for fast copies to an accelerator. PyTorch needs an
-    accelerator for this, so without a usable CUDA device it refuses, as PyTorch's CPU build
-    does."""
+    """A copy in page-locked (pinned) host memory, from which ``to('cuda', non_blocking=True)``
+    copies asynchronously. PyTorch needs an accelerator for this, so without a usable CUDA
+    device it refuses, as PyTorch's CPU build does."""
     if device is not None and str(device) == "cpu":
         raise RuntimeError("CPU device type not an accelerator.")
     if not backend.cuda_is_available():
         raise RuntimeError("Cannot access accelerator device when none is available.")
-    # NumPy memory is ordinary pageable memory; the copy still moves to the GPU correctly.
-    return self.clone()
+    if self._device.type != "cpu":
+        raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+    if self.is_pinned():
+        return self
+    arr = backend.cuda.pinned_empty(self._data.shape, self._data.dtype)
+    arr[...] = self._data
+    return make_tensor(arr, self._dtype, self._device)
 
 
 def _record_stream(self, stream):

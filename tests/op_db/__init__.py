@@ -12,10 +12,16 @@ cinder refuses it too (with the same exception type): dtype lists may include th
 """
 
 import math
+import os
 import zlib
 
 import ml_dtypes
 import numpy as np
+
+# The device the generic runners build their tensors on, in both libraries: ``cpu`` unless the
+# environment says otherwise (``CINDER_TEST_DEVICE=cuda`` runs the op table on a GPU against
+# PyTorch's CUDA build).
+TEST_DEVICE = os.environ.get("CINDER_TEST_DEVICE", "cpu")
 
 # ----------------------------------------------------------------------------------------------
 # dtypes
@@ -298,7 +304,7 @@ def to_lib(lib, value, requires_grad=False, leaves=None):
         if arr.size == 0:
             # torch.from_numpy keeps NumPy's all-zero strides for an empty array (cinder reports
             # dense ones): empty inputs are made by the library itself
-            t = lib.zeros(arr.shape, dtype=getattr(lib, value.dtype))
+            t = lib.zeros(arr.shape, dtype=getattr(lib, value.dtype), device=TEST_DEVICE)
         elif lib.__name__ == "torch":
             if value.dtype == "bfloat16":
                 # torch.from_numpy has no bfloat16: the same bits, through int16, keep the layout
@@ -310,6 +316,8 @@ def to_lib(lib, value, requires_grad=False, leaves=None):
             if value.dtype == "bfloat16":
                 arr = _laid_out(value.array.astype(ml_dtypes.bfloat16), value.layout)
             t = lib.from_numpy(arr)
+        if TEST_DEVICE != "cpu":
+            t = t.to(TEST_DEVICE)
         if requires_grad and value.grad:
             t.requires_grad_(True)
             if leaves is not None:
@@ -341,10 +349,10 @@ def numpy_of(t):
     if str(t.dtype) == "torch.bfloat16":
         if is_torch:
             return t.float().numpy(force=True)
-        return np.asarray(t.numpy()).astype(np.float32)
+        return np.asarray(t.cpu().numpy()).astype(np.float32)
     if is_torch:
         return t.numpy(force=True)      # force: resolves lazy conj/neg and zero tensors
-    return np.asarray(t.numpy())
+    return np.asarray(t.cpu().numpy())
 
 
 def dtype_name(dt):

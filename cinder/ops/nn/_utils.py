@@ -5,6 +5,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ... import _dtype as D
+from ... import backend
 from ..._tensor import make_tensor
 from ...autograd import grad_mode
 from .._prep import xp_of
@@ -66,7 +67,7 @@ def windows(xp, arr, ksize, stride, dilation, out, kernel_first=True):
     else:
         shape = arr.shape[:2] + tuple(out) + tuple(ksize)
         strides = lead + o_strides + k_strides
-    return xp.lib.stride_tricks.as_strided(arr, shape, strides, writeable=False)
+    return backend.strided_view(arr, shape, strides)
 
 
 def add_windows(target, cols, ksize, stride, dilation, out):

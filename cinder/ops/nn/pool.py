@@ -10,6 +10,7 @@ repeating its last element (which never changes a maximum).
 import numpy as np
 
 from ... import _dtype as D
+from ... import backend
 from .._prep import xp_of
 from .._registry import needs_grad, record, register
 from ._utils import add_windows, adjoint_node, index_tensor, like, ntuple, scatter_sum, windows
@@ -325,7 +326,7 @@ def _kernel_broadcast(xp, g, kernel):
     nd = len(kernel)
     shape = g.shape[:2] + tuple(kernel) + g.shape[2:]
     strides = g.strides[:2] + (0,) * nd + g.strides[2:]
-    return xp.lib.stride_tricks.as_strided(g, shape, strides, writeable=False)
+    return backend.strided_view(g, shape, strides)
 
 
 def _avg_adjoint(gg, sv):
