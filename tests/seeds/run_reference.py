@@ -13,8 +13,11 @@ oracle holds on a GPU machine too.
 The notes show fragments written against the usual imports, so each document's blocks share
 one namespace that starts with ``PRELUDE``. Fragments that use names the notes never define
 (``model``, ``dataset``...) raise, and then the exception must be the one PyTorch raises.
-Blocks that only define something (a function, a class, a network) are followed by a short
-use of it from ``FOLLOW_UPS`` (ours, not the notes'), so that what they define is exercised.
+Fragments that use names the notes leave to the reader (``model``, ``dataset``, ``PATH``...)
+get them from ``SETUPS``, run just before; blocks that only define something (a function, a
+class, an optimizer) are followed by a short use of it from ``FOLLOW_UPS``. Both are ours, not
+the notes', and small: they make the fragments exercise what they show. A printed result
+shown inside a block (003's gather example) is cut off before it runs.
 Runs in a scratch directory (a block saves a file).
 """
 
@@ -47,6 +50,22 @@ CUDA_ONLY = {
     "x = torch.cuda.FloatTensor(1)": "allocates on GPUs 0, 1 and 2",
     "net = Model().cuda()": "moves the network to the GPU before printing its parameters",
 }
+SETUPS = {
+    "torch.gather(t, 1, torch.tensor": "t = torch.tensor([[1, 2], [3, 4]])  # as its result shows",
+    "torch.save(the_model.state_dict(), PATH)": "PATH = 'model.pt'\nthe_model = nn.Linear(2, 2)",
+    "the_model = TheModelClass(*args, **kwargs)":
+        "TheModelClass, args, kwargs = nn.Linear, (2, 2), {}",
+    "torch.is_tensor(obj)": "obj = torch.zeros(1)",
+    "optimizer = optim.Adam([var1, var2]":
+        "model = nn.Linear(3, 1)\nvar1, var2 = model.weight, model.bias",
+    "scheduler = StepLR(optimizer": "from torch.optim.lr_scheduler import StepLR\nkwargs = {}",
+    "# 计算误差\n    loss = loss_fn(output, target)\n    # 误差 backward":
+        "dataset = [(torch.randn(4, 3), torch.randn(4, 1)) for _ in range(3)]\n"
+        "loss_fn = nn.MSELoss()\noptimizer = optim.SGD(model.parameters(), lr=0.1)",
+    "{'params': model.base.parameters()}":
+        "model = nn.Module()\nmodel.base = nn.Linear(3, 3)\nmodel.classifier = nn.Linear(3, 1)",
+    "self.register_buffer('running_mean'": "self = nn.Module()\nnum_features = 3",
+}
 FOLLOW_UPS = {
     "class Linear(Function)": "Linear",
     "return Linear()(input, weight, bias)":
@@ -61,11 +80,21 @@ FOLLOW_UPS = {
         "x = torch.arange(6.).view(2, 3)\nprint(normalize(x))\n"
         "torch.equal(normalize(x), F.normalize(x))",
     "c = a.view(1, 3, 2, 4)": "print(b.shape, c.shape, b.is_contiguous(), torch.equal(b, c))",
+    "the_model.load_state_dict(torch.load(PATH))": "the_model.weight",
+    "optimizer = optim.Adam([var1, var2]": "optimizer",
+    "scheduler = StepLR(optimizer":
+        "lambda_lr = optim.lr_scheduler.LambdaLR(optimizer, liner_func)\n"
+        "for epoch in range(3):\n    optimizer.step()\n    lambda_lr.step()\n"
+        "print(scheduler.get_last_lr(), lambda_lr.get_last_lr(), optimizer.param_groups[0]['lr'])",
+    "# 计算误差\n    loss = loss_fn(output, target)\n    # 误差 backward":
+        "print(loss, model.weight, model.bias)",
+    "optimizer.step(closure)": "print(loss_fn(model(input), target), model.bias)",
     "model.fc = nn.Linear(512, 100)":
         "print(sum(p.requires_grad for p in model.parameters()), model.fc)\n"
         "print(model.conv1.weight[0, 0, 0])  # the checkpoint's numbers\noptimizer",
 }
 _PROMPT = re.compile(r"^(>>>|\.\.\.) ?", re.M)
+_SHOWN_RESULT = re.compile(r"^tensor\(.*", re.M | re.S)
 
 
 def document_blocks(text, pattern):
@@ -95,7 +124,9 @@ def run_block(block, ns):
         compile(block, "<block>", "exec")
     except SyntaxError:
         return "-- skipped: a signature, not Python"
-    out = run_cell(block, ns)
+    out = "".join(run_cell(code + "\n", ns) for snippet, code in SETUPS.items()
+                  if snippet in block)
+    out += run_cell(_SHOWN_RESULT.sub("", block), ns)
     for snippet, code in FOLLOW_UPS.items():
         if snippet in block:
             out += "-- follow-up:\n" + run_cell(code + "\n", ns)
