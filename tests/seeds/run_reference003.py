@@ -1,6 +1,6 @@
 """Run the code blocks of the seed reference notes 000, 003 and 004 on one library.
 
-    python tests/seeds/run_reference.py SEEDS_DIR torch|cinder OUT.json
+    python tests/seeds/run_reference003.py SEEDS_DIR torch|cinder OUT.json
 
 Which blocks: 000's ```python fences, 003's ```py fences and 004's ~~~python fences (indented
 under list items, so dedented). A block of ``>>>`` prompts is a console session: its prompt

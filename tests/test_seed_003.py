@@ -1,6 +1,6 @@
 """The code blocks of the seed reference notes 000 (docs notes), 003 (PyTorch 2.x API
 reference: torch, nn, functional, Tensor, optim...) and 004 (usage notes), run on PyTorch 2.13
-and on cinder by tests/seeds/run_reference.py: each prints the same, or raises the same.
+and on cinder by tests/seeds/run_reference003.py: each prints the same, or raises the same.
 
 Of the 44 blocks, 13 are not Python (signatures such as ``torch.numel(input)->int``, or
 argument lists with ``→``): skipped. 5 are ``>>>`` console sessions, run statement by
@@ -16,7 +16,7 @@ import pytest
 
 from tests.seeds.harness import printed, run_both, seeds_dir, write_resnet18_checkpoint
 
-RUNNER = Path(__file__).parent / "seeds" / "run_reference.py"
+RUNNER = Path(__file__).parent / "seeds" / "run_reference003.py"
 SEEDS = seeds_dir()
 
 # Blocks whose output legitimately differs, by a snippet of their code, with the reason.
