@@ -4,23 +4,15 @@ Each cell must run on cinder; its printed output must equal PyTorch's, except fo
 ``DIFFERENT`` whose outputs cannot be equal, each with the reason.
 """
 
-import os
-import json
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.seeds.harness import printed, run_both, seeds_dir
+
 _SEED_FILE = "002_7945e0a5edae15d6.txt"
-# the seeds sit in shared/ beside the checkout (or inside it); CINDER_SEEDS_DIR overrides
-_CANDIDATES = [Path(os.environ["CINDER_SEEDS_DIR"])] if os.environ.get("CINDER_SEEDS_DIR") \
-    else [Path(__file__).resolve().parents[i] / "shared" / "seeds" for i in (1, 2, 3)]
-SEEDS = next((d / _SEED_FILE for d in _CANDIDATES if (d / _SEED_FILE).exists()),
-             _CANDIDATES[0] / _SEED_FILE)
+SEEDS = seeds_dir() / _SEED_FILE
 RUNNER = Path(__file__).parent / "seeds" / "run_chapter3.py"
-_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 # Cells whose printed output legitimately differs (looked up by a snippet of their code).
 # Those reading uninitialised memory may match by chance; the others always differ.
@@ -44,27 +36,9 @@ ALWAYS_DIFFERENT = {
 DIFFERENT = {**UNINITIALISED, **ALWAYS_DIFFERENT}
 
 
-def _child_env():
-    """The runner imports this checkout's cinder, installed or not."""
-    root = str(Path(__file__).resolve().parent.parent)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    return env
-
-
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory):
-    if not SEEDS.exists():
-        pytest.skip(f"seed material not found at {SEEDS}")
-    tmp = tmp_path_factory.mktemp("seeds")
-    result = {}
-    for lib in ("torch", "cinder"):
-        out = tmp / f"{lib}.json"
-        subprocess.run([sys.executable, str(RUNNER), str(SEEDS), lib, str(out)], check=True,
-                       env=_child_env(),
-                       timeout=300)
-        result[lib] = json.loads(out.read_text(encoding="utf-8"))
-    return result
+    return run_both(RUNNER, SEEDS, tmp_path_factory.mktemp("seeds"))
 
 
 def _reason(cell):
@@ -79,8 +53,8 @@ def test_every_cell_runs_and_prints_what_pytorch_prints(outputs):
     assert len(cells) > 150
     mismatches = []
     for i, cell in enumerate(cells):
-        want = _ADDRESS.sub("", outputs["torch"]["outs"][i])
-        got = _ADDRESS.sub("", outputs["cinder"]["outs"][i])
+        want = printed(outputs, "torch", i)
+        got = printed(outputs, "cinder", i)
         if "!! " in got and "!! " not in want:
             mismatches.append(f"cell {i} fails on cinder: {got[-300:]}\n{cell}")
         elif got != want and _reason(cell) is None:
@@ -97,6 +71,6 @@ def test_known_differences_are_still_needed(outputs):
     for snippet in ALWAYS_DIFFERENT:
         hits = [i for i, c in enumerate(cells) if snippet in c]
         assert hits, f"no cell contains {snippet!r}"
-        assert any(_ADDRESS.sub("", outputs["torch"]["outs"][i]) !=
-                   _ADDRESS.sub("", outputs["cinder"]["outs"][i]) for i in hits), \
+        assert any(printed(outputs, "torch", i) !=
+                   printed(outputs, "cinder", i) for i in hits), \
             f"cell with {snippet!r} now matches PyTorch: remove it from DIFFERENT"

@@ -8,23 +8,15 @@ other parts land, entries that start matching are reported by
 ``test_pending_cells_still_pending``.
 """
 
-import json
-import os
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.seeds.harness import printed, run_both, seeds_dir
+
 _SEED_FILE = "002_7945e0a5edae15d6.txt"
-# the seeds sit in shared/ beside the checkout (or inside it); CINDER_SEEDS_DIR overrides
-_CANDIDATES = [Path(os.environ["CINDER_SEEDS_DIR"])] if os.environ.get("CINDER_SEEDS_DIR") \
-    else [Path(__file__).resolve().parents[i] / "shared" / "seeds" for i in (1, 2, 3)]
-SEEDS = next((d / _SEED_FILE for d in _CANDIDATES if (d / _SEED_FILE).exists()),
-             _CANDIDATES[0] / _SEED_FILE)
+SEEDS = seeds_dir() / _SEED_FILE
 RUNNER = Path(__file__).parent / "seeds" / "run_chapter4.py"
-_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 _RNG = "its random numbers follow a pending cell's (that cell's layer init advances the stream)"
 PENDING = {
@@ -42,27 +34,9 @@ PENDING = {
 }
 
 
-def _child_env():
-    """The runner imports this checkout's cinder, installed or not."""
-    root = str(Path(__file__).resolve().parent.parent)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    return env
-
-
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory):
-    if not SEEDS.exists():
-        pytest.skip(f"seed material not found at {SEEDS}")
-    tmp = tmp_path_factory.mktemp("seeds4")
-    result = {}
-    for lib in ("torch", "cinder"):
-        out = tmp / f"{lib}.json"
-        subprocess.run([sys.executable, str(RUNNER), str(SEEDS), lib, str(out)], check=True,
-                       env=_child_env(),
-                       timeout=300)
-        result[lib] = json.loads(out.read_text(encoding="utf-8"))
-    return result
+    return run_both(RUNNER, SEEDS, tmp_path_factory.mktemp("seeds4"))
 
 
 def _pending(cell):
@@ -70,8 +44,8 @@ def _pending(cell):
 
 
 def _outs(outputs, i):
-    return (_ADDRESS.sub("", outputs["torch"]["outs"][i]),
-            _ADDRESS.sub("", outputs["cinder"]["outs"][i]))
+    return (printed(outputs, "torch", i),
+            printed(outputs, "cinder", i))
 
 
 def test_every_cell_runs_and_prints_what_pytorch_prints(outputs):
