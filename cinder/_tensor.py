@@ -16,10 +16,12 @@ from . import _C
 from . import _dtype as D
 from . import backend
 from ._device import CPU, as_device
-from ._storage import move_root_to_shared, only_holder, storage_view
+from ._storage import (TypedStorage, UntypedStorage, _flat_bytes, move_root_to_shared,
+                       only_holder, storage_view)
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad, RemovableHandle
 from ._shared_memory import segment_of, share_root
+from ._tensor_str import tensor_repr
 
 __all__ = ["Tensor", "make_tensor"]
 
@@ -207,11 +209,9 @@ class Tensor:
         return backend.data_ptr(self._data) if self._data.size else 0
 
     def untyped_storage(self):
-        from ._storage import UntypedStorage
         return UntypedStorage._from_root(backend.storage_root(self._data), self._device)
 
     def storage(self):
-        from ._storage import TypedStorage
         return TypedStorage._from_tensor(self)
 
     def is_contiguous(self, memory_format=None):
@@ -266,7 +266,6 @@ class Tensor:
     def _repoint(self, shape, strides, offset, root=None):
         """Rebuild ``_data`` as ``shape``/``strides``/``offset`` over ``root`` (default: the
         current storage), growing the storage when the view would run past its end."""
-        from ._storage import _flat_bytes
         if root is None:
             root = backend.storage_root(self._data)
         item = self._dtype.itemsize
@@ -287,7 +286,6 @@ class Tensor:
         """Point this tensor at ``source``'s memory: another tensor (same dtype; shares its
         storage, shape and strides), a storage (with optional offset, size and stride), or
         nothing (an empty tensor)."""
-        from ._storage import TypedStorage, UntypedStorage
         from .ops._registry import check_inplace
         if storage_offset is not None and size is None:
             kind = "Tensor" if isinstance(source, Tensor) else \
@@ -526,7 +524,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. the graph leaves (see autograd.backward)."""
-        from .autograd import backward
+        from .autograd._backward import backward
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
@@ -580,7 +578,6 @@ class Tensor:
     # Python protocols and the NumPy bridge
     # ------------------------------------------------------------------------------------------
     def __repr__(self, *, tensor_contents=None):
-        from ._tensor_str import tensor_repr
         return tensor_repr(self, tensor_contents=tensor_contents)
 
     def __str__(self):

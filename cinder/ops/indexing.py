@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import backend
-from .._tensor import Tensor, contiguous_strides, make_tensor
+from .._tensor import Tensor, contiguous_strides, make_tensor, wrap_dim
 from ._inplace import make_inplace
 from ._prep import as_compute, scalar_as, wrap, xp_of
 from ._registry import (check_inplace, needs_grad, node_class, publish_attribute, record,
@@ -513,7 +513,6 @@ IndexSelectNode = node_class("IndexSelectBackward0", {"self": _index_select_back
 
 def index_select(input, dim, index, *, out=None):
     """The entries of ``input`` at positions ``index`` (1-d) along ``dim`` (a copy)."""
-    from .._tensor import wrap_dim
     d = wrap_dim(dim, max(input._data.ndim, 1))
     if not isinstance(index, Tensor) or index._dtype not in (D.int64, D.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
@@ -645,7 +644,6 @@ GatherNode = node_class("GatherBackward0", {"self": _gather_backward})
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """``out[i][j] = input[index[i][j]][j]`` along ``dim`` (index may be smaller than input)."""
-    from .._tensor import wrap_dim
     d = wrap_dim(dim, input._data.ndim)
     key = _along_dim_key("gather", input, d, index)
     data = input._data if input._data.ndim else input._data.reshape(1)
@@ -673,7 +671,6 @@ ScatterValueNode = node_class("ScatterBackward1", {
 
 def scatter_add(input, dim, index, src):
     """``out[index[i][j]][j] += src[i][j]`` along ``dim`` (duplicates accumulate)."""
-    from .._tensor import wrap_dim
     d = wrap_dim(dim, input._data.ndim)
     key = _along_dim_key("scatter_add", input, d, index, src)
     out = input._data.copy()
@@ -700,7 +697,6 @@ register("scatter_add", scatter_add, inplace=make_inplace(scatter_add, "scatter_
 
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     """``out[index[i][j]][j] = src[i][j]`` along ``dim`` (or the scalar ``value``)."""
-    from .._tensor import wrap_dim
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src
     if src is None and value is None:

@@ -8,7 +8,8 @@ so ``grad_fn`` names agree while the work stays a single BLAS call.
 import numpy as np
 
 from .. import _dtype as D
-from ._prep import check_tensor_arg, common_device, not_implemented, wrap, xp_of
+from ._prep import (broadcast_shape, check_tensor_arg, common_device, not_implemented, wrap,
+                    xp_of)
 from ._registry import alias, make_inplace, needs_grad, node_class, record, register, write_out
 
 MmNode = node_class("MmBackward0", {
@@ -242,7 +243,6 @@ def _general_matmul(a, b, da, db):
     xp = xp_of(a)
     a_arr = a._data if da > 1 else a._data[None, :]
     b_arr = b._data if db > 1 else b._data[:, None]
-    from ._prep import broadcast_shape
     _no_bool(a._dtype, "bmm" if da >= 3 and db >= 3 else "addmm_impl_cpu_",
              broadcast_shape(a_arr.shape[:-2], b_arr.shape[:-2]) +
              (a_arr.shape[-2], b_arr.shape[-1]), k_a)
@@ -294,7 +294,6 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if alpha != 1:
         prod = prod * alpha
     target = prod.shape
-    from ._prep import broadcast_shape
     if broadcast_shape(input._data.shape, target) != target:
         raise RuntimeError(f"The expanded size of the tensor ({target[-1]}) must match the "
                            f"existing size ({input.shape[-1]}) at non-singleton dimension 1.  "

@@ -11,7 +11,7 @@ import scipy.special as sc
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ._prep import wrap
+from ._prep import result_type, wrap
 from ._registry import needs_grad, node_class, record, register
 
 SQRT_PI = math.sqrt(math.pi)
@@ -122,7 +122,6 @@ def _binary(name, kernel, grads=None, tensor_first=True, refuse=(), kernel_name=
 
 def _operand_dtypes(a, b):
     """PyTorch's promotion: tensors decide; a Python number only lifts the category."""
-    from ._prep import result_type
     return (result_type(a, b),)
 
 
