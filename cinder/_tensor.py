@@ -62,7 +62,7 @@ class Tensor:
         # one that opts out (``__torch_function__ = _disabled_torch_function_impl``, as
         # nn.Parameter does) keeps the fast path.
         if cls.__torch_function__ is not _C._disabled_torch_function_impl:
-            _C.note_subclass()
+            _C.note_subclass(cls)
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
@@ -74,6 +74,8 @@ class Tensor:
             return NotImplemented
         with _C.DisableTorchFunctionSubclass():
             result = func(*args, **kwargs)
+        if _reads_a_field(func):
+            return result
         return _convert(result, cls)
 
     def as_subclass(self, cls):
@@ -708,6 +710,13 @@ class Tensor:
 # The Tensor fields an alias made by ``as_subclass`` shares with its original.
 _CORE_SLOTS = ("_data", "_dtype", "_device", "_requires_grad", "_grad", "_grad_fn", "_output_nr",
                "_base", "_hooks", "_retains_grad", "_grad_acc", "_is_inference")
+
+
+def _reads_a_field(func):
+    """Whether ``func`` reads a tensor stored on the tensor (``Tensor.grad.__get__``): its
+    result keeps its own type (PyTorch's ``get_default_nowrap_functions``)."""
+    return getattr(func, "__name__", None) == "__get__" and \
+        getattr(func, "__self__", None) is Tensor.__dict__["grad"]
 
 
 def _convert(result, cls):
