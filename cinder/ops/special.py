@@ -10,6 +10,7 @@ import numpy as np
 import scipy.special as sc
 
 from .. import _dtype as D
+from .. import backend
 from .._tensor import Tensor
 from ._prep import result_type, wrap
 from ._registry import needs_grad, node_class, record, register
@@ -31,6 +32,32 @@ def _compute(arr, dt):
     return arr.astype(np.float32 if dt in _HALF else dt.numpy_dtype, copy=False)
 
 
+def _run(kernel, *args):
+    """``kernel(*args)`` on the arrays' own backend. A NumPy or SciPy kernel given CuPy arrays
+    runs as CuPy's function of the same name (``cupyx.scipy.special`` for SciPy's), so device
+    arrays never pass through the host silently; a kernel with no CuPy twin (the recurrences,
+    ``airy``) runs on an explicit host copy whose result goes back to the device."""
+    arrays = [a for a in args if hasattr(a, "shape")]
+    if not arrays or isinstance(arrays[0], np.ndarray):
+        return kernel(*args)
+    xp = backend.array_module_of(arrays[0])
+    name = getattr(kernel, "__name__", "")
+    twin = None
+    if getattr(np, name, None) is kernel:
+        twin = getattr(xp, name, None)
+    elif getattr(sc, name, None) is kernel:
+        twin = getattr(backend.special_module(xp), name, None)
+    if twin is not None:
+        return twin(*args)
+    host = kernel(*(backend.to_numpy(a) if hasattr(a, "shape") else a for a in args))
+    return backend.to_device(np.asarray(host), backend.device_of_array(arrays[0]))
+
+
+def _as_array(res):
+    """A kernel's answer as an array (SciPy returns a NumPy scalar for a 0-d input)."""
+    return np.asarray(res) if isinstance(res, np.generic) else res
+
+
 def _as_tensor(x, like):
     if isinstance(x, Tensor):
         return x
@@ -39,7 +66,7 @@ def _as_tensor(x, like):
 
 
 def _finish(res, dt, dev, out):
-    result = wrap(np.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
+    result = wrap(_as_array(res).astype(dt.numpy_dtype, copy=False), dt, dev)
     if out is not None:
         from ._registry import write_out
         return write_out(out, result)
@@ -87,7 +114,7 @@ def _unary(name, kernel, grad=None, complex_ok=False, refuse=()):
             raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                       f"'{dt.scalar_name}'")
         with np.errstate(all="ignore"):
-            res = kernel(_compute(np.asarray(input._data), dt))
+            res = _run(kernel, _compute(input._data, dt))
         result = _finish(res, dt, input._device, None)
         if node is not None and needs_grad(input):
             record(node, (input,), (result,), self=input)
@@ -109,7 +136,7 @@ def _binary(name, kernel, grads=None, tensor_first=True, refuse=(), kernel_name=
         _refuse(kernel_name or name, _operand_dtypes(input, other)[0], refuse)
         dt = _float_dtype(*_operand_dtypes(input, other))
         with np.errstate(all="ignore"):
-            res = kernel(_compute(np.asarray(a._data), dt), _compute(np.asarray(b._data), dt))
+            res = _run(kernel, _compute(a._data, dt), _compute(b._data, dt))
         result = _finish(res, dt, (a if isinstance(input, Tensor) else b)._device, None)
         if node is not None and needs_grad(a, b):
             record(node, (a, b), (result,), self=a, other=b)
@@ -165,11 +192,11 @@ def special_logit(input, eps=None, *, out=None):
     """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when eps is given."""
     _refuse("logit", input._dtype, ("complex",))
     dt = _float_dtype(input._dtype)
-    a = _compute(np.asarray(input._data), dt)
+    a = _compute(input._data, dt)
     if eps is not None:
-        a = np.clip(a, eps, 1 - eps)
+        a = a.clip(eps, 1 - eps)
     with np.errstate(all="ignore"):
-        res = sc.logit(a)
+        res = _run(sc.logit, a)
     result = _finish(res, dt, input._device, None)
     if needs_grad(input):
         record(LogitNode, (input,), (result,), self=input, eps=eps)
@@ -200,8 +227,8 @@ def special_polygamma(n, input, *, out=None):
     _refuse("polygamma", input._dtype, ("complex",))
     dt = _float_dtype(input._dtype)
     with np.errstate(all="ignore"):
-        a = _compute(np.asarray(input._data), dt)
-        res = sc.psi(a) if n == 0 else sc.polygamma(n, a)
+        a = _compute(input._data, dt)
+        res = _run(sc.psi, a) if n == 0 else _run(sc.polygamma, n, a)
     result = _finish(res, dt, input._device, None)
     if needs_grad(input):
         record(PolygammaNode, (input,), (result,), self=input, n=n)
@@ -364,7 +391,7 @@ def special_round(input, *, decimals=0, out=None):
     if input._dtype.category < D.FLOATING or input._dtype.category == D.COMPLEX:
         raise NotImplementedError(f'"round_vml_cpu" not implemented for '
                                   f"'{input._dtype.scalar_name}'")
-    res = np.round(np.asarray(input._data), decimals)
+    res = _as_array(input._data.round(decimals))
     result = wrap(res.astype(input._dtype.numpy_dtype, copy=False), input._dtype, input._device)
     if needs_grad(input):
         record(RoundNode, (input,), (result,))
