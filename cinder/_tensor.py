@@ -7,6 +7,7 @@ share memory exactly as PyTorch views do, so ``storage()``, ``stride()``, ``data
 them, together with the ``cinder.*`` functions, so each op is defined in exactly one place.
 """
 
+import operator
 import warnings
 import weakref
 
@@ -99,13 +100,10 @@ class Tensor:
     # ------------------------------------------------------------------------------------------
     # Basic properties
     # ------------------------------------------------------------------------------------------
-    @property
-    def dtype(self):
-        return self._dtype
-
-    @property
-    def device(self):
-        return self._device
+    # Plain fields read through C getters: the op table wraps every property for the dispatch
+    # point (ops/_registry.py), and a C getter keeps these reads at one Python frame.
+    dtype = property(operator.attrgetter("_dtype"), doc="The tensor's ``cinder.dtype``.")
+    device = property(operator.attrgetter("_device"), doc="The ``cinder.device`` it is on.")
 
     @property
     def shape(self):
@@ -388,9 +386,8 @@ class Tensor:
     def is_leaf(self):
         return self._grad_fn is None
 
-    @property
-    def grad_fn(self):
-        return self._grad_fn
+    grad_fn = property(operator.attrgetter("_grad_fn"),
+                       doc="The graph node that made this tensor (None for a leaf).")
 
     @property
     def creator(self):
