@@ -1,6 +1,7 @@
 """Before/after timing of small-op overhead: two cinder trees in one process.
 
     python bench/bench_ab.py BASE_CHECKOUT      # e.g. a `git worktree add` of the base commit
+    python bench/bench_ab.py BASE_CHECKOUT --subclass   # with a __torch_function__ subclass
 
 On a loaded machine, separate runs of ``bench_core.py`` swing more than a few percent of
 per-call overhead. This script copies ``BASE_CHECKOUT/cinder`` into a temporary folder as the
@@ -50,11 +51,25 @@ def cases(lib):
             "a.add_(b)": (lambda: a.add_(b), 50000), "a.mul_(2)": (lambda: a.mul_(2), 50000),
             "m.add_(n)": (lambda: m.add_(n), 20000), "a.eq_(b)": (lambda: a.eq_(b), 20000),
             "m.sum(1)": (lambda: m.sum(1), 20000), "m.max(1)": (lambda: m.max(1), 20000),
-            "m.mean()": (lambda: m.mean(), 20000), "m.lt(n)": (lambda: m.lt(n), 50000)}
+            "m.mean()": (lambda: m.mean(), 20000), "m.lt(n)": (lambda: m.lt(n), 50000),
+            # property reads (issue 5: every property passes the dispatch point)
+            "a.dtype": (lambda: a.dtype, 200000), "g.requires_grad": (lambda: g.requires_grad,
+                                                                      200000),
+            "m.T": (lambda: m.T, 50000)}
 
 
-def main(checkout, rounds=7):
-    libs = {"base": cases(load_base(checkout)), "after": cases(cinder), "torch": cases(torch)}
+def define_subclasses(libs):
+    """A Tensor subclass with a ``__torch_function__`` in each library: the state a program
+    that uses one is in (the cases themselves still run on plain tensors)."""
+    for lib in libs:
+        type("Participates", (lib.Tensor,), {})
+
+
+def main(checkout, rounds=7, subclass=False):
+    base = load_base(checkout)
+    if subclass:
+        define_subclasses((base, cinder, torch))
+    libs = {"base": cases(base), "after": cases(cinder), "torch": cases(torch)}
     best = {lib: dict.fromkeys(libs["base"], float("inf")) for lib in libs}
     for _ in range(rounds):
         for name in libs["base"]:
@@ -71,4 +86,4 @@ def main(checkout, rounds=7):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], subclass="--subclass" in sys.argv[2:])

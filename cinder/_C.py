@@ -8,13 +8,15 @@ off. The dispatch point itself is ``cinder/ops/_dispatch.py``; the user API is
 
 ``FLAG.active`` is the one flag every op call reads: it is true only while some thread has a
 mode on its stack or a Tensor subclass with its own ``__torch_function__`` exists. When it is
-false an op call pays that one attribute read and nothing else; when it is true, this thread's
-``STATE.active`` (which also counts the Disable* blocks) says whether to dispatch.
+false an op call pays that one attribute read and nothing else. When it is true only because
+such a subclass exists, a call whose arguments are all of other types (``SUBCLASSES`` lists the
+ones that take part) still runs at once; otherwise this thread's ``STATE.active`` (which also
+counts the Disable* blocks) says whether to dispatch.
 """
 
 import threading
 
-__all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "FLAG", "STATE",
+__all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "FLAG", "STATE", "SUBCLASSES",
            "_disabled_torch_function_impl", "_get_function_stack_at", "_is_torch_function_enabled",
            "_len_torch_function_stack", "_pop_torch_function_stack",
            "_push_on_torch_function_stack"]
@@ -40,6 +42,11 @@ class _DispatchState(threading.local):
 # class definitions are not per thread). A one-element list so the Tensor core can set it.
 _SUBCLASSES = [False]
 
+# The Tensor subclasses that take part in __torch_function__ (nn.Parameter, which opts out, is
+# not one): the dispatch point tests an argument's type against this set, so that plain
+# tensors keep the fast path while such subclasses exist.
+SUBCLASSES = set()
+
 STATE = _DispatchState()
 
 
@@ -61,8 +68,10 @@ class _Flag:
 FLAG = _Flag()
 
 
-def note_subclass():
-    """Called when a Tensor subclass that takes part in ``__torch_function__`` is defined."""
+def note_subclass(cls):
+    """Called when ``cls``, a Tensor subclass that takes part in ``__torch_function__``, is
+    defined."""
+    SUBCLASSES.add(cls)
     _SUBCLASSES[0] = True
     STATE.refresh()
     FLAG.refresh()

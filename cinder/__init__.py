@@ -40,6 +40,7 @@ from .ops.creation import from_numpy, tensor  # noqa: F401
 from .ops.distributions import (_standard_gamma, _standard_gamma_grad, _sample_dirichlet,  # noqa
                                 _dirichlet_grad)
 
+autograd._load_user_api()      # autograd's user API sits above the ops, loaded now
 globals().update(_ALIASES)
 globals().update(_CPU_TYPES)
 globals().update({k: v for k, v in _ops.FUNCTIONS.items() if not k.startswith("_")})

@@ -11,14 +11,16 @@ A module not listed takes the layer of its nearest listed package (``cinder.ops.
 
 LAYERS = (
     # 0: basic types and the dispatch switches (no cinder imports at all)
-    ("cinder._dtype", "cinder._device", "cinder._C", "cinder.return_types", "cinder.utils.hooks",
+    ("cinder._dtype", "cinder._device", "cinder._C", "cinder.return_types", "cinder.utils",
+     "cinder.utils.hooks",
      "cinder._zip_file", "cinder._weights_only_unpickler", "cinder._shared_memory",
      "cinder._runtime", "cinder._layout", "cinder._errors", "cinder._streams"),
     # 1: the array backends (NumPy / CuPy)
     ("cinder.backend",),
-    # 2: autograd's machinery: grad modes, graph nodes, the engine
-    ("cinder.autograd.grad_mode", "cinder.autograd.anomaly_mode", "cinder.autograd.graph",
-     "cinder.autograd.engine"),
+    # 2: autograd's machinery: grad modes, graph nodes, the engine (and the package's light
+    # __init__, which the tensor core runs when it imports them)
+    ("cinder.autograd", "cinder.autograd.grad_mode", "cinder.autograd.anomaly_mode",
+     "cinder.autograd.graph", "cinder.autograd.engine", "cinder.autograd._dot"),
     # 3: the tensor core: storage, Tensor, printing, the random streams
     ("cinder._storage", "cinder._tensor", "cinder._tensor_str", "cinder._random_stream",
      "cinder._randperm",
@@ -27,11 +29,14 @@ LAYERS = (
     # 4: the op table: kernels, derivatives, the dispatch point, publication
     ("cinder.ops",),
     # 5: written in ops: autograd's user API, overrides, legacy forms, save/load, nn, optim...
-    ("cinder.autograd", "cinder.overrides", "cinder._functorch", "cinder._legacy",
-     "cinder.serialization",
+    ("cinder.autograd._backward", "cinder.autograd.function", "cinder.autograd.functional",
+     "cinder.autograd.gradcheck", "cinder.autograd.variable", "cinder.overrides",
+     "cinder._functorch", "cinder._legacy", "cinder.serialization",
      "cinder.cuda", "cinder.cpu", "cinder._device_modules", "cinder.amp", "cinder.nn",
      "cinder.optim",
-     "cinder.utils", "cinder.compat", "cinder.distributed"),
+     "cinder.utils.data", "cinder.utils.deterministic", "cinder.utils.dlpack",
+     "cinder.utils.safetensors", "cinder.utils.tensorboard", "cinder.utils._visdom",
+     "cinder.compat", "cinder.distributed"),
     # 6: libraries on top (torchvision's place) and the package namespace itself
     ("cinder.vision", "cinder.__main__", "cinder"),
 )

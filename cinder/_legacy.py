@@ -18,6 +18,9 @@ from ._device import get_default_device
 from ._storage import TypedStorage, UntypedStorage, adopt_numpy, storage_view
 from ._tensor import Size, Tensor, make_tensor
 from .ops import creation as _creation  # noqa: F401  (imported first: ``Tensor.new`` is ours)
+from .ops.creation import tensor
+from .ops.indexing import AliasNode
+from .ops.views import make_view
 
 
 _SIGNATURES = ("(*, torch.device device = None)", "(torch.Storage storage)", "(Tensor other)",
@@ -78,7 +81,6 @@ def _from_data(data, dtype, dev):
             data.astype(dtype.numpy_dtype)
     else:
         _check_real_numbers(data)
-        from .ops.creation import tensor
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return tensor(data, dtype=dtype, device=dev)
@@ -122,8 +124,6 @@ def legacy_new(dtype, dev, args, kwargs, base_class=False):
         if isinstance(data, Tensor):
             if data._dtype is not dtype and not base_class:
                 raise TypeError(f"expected {_options(dtype)} (got {_options(data._dtype)})")
-            from .ops.indexing import AliasNode
-            from .ops.views import make_view
             return make_view(data, data._data[...], AliasNode)
         if isinstance(data, (UntypedStorage, TypedStorage)):
             return _from_storage(data, dtype, dev)

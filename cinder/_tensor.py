@@ -7,6 +7,7 @@ share memory exactly as PyTorch views do, so ``storage()``, ``stride()``, ``data
 them, together with the ``cinder.*`` functions, so each op is defined in exactly one place.
 """
 
+import operator
 import warnings
 import weakref
 
@@ -16,10 +17,11 @@ from . import _C
 from . import _dtype as D
 from . import backend
 from ._device import CPU, as_device
-from ._storage import move_to_shared, storage_view
+from ._storage import TypedStorage, UntypedStorage, _flat_bytes, move_to_shared, storage_view
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad, RemovableHandle
 from ._shared_memory import segment_of
+from ._tensor_str import tensor_repr
 
 __all__ = ["Tensor", "make_tensor"]
 
@@ -84,7 +86,7 @@ class Tensor:
         # one that opts out (``__torch_function__ = _disabled_torch_function_impl``, as
         # nn.Parameter does) keeps the fast path.
         if cls.__torch_function__ is not _C._disabled_torch_function_impl:
-            _C.note_subclass()
+            _C.note_subclass(cls)
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
@@ -96,6 +98,8 @@ class Tensor:
             return NotImplemented
         with _C.DisableTorchFunctionSubclass():
             result = func(*args, **kwargs)
+        if _reads_a_field(func):
+            return result
         return _convert(result, cls)
 
     def as_subclass(self, cls):
@@ -120,13 +124,10 @@ class Tensor:
     # ------------------------------------------------------------------------------------------
     # Basic properties
     # ------------------------------------------------------------------------------------------
-    @property
-    def dtype(self):
-        return self._dtype
-
-    @property
-    def device(self):
-        return self._device
+    # Plain fields read through C getters: the op table wraps every property for the dispatch
+    # point (ops/_registry.py), and a C getter keeps these reads at one Python frame.
+    dtype = property(operator.attrgetter("_dtype"), doc="The tensor's ``cinder.dtype``.")
+    device = property(operator.attrgetter("_device"), doc="The ``cinder.device`` it is on.")
 
     @property
     def shape(self):
@@ -232,12 +233,10 @@ class Tensor:
         return backend.data_ptr(self._data) if self._data.size else 0
 
     def untyped_storage(self):
-        from ._storage import UntypedStorage
         return self._record_storage(
             UntypedStorage._from_root(backend.storage_root(self._data), self._device))
 
     def storage(self):
-        from ._storage import TypedStorage
         return self._record_storage(TypedStorage._from_tensor(self))
 
     def _record_storage(self, storage):
@@ -301,7 +300,6 @@ class Tensor:
     def _repoint(self, shape, strides, offset, root=None):
         """Rebuild ``_data`` as ``shape``/``strides``/``offset`` over ``root`` (default: the
         current storage), growing the storage when the view would run past its end."""
-        from ._storage import _flat_bytes
         if root is None:
             root = backend.storage_root(self._data)
         item = self._dtype.itemsize
@@ -322,7 +320,6 @@ class Tensor:
         """Point this tensor at ``source``'s memory: another tensor (same dtype; shares its
         storage, shape and strides), a storage (with optional offset, size and stride), or
         nothing (an empty tensor)."""
-        from ._storage import TypedStorage, UntypedStorage
         from .ops._registry import check_inplace
         if storage_offset is not None and size is None:
             kind = "Tensor" if isinstance(source, Tensor) else \
@@ -418,9 +415,8 @@ class Tensor:
     def is_leaf(self):
         return self._grad_fn is None
 
-    @property
-    def grad_fn(self):
-        return self._grad_fn
+    grad_fn = property(operator.attrgetter("_grad_fn"),
+                       doc="The graph node that made this tensor (None for a leaf).")
 
     @property
     def creator(self):
@@ -559,7 +555,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. the graph leaves (see autograd.backward)."""
-        from .autograd import backward
+        from .autograd._backward import backward
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
@@ -614,7 +610,6 @@ class Tensor:
     # Python protocols and the NumPy bridge
     # ------------------------------------------------------------------------------------------
     def __repr__(self, *, tensor_contents=None):
-        from ._tensor_str import tensor_repr
         return tensor_repr(self, tensor_contents=tensor_contents)
 
     def __str__(self):
@@ -745,6 +740,13 @@ class Tensor:
 # The Tensor fields an alias made by ``as_subclass`` shares with its original.
 _CORE_SLOTS = ("_data", "_dtype", "_device", "_requires_grad", "_grad", "_grad_fn", "_output_nr",
                "_base", "_hooks", "_retains_grad", "_grad_acc", "_is_inference")
+
+
+def _reads_a_field(func):
+    """Whether ``func`` reads a tensor stored on the tensor (``Tensor.grad.__get__``): its
+    result keeps its own type (PyTorch's ``get_default_nowrap_functions``)."""
+    return getattr(func, "__name__", None) == "__get__" and \
+        getattr(func, "__self__", None) is Tensor.__dict__["grad"]
 
 
 def _convert(result, cls):

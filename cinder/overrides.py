@@ -18,9 +18,10 @@ from .ops import FUNCTIONS, OPS
 from .ops._dispatch import dispatch, overloaded_args
 from .ops.operators import OPERATORS
 
-__all__ = ["TorchFunctionMode", "get_ignored_functions", "get_overridable_functions",
-           "handle_torch_function", "has_torch_function", "has_torch_function_unary",
-           "has_torch_function_variadic", "is_tensor_like", "is_tensor_method_or_property"]
+__all__ = ["TorchFunctionMode", "get_default_nowrap_functions", "get_ignored_functions",
+           "get_overridable_functions", "handle_torch_function", "has_torch_function",
+           "has_torch_function_unary", "has_torch_function_variadic", "is_tensor_like",
+           "is_tensor_method_or_property"]
 
 
 class TorchFunctionMode:
@@ -104,16 +105,24 @@ def is_tensor_method_or_property(func):
 
 
 def _tensor_attributes():
-    """Every public Tensor attribute that passes the dispatch point (methods, properties'
-    getters, operators)."""
+    """Every public Tensor attribute that passes the dispatch point (methods, operators, and
+    for a property its ``__get__``, which is what handlers receive, as in PyTorch)."""
     found = []
     for name in dir(Tensor):
         attr = Tensor.__dict__.get(name)
         if isinstance(attr, property):
-            attr = attr.fget
-        if getattr(attr, "_cinder_impl", None) is not None or name in OPERATORS:
+            if getattr(attr.fget, "_cinder_impl", None) is not None:
+                found.append(attr.__get__)
+        elif getattr(attr, "_cinder_impl", None) is not None or name in OPERATORS:
             found.append(attr)
     return found
+
+
+def get_default_nowrap_functions():
+    """The functions whose results the default ``Tensor.__torch_function__`` returns as they
+    are instead of converting them to the subclass: reading a field stored on the tensor
+    (``t.grad``), so that ``t.grad is t.grad`` holds."""
+    return {Tensor.grad.__get__}
 
 
 @functools.lru_cache(maxsize=None)

@@ -7,6 +7,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import as_device
 from ._random_engine import CPUGeneratorImpl
+from ._tensor import Tensor, make_tensor
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state", "fork_rng"]
@@ -39,12 +40,10 @@ class Generator:
 
     def get_state(self):
         """The state as a uint8 tensor of 5056 bytes (PyTorch's layout)."""
-        from ._tensor import make_tensor
         return make_tensor(np.frombuffer(bytearray(self._impl.get_state()), dtype=np.uint8))
 
     def set_state(self, new_state):
         """Restore a state from ``get_state()`` (of cinder or of PyTorch)."""
-        from ._tensor import Tensor
         if not isinstance(new_state, Tensor) or new_state.dtype is not D.uint8:
             got = new_state.type() if isinstance(new_state, Tensor) else \
                 type(new_state).__name__

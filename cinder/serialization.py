@@ -40,6 +40,11 @@ from ._device import CPU
 from ._device import device as device_cls
 from ._storage import TypedStorage, UntypedStorage
 from ._zip_file import ZipFormatError, ZipReader, ZipWriter
+from . import _checkpoint_pickle as cp
+from ._checkpoint_pickle import FullUnpickler, cinder_global, torch_name
+from ._tensor import make_tensor
+from ._utils import STORAGE_DTYPES, _rebuild_tensor
+from .nn.parameter import Parameter
 
 
 def reduce_tensor(t):
@@ -53,7 +58,6 @@ def reduce_tensor(t):
 
 
 def rebuild_tensor(values, dtype_name, device, requires_grad, stride=None, state=None):
-    from ._tensor import make_tensor
     dt = D.by_name(dtype_name)
     arr = np.asarray(values, dtype=dt.numpy_dtype)
     dev = device_cls(device)
@@ -67,7 +71,6 @@ def rebuild_tensor(values, dtype_name, device, requires_grad, stride=None, state
 
 
 def rebuild_parameter(data, requires_grad):
-    from .nn.parameter import Parameter
     return Parameter(data, requires_grad)
 
 
@@ -99,7 +102,6 @@ _user_entries = []       # what add_safe_globals received, for get_safe_globals
 
 
 def _register_safe(entry):
-    from ._checkpoint_pickle import torch_name
     if isinstance(entry, tuple):
         if len(entry) != 2:
             raise ValueError("Expected tuple of length 2 (global, str of callable full path), "
@@ -229,7 +231,6 @@ def _cuda_tag(storage):
 def _cuda_deserialize(storage, location):
     if not location.startswith("cuda"):
         return None
-    from . import backend
     if not backend.cuda_is_available():
         raise RuntimeError(
             "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
@@ -318,7 +319,6 @@ def _make_pickler(pickle_module, file, protocol, make_key, legacy):
     """A pickler that writes tensors as storages + rebuild calls. With the standard ``pickle``
     module cinder's names are written as PyTorch's; another ``pickle_module`` gets the same
     tensor handling on its own Pickler (its class names stay as they are)."""
-    from . import _checkpoint_pickle as cp
 
     def tag(dev):
         return location_tag(_DeviceOnly(dev))
@@ -330,7 +330,6 @@ def _make_pickler(pickle_module, file, protocol, make_key, legacy):
 
 def _storage_bytes(ref):
     """The bytes of a storage to write: a NumPy uint8 array (zeros under ``skip_data``)."""
-    from . import backend
     if _SKIP_DATA["active"]:
         return np.zeros(ref.raw.size, np.uint8)
     return backend.to_numpy(ref.raw)
@@ -606,7 +605,6 @@ def _named_error(exc, name, weights_only):
 # load: storages
 # ----------------------------------------------------------------------------------------------
 def _storage_dtype(storage_type):
-    from ._utils import STORAGE_DTYPES
     dtype = getattr(storage_type, "_storage_dtype", None)
     if dtype is None:
         dtype = STORAGE_DTYPES.get(getattr(storage_type, "__name__", None))
@@ -733,7 +731,6 @@ class _LegacyStorages:
 
     def fill(self, keys, data, offset):
         """Copy each storage's bytes (int64 element count, then the bytes) into place."""
-        from . import backend
         if not isinstance(keys, list):
             raise RuntimeError("invalid checkpoint: the storage key list is missing")
         for key in keys:
@@ -761,7 +758,6 @@ class _LegacyStorages:
 # ----------------------------------------------------------------------------------------------
 def _unpickle(data, pos, persistent_load, weights_only, pickle_module, load_args):
     """Run one pickle starting at ``pos`` of ``data``; returns (object, position after it)."""
-    from ._checkpoint_pickle import FullUnpickler, cinder_global
     if weights_only:
         unpickler = _wo.Unpickler(data, pos, encoding=load_args.get("encoding", "utf-8"))
         unpickler.persistent_load = persistent_load
@@ -938,7 +934,6 @@ def _load_tar(source, restore, pickle_module, load_args):
             size = cur.unpack(f"<{ndim}q")
             stride = cur.unpack(f"<{ndim}q")
             (offset,) = cur.unpack("<q")
-            from ._utils import _rebuild_tensor
             objects[key] = _rebuild_tensor(objects[storage_id], offset, size, stride)
 
         def persistent_load(saved_id):

@@ -49,11 +49,7 @@ NON_OP_FUNCTIONS |= {
 # Tensor attributes of the tensor core that are not ops: metadata and autograd fields read as
 # properties (PyTorch's handlers see these as ``__get__``; cinder keeps attribute reads free),
 # and ``as_subclass``/``new``, which PyTorch does not route either.
-CORE_PROPERTIES = {
-    "creator", "data", "device", "dtype", "grad", "grad_fn", "is_cpu", "is_cuda", "is_leaf",
-    "is_meta", "is_quantized", "is_sparse", "itemsize", "layout", "nbytes", "ndim",
-    "requires_grad", "retains_grad", "shape", "volatile",
-}
+CORE_PROPERTIES = set()     # none left: the core's properties pass the dispatch point too
 NOT_ROUTED = {"as_subclass", "new"}
 
 

@@ -15,6 +15,7 @@ each node and :func:`report_node_error` when a node raises.
 import warnings
 
 from . import grad_mode
+from .. import backend
 
 __all__ = [
     "check_node_output",
@@ -128,7 +129,6 @@ def report_node_error(node):
 
 
 def _has_nan(grad):
-    from .. import backend
     xp = backend.array_module(grad.device)
     return bool(xp.isnan(grad._data).any())
 

@@ -18,6 +18,9 @@ import itertools
 import types
 import warnings
 
+from .. import backend
+from .._tensor import Tensor, make_tensor
+from ..ops.views import make_view, rebase_history
 from . import grad_mode
 from .graph import Node, SavedTensor
 
@@ -41,7 +44,6 @@ _LEGACY_MESSAGE = (
 
 def _tensor_class():
     # Imported late: cinder._tensor imports the autograd package while it is being set up.
-    from .._tensor import Tensor
     return Tensor
 
 
@@ -215,8 +217,6 @@ class BackwardCFunction(Node, FunctionCtx):
 
 
 def _zeros(shape, dtype, device):
-    from .. import backend
-    from .._tensor import make_tensor
     xp = backend.array_module(device)
     return make_tensor(xp.zeros(shape, dtype=dtype.numpy_dtype), dtype, device)
 
@@ -334,7 +334,6 @@ def _wrap_outputs(ctx, node, args, outputs):
 
 def _alias(t):
     """A view of the whole of ``t`` without history (PyTorch's ``view_as(self)``)."""
-    from ..ops.views import make_view
     return make_view(t, t._data.view())
 
 
@@ -365,8 +364,6 @@ def _attach_dirty(node, t, output_nr, is_input, num_outputs):
             "and a second one that does the other operations). You can ask on the forum "
             "https://discuss.pytorch.org/ if you need help to do this change.")
     # A modified view rewrites its base's history (CopySlices), as a built-in in-place op would.
-    from .._tensor import make_tensor
-    from ..ops.views import rebase_history
     result = make_tensor(t._data, t._dtype, t._device, True)
     result._grad_fn, result._output_nr = node, output_nr
     rebase_history(t, result)

@@ -15,19 +15,20 @@ Inputs may be a Tensor or a tuple of Tensors, and so may the function's outputs;
 those structures exactly as PyTorch's do.
 """
 
+from .. import autograd
+from .._tensor import Tensor
+from ..ops._registry import FUNCTIONS
 from . import grad_mode
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
 
 def _tensor_class():
-    from .._tensor import Tensor
     return Tensor
 
 
 def _op(name):
     # Ops are looked up in the op table when called (they live in a layer below autograd).
-    from ..ops._registry import FUNCTIONS
     return FUNCTIONS[name]
 
 
@@ -141,7 +142,6 @@ def _check_requires_grad(inputs, input_type, strict):
 def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
     """``autograd.grad`` that skips outputs which are None or need no grad, and returns a
     None per input when nothing is differentiable."""
-    from .. import autograd
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]

@@ -17,7 +17,10 @@ import warnings
 
 import numpy as np
 
+from .. import autograd, backend
 from .._dtype import float64
+from .._tensor import Tensor, make_tensor
+from ..ops._registry import FUNCTIONS
 from . import grad_mode
 from .graph import Node
 
@@ -29,13 +32,11 @@ class GradcheckError(RuntimeError):
 
 
 def _tensor_class():
-    from .._tensor import Tensor
     return Tensor
 
 
 def _op(name):
     # Ops are looked up in the op table when called (they live in a layer below autograd).
-    from ..ops._registry import FUNCTIONS
     return FUNCTIONS[name]
 
 
@@ -57,14 +58,11 @@ def _differentiable_outputs(out):
 
 def _host(t):
     """A NumPy copy of a tensor's values (works for CUDA tensors too)."""
-    from .. import backend
     return np.array(backend.to_numpy(t._data), copy=True)
 
 
 def _as_tensor(arr, like):
     """Wrap a NumPy Jacobian as a tensor with ``like``'s dtype and device (for messages)."""
-    from .. import backend
-    from .._tensor import make_tensor
     data = arr.astype(like.dtype.numpy_dtype, copy=False)
     if like.device.type != "cpu":
         data = backend.to_device(data, like.device)
@@ -168,8 +166,6 @@ def _numerical_jacobians(func, inputs, input_idx, float_outs, eps):
 
 def _one_hot_like(t, index):
     """A contiguous tensor shaped like ``t``, zero except for flat element ``index``."""
-    from .. import backend
-    from .._tensor import make_tensor
     xp = backend.array_module(t.device)
     flat = xp.zeros(t.numel(), dtype=t.dtype.numpy_dtype)
     flat[index] = 1
@@ -178,7 +174,6 @@ def _one_hot_like(t, index):
 
 def _analytical_rows(output, diff_inputs):
     """Row j of each Jacobian is the gradient for a one-hot ``grad_output`` at element j."""
-    from .. import autograd
     rows = [[] for _ in diff_inputs]
     for j in range(output.numel()):
         grad_out = _one_hot_like(output, j)
@@ -285,7 +280,6 @@ def _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad
 
 def _test_backward_mul_by_grad_output(outputs, inputs):
     """A zero ``grad_output`` must give zero gradients of the right dtype/device/size."""
-    from .. import autograd
     zeros_like = _op("zeros_like")
     Tensor = _tensor_class()
     diff_inputs = [a for a in inputs if isinstance(a, Tensor) and a.requires_grad]
@@ -317,7 +311,6 @@ class UndefinedGradBackward(Node):
 def _undefined_grad(t):
     """An alias of ``t`` whose gradient reaches ``t``'s history as None (PyTorch's
     ``torch._C._functions.UndefinedGrad``)."""
-    from .._tensor import make_tensor
     node = UndefinedGradBackward()
     node.next_functions = (t._gradient_edge(),)
     node._input_meta = ((t._data.shape, t._dtype, t._device),)
@@ -328,7 +321,6 @@ def _undefined_grad(t):
 
 def _test_undefined_backward_mode(func, outputs, inputs):
     """Backward must cope with undefined (None) output gradients and treat them as zeros."""
-    from .. import autograd
     zeros_like = _op("zeros_like")
     Tensor = _tensor_class()
     diff_inputs = [a for a in inputs if isinstance(a, Tensor) and a.requires_grad]
@@ -504,7 +496,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     if check_batched_grad and not check_rev_over_rev:
         raise AssertionError("Setting check_batched_grad=True requires check_rev_over_rev to be "
                              "True")
-    from .. import autograd
     Tensor = _tensor_class()
     inputs = _as_tuple(inputs)
     if grad_outputs is None:

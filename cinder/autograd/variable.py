@@ -3,13 +3,13 @@
 import warnings
 
 from .. import _dtype as D
+from .._tensor import Tensor
 
 
 class _VariableMeta(type):
     """Every tensor is a Variable: ``isinstance(t, Variable)`` is true for any Tensor."""
 
     def __instancecheck__(cls, obj):
-        from .._tensor import Tensor
         return isinstance(obj, Tensor)
 
 
@@ -23,7 +23,6 @@ class Variable(metaclass=_VariableMeta):
     """
 
     def __new__(cls, data, requires_grad=False, volatile=False, **kwargs):
-        from .._tensor import Tensor
         if kwargs:
             raise TypeError(f"'{next(iter(kwargs))}' is an invalid keyword argument for this "
                             "function")

@@ -23,6 +23,7 @@ from .. import _shared_memory as shm
 from .. import backend
 from .._storage import TypedStorage, UntypedStorage, storage_view
 from .._tensor import Tensor, make_tensor
+from ..nn.parameter import Parameter
 
 # Mapping key -> root array, so one segment is mapped once per process.
 _shared_cache = weakref.WeakValueDictionary()
@@ -196,7 +197,6 @@ def rebuild_tensor(cls, handle, nbytes, meta, requires_grad):
     if cls is Tensor:
         t._requires_grad = bool(requires_grad)
         return t
-    from ..nn.parameter import Parameter
     if issubclass(cls, Parameter):
         return cls(t, requires_grad)
     t._requires_grad = bool(requires_grad)
@@ -237,7 +237,6 @@ def rebuild_storage_empty(dtype):
 
 def init_reductions():
     """Register the reducers with ``multiprocessing``'s ForkingPickler (done on import)."""
-    from ..nn.parameter import Parameter
     for cls in (Tensor, Parameter):
         ForkingPickler.register(cls, reduce_tensor)
     for cls in (UntypedStorage, TypedStorage):

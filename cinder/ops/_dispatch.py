@@ -1,9 +1,12 @@
 """The dispatch point: the one place every op call passes through.
 
 ``dispatching(name, impl)`` wraps an op's implementation into the public function that
-``cinder.<name>`` and ``Tensor.<name>`` are. The wrapper reads one flag (``_C.FLAG.active``);
-when it is false (no mode on the stack, no Tensor subclass with a ``__torch_function__`` of its
-own) the implementation runs at once. When it is true, ``dispatch`` follows ``torch.overrides``:
+``cinder.<name>`` and ``Tensor.<name>`` are; ``dispatching_property`` does the same for the
+properties of ``Tensor`` (handlers see ``Tensor.T.__get__``, ``Tensor.grad.__set__``... as in
+PyTorch). The wrapper reads one flag (``_C.FLAG.active``); when it is false (no mode on the
+stack, no Tensor subclass with a ``__torch_function__`` of its own) the implementation runs at
+once. While only such subclasses exist, a call none of whose arguments is one of them (a type
+test per argument) runs at once too. Otherwise ``dispatch`` follows ``torch.overrides``:
 
 1. the innermost ``TorchFunctionMode`` is asked first (popped while its handler runs, so the
    ops the handler calls see only the modes below it);
@@ -25,18 +28,40 @@ import functools
 from .. import _C
 from .._tensor import Tensor
 
-__all__ = ["dispatch", "dispatching", "overloaded_args"]
+__all__ = ["dispatch", "dispatching", "dispatching_property", "overloaded_args",
+           "subclass_in"]
 
 _STATE = _C.STATE
 _FLAG = _C.FLAG
 _DISABLED = _C._disabled_torch_function_impl
+_SUBCLASSES = _C.SUBCLASSES
+
+
+def subclass_in(args, kwargs):
+    """Whether an argument (or an item of a list/tuple argument, as ``overloaded_args`` looks)
+    is an instance of a Tensor subclass that takes part in ``__torch_function__``: the per-call
+    test that keeps plain tensors on the fast path while such subclasses exist."""
+    for a in args:
+        cls = type(a)
+        if cls in _SUBCLASSES or ((cls is list or cls is tuple) and _any_subclass(a)):
+            return True
+    if kwargs:
+        return subclass_in(kwargs.values(), None)
+    return False
+
+
+def _any_subclass(items):
+    for x in items:
+        if type(x) in _SUBCLASSES:
+            return True
+    return False
 
 
 def dispatching(impl, public_name=None, qualname=None):
     """The public function for ``impl``: one flag check, then ``impl`` itself."""
     @functools.wraps(impl)
     def op(*args, **kwargs):
-        if _FLAG.active:
+        if _FLAG.active and (_FLAG.modes or subclass_in(args, kwargs)):
             return dispatch(op, impl, args, kwargs)
         try:
             return impl(*args, **kwargs)
@@ -124,7 +149,13 @@ def dispatch(public, impl, args, kwargs, relevant=None):
                                  kwargs if relevant is None else None)
     if not overloaded and not (_STATE.modes and not _STATE.all_off):
         return impl(*args, **kwargs)
-    types = tuple(type(a) for a in overloaded)
+    return _ask_handlers(public, impl, args, kwargs, overloaded,
+                         tuple(type(a) for a in overloaded))
+
+
+def _ask_handlers(public, impl, args, kwargs, overloaded, types, label=None):
+    """Ask this thread's innermost mode, then each overloaded argument; PyTorch's
+    ``TypeError`` (``label`` names the function in it) if all of them decline."""
     asked_mode = None
     if _STATE.modes and not _STATE.all_off:
         mode = asked_mode = _C._pop_torch_function_stack()
@@ -139,22 +170,75 @@ def dispatch(public, impl, args, kwargs, relevant=None):
         if result is not NotImplemented:
             return result
     if overloaded or asked_mode is not None:
-        raise TypeError(_unhandled_message(public, asked_mode, overloaded))
+        raise TypeError(_unhandled_message(public, asked_mode, overloaded, label))
     return impl(*args, **kwargs)
 
 
-def _unhandled_message(public, mode, overloaded):
+# ----------------------------------------------------------------------------------------------
+# Properties
+# ----------------------------------------------------------------------------------------------
+
+def dispatching_property(name, fget, fset=None, fdel=None, doc=None):
+    """``Tensor.<name>`` as a property whose reads, writes and deletes pass the dispatch point
+    the way PyTorch's ``handle_torch_function_getter``/``_setter`` do: handlers receive the
+    property's own ``__get__`` (``__set__``, ``__delete__``) and ``args`` = the tensor (and the
+    new value). When nothing is active each access costs one flag read more than ``fget``."""
+    def get(self):
+        if _FLAG.active and (_FLAG.modes or type(self) in _SUBCLASSES):
+            return _dispatch_accessor(prop.__get__, fget, (self,), name + ".__get__")
+        return fget(self)
+
+    def set_(self, value):
+        if _FLAG.active and (_FLAG.modes or type(self) in _SUBCLASSES):
+            return _dispatch_accessor(prop.__set__, fset, (self, value), name + ".__set__")
+        fset(self, value)
+
+    def delete(self):
+        if _FLAG.active and (_FLAG.modes or type(self) in _SUBCLASSES):
+            return _dispatch_accessor(prop.__delete__, fdel, (self,), name + ".__delete__")
+        fdel(self)
+
+    for fn, suffix in ((get, "getter"), (set_, "setter"), (delete, "deleter")):
+        fn.__name__ = fn.__qualname__ = f"Tensor.{name} {suffix}"
+    prop = property(get, set_ if fset else None, delete if fdel else None,
+                    doc if doc is not None else fget.__doc__)
+    prop.fget._cinder_impl = fget
+    return prop
+
+
+def _dispatch_accessor(accessor, impl, args, label):
+    """The slow path of a property access. As in PyTorch the tensor is the one overloaded
+    argument (the new value of a write is not), and a mode sees the tensor's type in
+    ``types`` even for a plain Tensor."""
+    if not _STATE.active:
+        return impl(*args)
+    self = args[0]
+    overloaded = () if (_STATE.subclass_off or type(self) not in _SUBCLASSES) else (self,)
+    if not overloaded and not (_STATE.modes and not _STATE.all_off):
+        return impl(*args)
+    return _ask_handlers(accessor, impl, args, {}, overloaded, (type(self),),
+                         "torch.Tensor." + label)
+
+
+def _unhandled_message(public, mode, overloaded, label=None):
     """PyTorch's error when every handler declined (worded as ``handle_torch_function``'s
     for Python-level functions such as ``nn.functional``'s, which mark themselves)."""
+    if label is not None:
+        return _multiple_dispatch_failed(label, mode, overloaded)
     if getattr(public, "_cinder_python_level", False):
         name = public.__module__.replace("cinder", "torch", 1) + "." + public.__name__
         msg = (f"no implementation found for '{name}' on types that implement "
                f"__torch_function__: {[type(a) for a in overloaded]}")
         return msg if mode is None else f"{msg} nor in mode {mode}"
+    return _multiple_dispatch_failed(f"{_public_module(public)}.{public.__name__}", mode,
+                                     overloaded)
+
+
+def _multiple_dispatch_failed(name, mode, overloaded):
     lines = [] if mode is None else [f"  - mode object {mode!r}"]
     lines += [f"  - tensor subclass {type(a)}" for a in overloaded]
-    return (f"Multiple dispatch failed for '{_public_module(public)}.{public.__name__}'; all "
-            "__torch_function__ handlers returned NotImplemented:\n\n" + "\n".join(lines) +
+    return (f"Multiple dispatch failed for '{name}'; all __torch_function__ handlers returned "
+            "NotImplemented:\n\n" + "\n".join(lines) +
             "\n\nFor more information, try re-running with TORCH_LOGS=not_implemented")
 
 

@@ -26,11 +26,11 @@ import numpy as np
 from .. import _dtype as D
 from .. import return_types
 from .._tensor import Tensor
-from ._prep import check_tensor_arg, dims_arg
+from ._prep import check_tensor_arg, dims_arg, xp_of
 from ._registry import needs_grad, record, register, write_out
 
-__all__ = ["Reduced", "acc_dtype", "count", "dim_axes", "one_dim", "pair_result", "reduced_shape",
-           "reduction", "unreduce"]
+__all__ = ["Reduced", "acc_dtype", "as_result_array", "count", "dim_axes", "one_dim",
+           "pair_result", "reduced_shape", "reduction", "unreduce"]
 
 # ----------------------------------------------------------------------------------------------
 # Dims, shapes and dtypes
@@ -89,6 +89,12 @@ def accumulate(xp, ufunc, arr, axis, dt):
     else:
         buf = (xp.cumsum if ufunc == "add" else xp.cumprod)(buf, axis=axis)
     return buf.astype(dt.numpy_dtype, copy=False)
+def as_result_array(res, input, dt):
+    """A reduction's ``res`` as an array of ``dt``: a full reduction answers a NumPy scalar
+    and half types accumulate in float32; otherwise ``res`` already is the result."""
+    if res.__class__ is input._data.__class__ and res.dtype == dt.numpy_dtype:
+        return res
+    return xp_of(input).asarray(res, dtype=dt.numpy_dtype)
 
 
 def count(shape, axes):

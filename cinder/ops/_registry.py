@@ -15,7 +15,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, SavedTensor
-from ._dispatch import dispatching
+from ._dispatch import dispatching, dispatching_property
 
 __all__ = ["FUNCTIONS", "OPS", "alias", "needs_grad", "node_class", "record", "register"]
 
@@ -268,8 +268,12 @@ def publish_attribute(attr, fn, op=None, prop=False):
     through the dispatch point. ``op`` names the table entry it belongs to (for operators,
     indexing and properties such as ``Tensor.T``); None for Tensor-core methods such as
     ``backward`` that PyTorch also routes through ``__torch_function__``."""
-    public = dispatching(getattr(fn, "_cinder_impl", fn), attr, "Tensor." + attr)
-    setattr(Tensor, attr, property(public) if prop else public)
+    impl = getattr(fn, "_cinder_impl", fn)
+    if prop:
+        public = dispatching_property(attr, impl)
+    else:
+        public = dispatching(impl, attr, "Tensor." + attr)
+    setattr(Tensor, attr, public)
     TENSOR_ATTRIBUTES[attr] = op
     return public
 
@@ -284,10 +288,22 @@ CORE_METHODS = ("backward", "detach", "detach_", "requires_grad_", "retain_grad"
                 "is_inference", "is_pinned", "is_shared", "share_memory_", "is_signed")
 
 
+# The tensor core's properties: PyTorch's handlers see every property read (``__get__``) and
+# write (``__set__``/``__delete__``) of its C-level Tensor too.
+CORE_PROPERTIES = ("creator", "data", "device", "dtype", "grad", "grad_fn", "is_cpu", "is_cuda",
+                   "is_leaf", "is_meta", "is_quantized", "is_sparse", "itemsize", "layout",
+                   "nbytes", "ndim", "requires_grad", "retains_grad", "shape", "volatile",
+                   "_version")
+
+
 def publish_core_methods():
     for attr in CORE_METHODS:
         if attr not in TENSOR_ATTRIBUTES:
             publish_attribute(attr, Tensor.__dict__[attr])
+    for attr in CORE_PROPERTIES:
+        core = Tensor.__dict__[attr]
+        setattr(Tensor, attr, dispatching_property(attr, core.fget, core.fset, core.fdel))
+        TENSOR_ATTRIBUTES[attr] = None
 
 
 def write_out(out, result, warn_resize=True):

@@ -20,6 +20,7 @@ from ._prep import (
     common_device,
     not_implemented,
     result_type,
+    to_tensor_like,
     wrap,
     xp_of,
 )
@@ -661,7 +662,6 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError("isin() received an invalid combination of arguments")
     like = elements if isinstance(elements, Tensor) else test_elements
-    from ._prep import to_tensor_like
     e = to_tensor_like(elements, like)
     t = to_tensor_like(test_elements, like)
     for x in (e, t):

@@ -7,6 +7,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ._registry import FUNCTIONS, register
+from ._prep import wrap
 
 # The in-place functions of torch.* (PyTorch 2.13) whose Tensor method cinder has.
 _INPLACE_FUNCTIONS = (
@@ -177,7 +178,6 @@ def unravel_index(indices, shape):
     """The coordinates of flat ``indices`` in a tensor of ``shape``: one int64 tensor per dim."""
     import numpy as np
 
-    from ._prep import wrap
     if not isinstance(indices, Tensor):
         from .creation import tensor
         indices = tensor(indices)

@@ -8,7 +8,8 @@ so ``grad_fn`` names agree while the work stays a single BLAS call.
 import numpy as np
 
 from .. import _dtype as D
-from ._prep import check_tensor_arg, common_device, not_implemented, wrap, xp_of
+from ._prep import (broadcast_shape, check_tensor_arg, common_device, not_implemented, wrap,
+                    xp_of)
 from ._registry import alias, make_inplace, needs_grad, node_class, record, register, write_out
 
 MmNode = node_class("MmBackward0", {
@@ -249,7 +250,6 @@ def _general_matmul(a, b, da, db):
     xp = xp_of(a)
     a_arr = a._data if da > 1 else a._data[None, :]
     b_arr = b._data if db > 1 else b._data[:, None]
-    from ._prep import broadcast_shape
     # CUDA sends every product with a batch dim to its batched kernel; the CPU only 3-d @ 3-d
     batched = (da >= 3 and db >= 3) or (a._device.type == "cuda" and max(da, db) >= 3)
     _no_bool(a._dtype, "bmm" if batched else "addmm_impl_cpu_",
@@ -304,7 +304,6 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if alpha != 1:
         prod = prod * alpha
     target = prod.shape
-    from ._prep import broadcast_shape
     if broadcast_shape(input._data.shape, target) != target:
         raise RuntimeError(f"The expanded size of the tensor ({target[-1]}) must match the "
                            f"existing size ({input.shape[-1]}) at non-singleton dimension 1.  "

@@ -14,6 +14,7 @@ from ._prep import is_scalar
 from ._registry import OPS
 
 _FLAG = _C.FLAG
+_SUBCLASSES = _C.SUBCLASSES
 
 
 def _handler_func(op):
@@ -21,6 +22,12 @@ def _handler_func(op):
     method (``a + b`` arrives as ``Tensor.add``), the rest as the operator itself."""
     reported = _REPORTED_AS.get(op.__name__)
     return op if reported is None else getattr(Tensor, reported)
+
+
+def _handled(self, other):
+    """Whether a binary operator must pass the dispatch point: a mode somewhere, or an operand
+    of a Tensor subclass that takes part (plain tensors keep the fast path meanwhile)."""
+    return bool(_FLAG.modes) or type(self) in _SUBCLASSES or type(other) in _SUBCLASSES
 
 
 def _slow(op, body, self, other):
@@ -33,7 +40,7 @@ def _slow(op, body, self, other):
 def _operator(dunder, body):
     """``Tensor.<dunder>``: the dispatch check, then ``body(self, other)``."""
     def op(self, other):
-        if _FLAG.active:
+        if _FLAG.active and _handled(self, other):
             return _slow(op, body, self, other)
         return body(self, other)
     op.__name__ = dunder
@@ -44,7 +51,7 @@ def _operator(dunder, body):
 def _unary_operator(dunder, body):
     """``Tensor.<dunder>`` for a one-operand operator (``-t``, ``~t``, ``abs(t)``)."""
     def op(self):
-        if _FLAG.active:
+        if _FLAG.active and (_FLAG.modes or type(self) in _SUBCLASSES):
             return dispatch(_handler_func(op), body, (self,), {})
         return body(self)
     op.__name__ = dunder
@@ -84,14 +91,14 @@ def _binary(dunder, fn_name, reflected=False):
         return impl(other, self) if reflected else impl(self, other)
 
     def op(self, other):
-        if _FLAG.active:
+        if _FLAG.active and _handled(self, other):
             return _slow(op, body, self, other)
         if other.__class__ is not Tensor and not _operand_ok(other):
             return _foreign(dunder, self, other)
         return impl(self, other)
 
     def reflected_op(self, other):
-        if _FLAG.active:
+        if _FLAG.active and _handled(self, other):
             return _slow(reflected_op, body, self, other)
         if other.__class__ is not Tensor and not _operand_ok(other):
             return _foreign(dunder, self, other)

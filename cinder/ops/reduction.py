@@ -19,6 +19,7 @@ from ._reduction_factory import (
     Reduced,
     acc_dtype,
     accumulate,
+    as_result_array,
     count,
     dim_axes,
     np_axes,
@@ -54,10 +55,11 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over all elements or over ``dim`` (int or tuple). Integer inputs sum to int64."""
     axes = dim_axes(input, dim)
     dt = _sum_dtype(input, dtype)
-    xp = xp_of(input)
     arr = input._data
-    res = xp.sum(arr, axis=np_axes(axes), keepdims=keepdim, dtype=acc_dtype(dt) or dt.numpy_dtype)
-    result = wrap(xp.asarray(res, dtype=dt.numpy_dtype), dt, input._device)
+    # the array's own method: NumPy's np.sum adds a Python layer that costs more than the
+    # addition itself on small tensors (and CuPy arrays have the same method)
+    res = arr.sum(axis=np_axes(axes), keepdims=keepdim, dtype=acc_dtype(dt) or dt.numpy_dtype)
+    result = wrap(as_result_array(res, input, dt), dt, input._device)
     if dim is None:
         return Reduced(result, node=SumNode0, self_sizes=arr.shape)
     return Reduced(result, node=SumNode1, self_sizes=arr.shape, dim=axes, keepdim=keepdim)
@@ -136,11 +138,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dt.category < input._dtype.category:
         arr = arr.real
     if arr.size:
-        res = xp.mean(arr, axis=np_axes(axes), keepdims=keepdim,
-                      dtype=acc_dtype(dt) or dt.numpy_dtype)
+        res = arr.mean(axis=np_axes(axes), keepdims=keepdim, dtype=acc_dtype(dt) or dt.numpy_dtype)
     else:
         res = xp.full(reduced_shape(arr.shape, axes, keepdim), np.nan, dtype=dt.numpy_dtype)
-    result = wrap(xp.asarray(res, dtype=dt.numpy_dtype), dt, input._device)
+    result = wrap(as_result_array(res, input, dt), dt, input._device)
     if dim is None:
         return Reduced(result, node=MeanNode0, self_sizes=arr.shape, numel=arr.size)
     return Reduced(result, node=MeanNode1, self_sizes=arr.shape, dim=axes, keepdim=keepdim,

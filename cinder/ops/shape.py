@@ -1,7 +1,7 @@
 """Joining ops: cat / concat / concatenate, stack (and their gradients: split / unbind)."""
 
 from .._tensor import Tensor, wrap_dim
-from ._prep import as_compute, common_device, result_type, wrap, xp_of
+from ._prep import as_compute, common_device, dims_arg, result_type, wrap, xp_of
 from ._registry import (OpNode, _real_for_real_inputs, alias, needs_grad, node_class, record,
                         register, write_out)
 
@@ -132,7 +132,6 @@ FlipNode = node_class("FlipBackward0", {"self": lambda grad, s: grad.flip(s.dims
 
 def flip(input, dims):
     """A copy with the order of elements reversed along ``dims`` (a tuple or list of ints)."""
-    from ._prep import dims_arg
     if not isinstance(dims, (tuple, list)):
         raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not "
                         f"{type(dims).__name__}")

@@ -12,7 +12,7 @@ import scipy.special as sc
 from .. import _dtype as D
 from .. import backend
 from .._tensor import Tensor
-from ._prep import wrap
+from ._prep import result_type, wrap
 from ._registry import FUNCTIONS, OPS, needs_grad, node_class, record, register
 
 SQRT_PI = math.sqrt(math.pi)
@@ -138,7 +138,6 @@ def _binary(name, kernel, grads=None, tensor_first=True, refuse=(), kernel_name=
 
 def _operand_dtypes(a, b):
     """PyTorch's promotion: tensors decide; a Python number only lifts the category."""
-    from ._prep import result_type
     return (result_type(a, b),)
 
 
@@ -194,7 +193,7 @@ def special_logit(input, eps=None, *, out=None):
     dt = _float_dtype(input._dtype)
     a = _compute(input._data, dt)
     if eps is not None:
-        a = np.clip(a, eps, 1 - eps)
+        a = a.clip(eps, 1 - eps)
     with np.errstate(all="ignore"):
         res = _run(sc.logit, a)
     result = _finish(res, dt, input._device, None)
@@ -264,13 +263,11 @@ def _no_derivative(what):
 
 def special_gammainc(input, other, *, out=None):
     """Regularized lower incomplete gamma function (alias of ``igamma``)."""
-    from . import OPS
     return OPS["igamma"].function(input, other, out=out)
 
 
 def special_gammaincc(input, other, *, out=None):
     """Regularized upper incomplete gamma function (alias of ``igammac``)."""
-    from . import OPS
     return OPS["igammac"].function(input, other, out=out)
 
 

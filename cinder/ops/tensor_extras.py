@@ -12,6 +12,7 @@ from .._tensor import make_tensor
 from ..autograd import grad_mode
 from .._layout import memory_format
 from ._registry import needs_grad, node_class, publish_attribute, record, register
+from ._prep import shape_arg
 
 # ----------------------------------------------------------------------------------------------
 # Metadata
@@ -176,7 +177,6 @@ def _resize(self, *sizes):
     """Deprecated: ``self``'s elements with the shape ``sizes`` (the number of elements must
     stay the same); use ``reshape``."""
     warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=3)
-    from ._prep import shape_arg
     return _resize_to(self, shape_arg(sizes, "resize"))
 
 

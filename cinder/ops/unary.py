@@ -5,6 +5,7 @@ erf, conj. Most ops are one ``unary(...)`` entry: a kernel plus its derivative f
 import numpy as np
 
 from .. import _dtype as D
+from .. import backend
 from .._tensor import Tensor
 from ._pointwise_factory import _conj, unary
 from ._prep import (
@@ -259,7 +260,6 @@ def _errstate(f, a):
 def _erf(xp, a):
     if a.dtype.kind == "c":
         _refuse("erf_vml_cpu", a)
-    from .. import backend
     return backend.special_module(xp).erf(a).astype(a.dtype, copy=False)
 
 

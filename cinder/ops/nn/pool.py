@@ -712,7 +712,7 @@ def fractional_max_pool(input, kernel_size, output_size, random_samples):
             raise RuntimeError(f"{name}(): pool {dim} {k} too large relative to input {dim} "
                                f"{n} and output {dim} {o}")
     xp = xp_of(x)
-    samples = np.asarray(random_samples._data.get() if xp is not np else random_samples._data)
+    samples = backend.to_numpy(random_samples._data)    # N x C x nd: indices built on the host
     dtype = np.dtype(np.float32) if x._dtype in (D.float16, D.bfloat16) else \
         x._dtype.numpy_dtype
     # PyTorch's sample order per plane is (w, h) in 2-d and (t, h, w) in 3-d.
@@ -734,12 +734,12 @@ def fractional_max_pool(input, kernel_size, output_size, random_samples):
     flat = gathered.transpose(order).reshape((n, c) + tuple(output_size) + (-1,))
     choice = flat.argmax(axis=-1)
     values = flat.max(axis=-1)
-    offsets = np.unravel_index(np.asarray(choice), tuple(kernel_size))
+    offsets = xp.unravel_index(choice, tuple(kernel_size))
     flat_index = 0
     for i in range(nd):
         shape = [n, c] + [1] * nd
         shape[2 + i] = output_size[i]
-        start = (planes[i][..., 0]).reshape(shape)
+        start = xp.asarray(planes[i][..., 0].reshape(shape))
         flat_index = flat_index * in_size[i] + start + offsets[i]
     result = like(xp.ascontiguousarray(values), x)
     idx = like(xp.asarray(flat_index, dtype=np.int64), x, D.int64)
