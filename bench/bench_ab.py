@@ -50,7 +50,15 @@ def cases(lib):
             "a.add_(b)": (lambda: a.add_(b), 50000), "a.mul_(2)": (lambda: a.mul_(2), 50000),
             "m.add_(n)": (lambda: m.add_(n), 20000), "a.eq_(b)": (lambda: a.eq_(b), 20000),
             "m.sum(1)": (lambda: m.sum(1), 20000), "m.max(1)": (lambda: m.max(1), 20000),
-            "m.mean()": (lambda: m.mean(), 20000), "m.lt(n)": (lambda: m.lt(n), 50000)}
+            "m.mean()": (lambda: m.mean(), 20000), "m.lt(n)": (lambda: m.lt(n), 50000),
+            # view and creation factories (issue 5)
+            "m.t()": (lambda: m.t(), 50000), "m.view(-1)": (lambda: m.view(-1), 50000),
+            "m.transpose(0, 1)": (lambda: m.transpose(0, 1), 50000),
+            "a.unsqueeze(0)": (lambda: a.unsqueeze(0), 50000),
+            "x.view(-1), requires_grad": (lambda: x.view(-1), 20000),
+            "zeros(4)": (lambda: lib.zeros(4), 50000),
+            "zeros_like(m)": (lambda: lib.zeros_like(m), 20000),
+            "a.new_zeros(4)": (lambda: a.new_zeros(4), 20000)}
 
 
 def main(checkout, rounds=7):
