@@ -13,26 +13,12 @@ from .._device import CPU, as_device
 from .._tensor import Tensor, make_tensor
 from .._storage import adopt_numpy
 from ..autograd import grad_mode
-from ._prep import check_tensor_arg, common_device, result_type, shape_arg, wrap, xp_of
+from ._prep import check_tensor_arg, common_device, result_type, wrap, xp_of
+from ._creation_factory import is_int_arg, filled
+from ._creation_factory import finish as _finish
 from ._registry import needs_grad, node_class, record, register, write_out
 
 __all__ = ["as_tensor", "asarray", "empty", "from_numpy", "full", "ones", "tensor", "zeros"]
-
-
-def _finish(arr, dtype, device, requires_grad, out=None):
-    """Move a freshly made NumPy array to ``device`` and wrap it."""
-    dev = as_device(device)
-    if dev is not CPU and dev.type != "cpu":
-        arr = backend.to_device(arr, dev)
-    t = make_tensor(arr, dtype, dev)
-    if requires_grad:
-        if dtype.category < D.FLOATING:
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
-                               "gradients")
-        t.requires_grad_(True)
-    if out is not None:
-        return write_out(out, t, warn_resize=False)    # factories resize out= silently
-    return t
 
 
 def _resolve_dtype(dtype, default=None):
@@ -283,37 +269,11 @@ register("asarray", asarray, method=False, family="creation")
 # zeros / ones / empty / full
 # ----------------------------------------------------------------------------------------------
 
-def _filled(name, fill):
-    def fn(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-           pin_memory=False, memory_format=None, generator=None, names=None):
-        if not size:
-            raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
-        shape = shape_arg(size, name)
-        _check_sizes(shape, name if name != "empty" else None)
-        if out is not None and dtype is None:
-            dtype = out._dtype
-        dt = _resolve_dtype(dtype)
-        arr = fill(shape, dt.numpy_dtype)
-        return _finish(arr, dt, device, requires_grad, out)
-    fn.__name__ = fn.__qualname__ = name
-    register(name, fn, method=False, family="creation")
-    return fn
-
-
-def _check_sizes(shape, name=None):
-    for s in shape:
-        if s < 0:
-            if name is not None:
-                raise RuntimeError(f"{name}: Dimension size must be non-negative.")
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                               f"{list(shape)}")
-
-
-def _uninitialized(shape, np_dtype):
+def _uninitialized(shape, dtype):
     """Memory for the ``empty`` family: left as it is, unless deterministic algorithms are on
     (then NaN for floating dtypes and the largest value for integers and bool, as PyTorch's
     ``fill_uninitialized_memory`` does)."""
-    arr = np.empty(shape, dtype=np_dtype)
+    arr = np.empty(shape, dtype=dtype)
     _fill_if_deterministic(arr)
     return arr
 
@@ -330,102 +290,22 @@ def _fill_if_deterministic(arr):
             arr.fill(np.nan)
 
 
-zeros = _filled("zeros", np.zeros)
-ones = _filled("ones", np.ones)
-empty = _filled("empty", _uninitialized)
-
-
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
-         requires_grad=False, pin_memory=False):
-    """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from it)."""
-    if not isinstance(size, (tuple, list)):
-        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
-                        f"{type(size).__name__}")
-    shape = shape_arg((size,), "full")
-    _check_sizes(shape)
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    dt = _resolve_dtype(dtype, D.scalar_dtype(fill_value))
-    arr = np.full(shape, fill_value, dtype=dt.numpy_dtype)
-    return _finish(arr, dt, device, requires_grad, out)
-
-
-register("full", full, method=False, family="creation")
-
-
-def _like(name, fill, publish=True):
-    def fn(input, *args, dtype=None, layout=None, device=None, requires_grad=False,
-           memory_format=None, pin_memory=False):
-        if not isinstance(input, Tensor):
-            raise TypeError(f"{public}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{type(input).__name__}")
-        dt = input._dtype if dtype is None else dtype
-        dev = input._device if device is None else as_device(device)
-        arr = _empty_preserving(input._data, dt.numpy_dtype, memory_format)
-        fill(arr, *args)
-        return _finish(arr, dt, dev, requires_grad)
-    public = name.lstrip("_")
-    fn.__name__ = fn.__qualname__ = name
-    if publish:
-        register(name, fn, method=False, family="creation")
-    return fn
-
-
-def _empty_preserving(src, np_dtype, memory_format):
-    """An uninitialised host array shaped like ``src`` with PyTorch's ``preserve_format``
-    strides: the same layout for dense inputs (an empty input keeps its strides as they are),
-    the same dimension order made dense otherwise."""
-    if memory_format not in (None, "preserve") or not backend.is_numpy(src):
-        return np.empty(src.shape, dtype=np_dtype)
-    if src.size == 0:
-        itemsize = np.dtype(np_dtype).itemsize
-        strides = tuple(st // src.itemsize * itemsize for st in src.strides)
-        return np.lib.stride_tricks.as_strided(np.empty(0, np_dtype), src.shape, strides)
-    return np.empty_like(src, dtype=np_dtype, order="K")
-
-
-def _fill_value(arr, value=None):
+def _fill_with(arr, value):
     arr[...] = value
 
 
-zeros_like = _like("zeros_like", lambda arr: arr.fill(0))
-ones_like = _like("ones_like", lambda arr: arr.fill(1))
-empty_like = _like("empty_like", _fill_if_deterministic)
-
-
-def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None):
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    return _like_full(input, fill_value, dtype=dtype, device=device,
-                      requires_grad=requires_grad)
-
-
-_like_full = _like("_full_like", _fill_value, publish=False)
-register("full_like", full_like, method=False, family="creation")
-
-
-def _new(name, fill):
-    def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
-               pin_memory=False):
-        shape = shape_arg(size, name)
-        dt = self._dtype if dtype is None else dtype
-        arr = fill(shape, dt.numpy_dtype)
-        return _finish(arr, dt, self._device if device is None else device, requires_grad)
-    method.__name__ = name
-    register(name, method, function_too=False, family="creation")
-
-
-_new("new_zeros", np.zeros)
-_new("new_ones", np.ones)
-_new("new_empty", _uninitialized)
-
-
-def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
-              layout=None, pin_memory=False):
-    dt = self._dtype if dtype is None else dtype
-    return full(size, fill_value, dtype=dt, device=self._device if device is None else device,
-                requires_grad=requires_grad)
+# One entry per family: cinder.<name>, cinder.<name>_like and Tensor.new_<name>.
+zeros, zeros_like, _ = filled("zeros", lambda arr: arr.fill(0), alloc=np.zeros,
+                              negative="zeros: Dimension size must be non-negative.",
+                              doc="A tensor of ``size`` filled with zeros.")
+ones, ones_like, _ = filled("ones", lambda arr: arr.fill(1), alloc=np.ones,
+                            doc="A tensor of ``size`` filled with ones.")
+empty, empty_like, _ = filled("empty", _fill_if_deterministic, alloc=_uninitialized,
+                              memory_format=True,
+                              doc="An uninitialised tensor of ``size``.")
+full, full_like, _ = filled("full", _fill_with, value=True,
+                            doc="A tensor of ``size`` filled with ``fill_value`` (its dtype "
+                                "inferred from the value unless given).")
 
 
 def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
@@ -442,7 +322,6 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, lay
                   requires_grad=requires_grad)
 
 
-register("new_full", _new_full, function_too=False, family="creation")
 register("new_tensor", _new_tensor, function_too=False, family="creation")
 
 
@@ -600,6 +479,17 @@ register("logspace", logspace, method=False, family="creation")
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The ``n x m`` identity matrix (square when ``m`` is omitted)."""
+    if not is_int_arg(n):
+        raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    if m is not None and not is_int_arg(m):
+        raise TypeError(f"eye() received an invalid combination of arguments - got "
+                        f"({type(n).__name__}, {type(m).__name__}), but expected one of:\n"
+                        " * (int n, *, Tensor out = None, torch.dtype dtype = None, "
+                        "torch.layout layout = None, torch.device device = None, "
+                        "bool pin_memory = False, bool requires_grad = False)\n"
+                        " * (int n, int m, *, Tensor out = None, torch.dtype dtype = None, "
+                        "torch.layout layout = None, torch.device device = None, "
+                        "bool pin_memory = False, bool requires_grad = False)\n")
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
