@@ -102,15 +102,17 @@ def check_inplace(t, overlap_ok=False):
     """
     if not overlap_ok and 0 in t._data.strides and t._data.size:
         _check_no_internal_overlap(t)
+    base = t._base
+    # PyTorch asks the view question first: a view that requires grad (itself, or through
+    # its base) whose base is a leaf.
+    if grad_mode.STATE.grad_enabled and base is not None and base._grad_fn is None \
+            and (base._requires_grad or t._requires_grad and t._grad_fn is None):
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
     if grad_mode.STATE.grad_enabled and t._requires_grad and t._grad_fn is None \
             and not t._volatile:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
-    base = t._base
-    if grad_mode.STATE.grad_enabled and base is not None and base._requires_grad \
-            and base._grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
     if t._is_inference and not grad_mode.STATE.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
                            "allowed.You can make a clone to get a normal tensor before doing "

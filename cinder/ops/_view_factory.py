@@ -26,7 +26,9 @@ from ._inplace import check_inplace
 from ._prep import check_tensor_arg, wrap
 from ._registry import FUNCTIONS, OPS, OpNode, alias, needs_grad, record, register, write_out
 
-__all__ = ["make_view", "publish_copy", "view_op", "view_tensor"]
+__all__ = ["VIEW_ENTRIES", "make_view", "publish_copy", "view_op", "view_tensor"]
+
+VIEW_ENTRIES = {}     # name -> the forms its entry asked for (read by the tests)
 
 
 def view_tensor(input, arr, dtype=None):
@@ -61,6 +63,7 @@ def view_op(name, geometry, nodes=(), *, function=True, method=True, copy=True, 
     function (or the method when there is no function).
     """
     fn = _forwarder(name, geometry, result_dtype)
+    VIEW_ENTRIES[name] = {"copy": copy, "inplace": inplace is not None, "aliases": aliases}
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc or geometry.__doc__
     inplace_fn = None if inplace is None else _inplace_view(name, fn, inplace)
@@ -76,7 +79,11 @@ def view_op(name, geometry, nodes=(), *, function=True, method=True, copy=True, 
 # The body of every view op. ``_geometry`` answers (array, node, saved) or a finished tensor;
 # the rest is ``make_view`` written inline (views are the hottest ops: a call costs ~5%).
 _VIEW_BODY = """
-    res = _geometry({call})
+    try:
+        res = _geometry({call})
+    except AttributeError:
+        _check_tensor({first}, "{name}", "{first}")
+        raise
     if res.__class__ is not tuple:       # an answer that is already a tensor
         return res
     arr, node, saved = res
@@ -92,6 +99,13 @@ _VIEW_BODY = """
         _record(node, ({first},), (out,), **saved)
     return out
 """
+
+
+def _check_tensor(value, name, param):
+    """A view op given something that is not a tensor: PyTorch's TypeError."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{name}(): argument '{param}' (position 1) must be Tensor, not "
+                        f"{type(value).__name__}")
 
 
 def _forwarder(name, geometry, result_dtype):
@@ -122,8 +136,9 @@ def _forwarder(name, geometry, result_dtype):
             params.append(p.name)
             call.append(p.name)
     source = f"def {name}({', '.join(params)}):" + _VIEW_BODY.format(
-        call=", ".join(call), first=next(iter(sig.parameters)))
+        call=", ".join(call), first=next(iter(sig.parameters)), name=name)
     namespace = {"_geometry": geometry, "_result_dtype": result_dtype,
+                 "_check_tensor": _check_tensor,
                  "_make_tensor": make_tensor, "_needs_grad": needs_grad, "_record": record}
     exec(source, namespace)     # noqa: S102 - the text is built from a signature, above
     fn = namespace[name]
