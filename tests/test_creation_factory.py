@@ -133,3 +133,19 @@ def test_keyword_errors_name_the_op():
     check("L.ones(2, bogus=1)")
     check("L.ones(2).new_ones(2, bogus=1)")
     check("L.ones_like(L.ones(2), bogus=1)")
+
+
+SHARED = [
+    # the other creation ops share the factory's dtype / layout / pin_memory / out= checks
+    "L.arange(5, out=out, dtype=L.float64)", "L.arange(5, pin_memory=True)", "L.arange('a')",
+    "L.arange(True)", "L.arange(5.0, requires_grad=True)", "L.arange(5, requires_grad=True)",
+    "L.linspace(0, 1, 5, out=outi, dtype=L.float32)", "L.linspace(0, 1, 5, out=out)",
+    "L.logspace(0, 1, 3, pin_memory=True)", "L.eye(3, out=outi, dtype=L.float32)",
+    "L.eye(3, pin_memory=True)", "L.tensor([1, 2], dtype='x')", "L.tensor([1, 2], pin_memory=True)",
+    "L.tril_indices(3, 3, dtype='x')", "x.new_tensor([1, 2], dtype='x')",
+]
+
+
+@pytest.mark.parametrize("expr", SHARED)
+def test_other_creation_ops_share_the_checks(expr):
+    _check(f"describe({expr})", expr)

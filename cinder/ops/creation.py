@@ -14,7 +14,7 @@ from .._tensor import Tensor, make_tensor
 from .._storage import adopt_numpy
 from ..autograd import grad_mode
 from ._prep import check_tensor_arg, common_device, result_type, wrap, xp_of
-from ._creation_factory import is_int_arg, filled
+from ._creation_factory import check_dtype, check_options, filled, is_int_arg
 from ._creation_factory import finish as _finish
 from ._registry import needs_grad, node_class, record, register, write_out
 
@@ -173,7 +173,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
             "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
     arr, inferred = _data_to_numpy(data, dtype)
-    dt = _resolve_dtype(dtype, inferred)
+    dt = check_dtype("tensor", dtype, None) or inferred
+    check_options("tensor", None, pin_memory)
     arr = np.array(arr, dtype=dt.numpy_dtype, copy=True, order="C")
     return _finish(arr, dt, device, requires_grad)
 
@@ -315,7 +316,7 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, lay
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
             "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
             "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
-    dt = self._dtype if dtype is None else dtype
+    dt = self._dtype if dtype is None else check_dtype("new_tensor", dtype, None)
     if isinstance(data, Tensor):    # (warned above; tensor() must not warn again)
         data = backend.to_numpy(data._data)
     return tensor(data, dtype=dt, device=self._device if device is None else device,
@@ -331,6 +332,15 @@ register("new_tensor", _new_tensor, function_too=False, family="creation")
 
 def _num(x):
     return x.item() if isinstance(x, Tensor) else x
+
+
+def _check_numbers(name, named):
+    """Each (parameter name, value) must be a number: PyTorch's TypeError names the first
+    one that is not, with its position."""
+    for pos, (param, v) in enumerate(named, 1):
+        if not isinstance(v, (int, float, builtins.complex, np.number, np.bool_)):
+            raise TypeError(f"{name}(): argument '{param}' (position {pos}) must be Number, not "
+                            f"{type(v).__name__}")
 
 
 def _range_acc(dt):
@@ -350,11 +360,16 @@ def _trunc_div(a, b):
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
-           requires_grad=False):
+           requires_grad=False, pin_memory=False):
     """Values from ``start`` up to (not including) ``end`` in steps of ``step``."""
+    dtype = check_dtype("arange", dtype, None)
+    check_options("arange", layout, pin_memory, out, dtype)
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
+        _check_numbers("arange", (("end", end),))
+    else:
+        _check_numbers("arange", (("start", start), ("end", end), ("step", step)))
     if dtype is None:
         if out is not None:
             dtype = out._dtype
@@ -394,8 +409,10 @@ register("arange", arange, method=False, family="creation")
 
 
 def range_(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
-           requires_grad=False):
+           requires_grad=False, pin_memory=False):
     """Deprecated inclusive range: ``torch.range(1, 4)`` is [1., 2., 3., 4.]."""
+    dtype = check_dtype("range", dtype, None)
+    check_options("range", layout, pin_memory, out, dtype)
     warnings.warn(
         "torch.range is deprecated and will be removed in a future release because its "
         "behavior is inconsistent with Python's range builtin. Instead, use torch.arange, which "
@@ -437,8 +454,10 @@ def _linspace_array(start, end, steps, dt):
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False):
+             requires_grad=False, pin_memory=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    dtype = check_dtype("linspace", dtype, None)
+    check_options("linspace", layout, pin_memory, out, dtype)
     start, end = _num(start), _num(end)
     if not isinstance(steps, (int, np.integer)) or steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -457,8 +476,10 @@ register("linspace", linspace, method=False, family="creation")
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False):
+             requires_grad=False, pin_memory=False):
     """``base ** linspace(start, end, steps)``."""
+    dtype = check_dtype("logspace", dtype, None)
+    check_options("logspace", layout, pin_memory, out, dtype)
     start, end = _num(start), _num(end)
     if not isinstance(steps, (int, np.integer)) or steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -477,8 +498,11 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
 register("logspace", logspace, method=False, family="creation")
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+        pin_memory=False):
     """The ``n x m`` identity matrix (square when ``m`` is omitted)."""
+    dtype = check_dtype("eye", dtype, None)
+    check_options("eye", layout, pin_memory, out, dtype)
     if not is_int_arg(n):
         raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     if m is not None and not is_int_arg(m):
@@ -570,6 +594,7 @@ register("polar", polar, method=False, family="creation", nodes=(PolarNode,))
 
 
 def _tri_indices(name, row, col, offset, upper, dtype, device):
+    dtype = check_dtype(name, dtype, None)
     if dtype not in (D.int64, D.int32):
         raise NotImplementedError(f"\"{name}\" not implemented for '{dtype.scalar_name}'")
     if row < 0 or col < 0:
