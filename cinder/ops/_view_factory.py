@@ -26,7 +26,9 @@ from ._inplace import check_inplace
 from ._prep import check_tensor_arg, wrap
 from ._registry import FUNCTIONS, OPS, OpNode, alias, needs_grad, record, register, write_out
 
-__all__ = ["VIEW_ENTRIES", "make_view", "publish_copy", "view_op", "view_tensor"]
+__all__ = ["NO_SAVES", "VIEW_ENTRIES", "make_view", "publish_copy", "view_op", "view_tensor"]
+
+NO_SAVES = {}         # what a geometry answers when its node saves nothing (never mutated)
 
 VIEW_ENTRIES = {}     # name -> the forms its entry asked for (read by the tests)
 

@@ -15,7 +15,7 @@ from .. import _dtype as D
 from .._tensor import Size, Tensor, wrap_dim
 from ._prep import broadcast_shape, check_tensor_arg, shape_arg, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register
-from ._view_factory import view_op
+from ._view_factory import NO_SAVES, view_op
 
 # ----------------------------------------------------------------------------------------------
 # repeat / tile / repeat_interleave
@@ -373,7 +373,7 @@ def _view_as_real_geometry(input):
     a = input._data
     arr = np.lib.stride_tricks.as_strided(a.real, a.shape + (2,), a.strides + (rdt.itemsize,)) \
         if xp_of(input) is np else a.view(rdt.numpy_dtype).reshape(a.shape + (2,))
-    return arr, ViewAsRealNode, {}
+    return arr, ViewAsRealNode, NO_SAVES
 
 
 def _view_as_complex_geometry(input):
@@ -395,7 +395,7 @@ def _view_as_complex_geometry(input):
     cdt = dt.to_complex()
     # the last dim (2 contiguous reals) becomes one complex element
     arr = a.view(cdt.numpy_dtype)[..., 0]
-    return arr, ViewAsComplexNode, {}
+    return arr, ViewAsComplexNode, NO_SAVES
 
 
 def _no_complex_grad(input):

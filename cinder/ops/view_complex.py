@@ -3,7 +3,7 @@
 
 from .. import _dtype as D
 from ._registry import node_class, publish_attribute
-from ._view_factory import view_op
+from ._view_factory import NO_SAVES, view_op
 
 # ----------------------------------------------------------------------------------------------
 # real / imag: views of the parts of a complex tensor
@@ -24,7 +24,7 @@ def _imag_geometry(input):
     """The imaginary part of a complex tensor, as a view."""
     if input._dtype.category != D.COMPLEX:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return input._data.imag, ImagNode, {}
+    return input._data.imag, ImagNode, NO_SAVES
 
 
 def _real_dtype(input):

@@ -22,7 +22,7 @@ from ..autograd.graph import Node
 from ..autograd.grad_mode import no_grad
 from ._prep import dims_arg, shape_arg, xp_of
 from ._registry import alias, needs_grad, node_class, publish_attribute, record, register
-from ._view_factory import make_view, view_op
+from ._view_factory import NO_SAVES, make_view, view_op
 
 
 def _infer_size(shape, numel):
@@ -350,7 +350,7 @@ def _t_geometry(input):
     nd = input._data.ndim
     if nd > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
-    return input._data.T, TNode, {}
+    return input._data.T, TNode, NO_SAVES
 
 
 t = view_op("t", _t_geometry, (TNode,), inplace={"TBackward0": "TBackward1"})
