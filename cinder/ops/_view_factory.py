@@ -55,16 +55,18 @@ def make_view(input, arr, node=None, **saved):
 
 
 def view_op(name, geometry, nodes=(), *, function=True, method=True, copy=True, inplace=None,
-            aliases=(), result_dtype=None, copy_precheck=None, doc=None):
+            aliases=(), result_dtype=None, copy_precheck=None, doc=None, varargs=None):
     """Define the view op ``name`` from its ``geometry`` (see the module docstring).
 
     ``geometry`` may also answer a finished Tensor instead of the triple, for the rare call
     that is not a view of this kind (``view(dtype)`` reinterprets bytes). ``result_dtype(input)``
     gives the result's dtype when it differs from the input's (``real``/``imag``).
-    ``copy_precheck(input)`` holds refusals of the ``_copy`` form only. Returns the public
+    ``copy_precheck(input)`` holds refusals of the ``_copy`` form only. ``varargs`` names the
+    geometry parameter that the op takes as ``*name`` (``view(*shape)``): the geometry gets
+    the tuple as it is, without a second packing. Returns the public
     function (or the method when there is no function).
     """
-    fn = _forwarder(name, geometry, result_dtype)
+    fn = _forwarder(name, geometry, result_dtype, varargs)
     VIEW_ENTRIES[name] = {"copy": copy, "inplace": inplace is not None, "aliases": aliases}
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc or geometry.__doc__
@@ -110,7 +112,7 @@ def _check_tensor(value, name, param):
                         f"{type(value).__name__}")
 
 
-def _forwarder(name, geometry, result_dtype):
+def _forwarder(name, geometry, result_dtype, varargs=None):
     """The view op ``name``: ``_VIEW_BODY`` under the geometry's own parameter list.
 
     The function is written out with that list (as ``dataclasses`` and ``namedtuple`` write
@@ -121,7 +123,11 @@ def _forwarder(name, geometry, result_dtype):
     sig = inspect.signature(geometry)
     params, call, star = [], [], False
     for p in sig.parameters.values():
-        if p.kind is p.VAR_POSITIONAL:
+        if p.name == varargs:       # public ``*name``, handed on as the tuple
+            params.append("*" + p.name)
+            call.append(p.name)
+            star = True
+        elif p.kind is p.VAR_POSITIONAL:
             params.append("*" + p.name)
             call.append("*" + p.name)
             star = True

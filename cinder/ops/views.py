@@ -100,7 +100,7 @@ ReshapeAliasNode = node_class("ReshapeAliasBackward0", {
     "self": lambda grad, s: grad.reshape(s.self_sizes)})
 
 
-def _view_geometry(input, *shape):
+def _view_geometry(input, shape):
     """A view with a new shape (or, given a dtype, the same bytes reinterpreted)."""
     if len(shape) == 1 and isinstance(shape[0], D.dtype):
         return _view_dtype(input, shape[0])
@@ -155,7 +155,7 @@ def _view_dtype(input, dt):
     return out
 
 
-view = view_op("view", _view_geometry, (ViewNode,), function=False)
+view = view_op("view", _view_geometry, (ViewNode,), function=False, varargs="shape")
 
 
 def view_as(self, other):
@@ -256,7 +256,7 @@ ExpandNode = node_class("ExpandBackward0", {
     "self": lambda grad, s: grad.sum_to_size(s.self_sizes)})
 
 
-def _expand_geometry(input, *sizes):
+def _expand_geometry(input, sizes):
     """Broadcast to ``sizes`` without copying (-1 keeps a dim); new dims get stride 0."""
     sizes = shape_arg(sizes, "expand")
     shape = input._data.shape
@@ -301,7 +301,7 @@ def _expand_geometry(input, *sizes):
     return arr, ExpandNode, {"self_sizes": shape}
 
 
-expand = view_op("expand", _expand_geometry, (ExpandNode,), function=False)
+expand = view_op("expand", _expand_geometry, (ExpandNode,), function=False, varargs="sizes")
 
 
 def expand_as(self, other):
@@ -356,7 +356,7 @@ def _t_geometry(input):
 t = view_op("t", _t_geometry, (TNode,), inplace={"TBackward0": "TBackward1"})
 
 
-def _permute_geometry(input, *dims):
+def _permute_geometry(input, dims):
     """Reorder the dims (a view)."""
     dims = shape_arg(dims, "permute")
     nd = input._data.ndim
@@ -370,7 +370,7 @@ def _permute_geometry(input, *dims):
     return input._data.transpose(dims), PermuteNode, {"dims": dims}
 
 
-permute = view_op("permute", _permute_geometry, (PermuteNode,))
+permute = view_op("permute", _permute_geometry, (PermuteNode,), varargs="dims")
 
 
 def _T(self):
