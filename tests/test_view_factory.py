@@ -31,7 +31,9 @@ CALLS = [
     "y.squeeze(dim=1)", "L.unsqueeze(m, dim=-1)", "m.unsqueeze(0)", "L.select(x, 1, -1)",
     "x.select(dim=0, index=1)", "L.diagonal(x, offset=1, dim1=0, dim2=2)", "m.diagonal(-1)",
     "m.unfold(0, 2, 1)", "m.unfold(dimension=1, size=2, step=2)", "x.view(-1, 3)",
-    "x.view(L.int32)", "m.expand(2, 3, 3)", "L.as_strided(m, (2, 2), (1, 3), 1)",
+    "x.view(L.int32)", "x.view((4, 6))", "x.view([24])", "x.view(L.Size([6, 4]))",
+    "x.permute([1, 2, 0])", "m.expand((2, 3, 3))", "m.expand(L.Size([2, 3, 3]))",
+    "x.view(4, 6.0)", "x.permute(0, 1)", "m.expand(2, 3, 3)", "L.as_strided(m, (2, 2), (1, 3), 1)",
     "L.view_as_real(z)", "L.view_as_complex(L.view_as_real(z))", "L.real(z)", "L.imag(z)",
     # errors
     "L.transpose(x, 0, 3)", "L.t(x)", "L.permute(x, (0, 1))", "L.permute(x, (0, 0, 1))",
