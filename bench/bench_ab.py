@@ -55,7 +55,15 @@ def cases(lib):
             # property reads (issue 5: every property passes the dispatch point)
             "a.dtype": (lambda: a.dtype, 200000), "g.requires_grad": (lambda: g.requires_grad,
                                                                       200000),
-            "m.T": (lambda: m.T, 50000)}
+            "m.T": (lambda: m.T, 50000),
+            # view and creation factories (issue 5)
+            "m.t()": (lambda: m.t(), 50000), "m.view(-1)": (lambda: m.view(-1), 50000),
+            "m.transpose(0, 1)": (lambda: m.transpose(0, 1), 50000),
+            "a.unsqueeze(0)": (lambda: a.unsqueeze(0), 50000),
+            "x.view(-1), requires_grad": (lambda: x.view(-1), 20000),
+            "zeros(4)": (lambda: lib.zeros(4), 50000),
+            "zeros_like(m)": (lambda: lib.zeros_like(m), 20000),
+            "a.new_zeros(4)": (lambda: a.new_zeros(4), 20000)}
 
 
 def define_subclasses(libs):

@@ -14,6 +14,10 @@ and the rules every in-place write follows.
    counter bump, and the graph rebased onto ``self`` (``views.rebase_history``, which also
    handles a view whose base must see the change).
 
+Ops that PyTorch has only as an in-place write (``zero_``, ``fill_``, ``copy_``, the random
+fills ``uniform_``/``normal_``...) come from ``inplace_only``: their entry gives the write and
+the generator gives the refusals, the version bump and the recording.
+
 A family may give a faster method for the common case (``fast``: the binary ops write straight
 into ``self`` when nothing is recorded); it receives the generic method as its fallback, so
 every path still ends in the same checks.
@@ -21,10 +25,10 @@ every path still ends in the same checks.
 
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
-from ._registry import OPS, _public_method
+from ._registry import record, register
 
-__all__ = ["add_inplace", "cast_check", "check_fits", "check_inplace", "commit_inplace",
-           "make_inplace"]
+__all__ = ["cast_check", "check_fits", "check_inplace", "commit_inplace",
+           "inplace_only", "make_inplace"]
 
 
 def make_inplace(fn, name, *, pointwise=False, bool_result=False, precheck=None, fast=None):
@@ -66,6 +70,42 @@ def make_inplace(fn, name, *, pointwise=False, bool_result=False, precheck=None,
     return _name_inplace(fast(inplace), name)
 
 
+def inplace_only(name, write, *, overlap_ok=False, precheck=None, family="", nodes=(),
+                 function_too=False, publish=True):
+    """``Tensor.<name>`` (``name`` ends in ``_``) for an op that exists only as a write into
+    ``self``: ``write(self, *args, **kwargs)`` checks its arguments, stores the new values into
+    ``self._data`` and answers what to record: None, or ``(node class, inputs, saved dict)``.
+
+    The generator adds what every such write shares: ``precheck(self, *args, **kwargs)`` (the
+    op's refusals PyTorch reports before the in-place ones), ``check_inplace`` (``overlap_ok``
+    for writes that give every element one value: ``zero_``; a function of the arguments when
+    that depends on them, as for ``fill_``), the version bump, and
+    the node recorded as ``self``'s new history (``rebase_history``, so a view's base sees it).
+    ``publish=False`` returns the method for another entry's in-place form (``fill`` ->
+    ``fill_``); otherwise it is registered as the op ``name``.
+    """
+    def method(self, *args, **kwargs):
+        if precheck is not None:
+            precheck(self, *args, **kwargs)
+        check_inplace(self, overlap_ok if overlap_ok.__class__ is bool
+                      else overlap_ok(self, *args, **kwargs))
+        recorded = write(self, *args, **kwargs)
+        self._bump_version()
+        if recorded is not None:
+            node, inputs, saved = recorded
+            from .views import rebase_history
+            result = make_tensor(self._data, self._dtype, self._device)
+            record(node, inputs, (result,), **saved)
+            rebase_history(self, result)
+        return self
+    method.__name__ = name
+    method.__qualname__ = "Tensor." + name
+    method.__doc__ = write.__doc__
+    if publish:
+        register(name, method, function_too=function_too, family=family, nodes=tuple(nodes))
+    return method
+
+
 def _any_requires_grad(values):
     for a in values:
         if isinstance(a, Tensor) and a._requires_grad:
@@ -80,16 +120,6 @@ def _name_inplace(method, name):
     return method
 
 
-def add_inplace(name, fn):
-    """Publish ``fn`` as ``Tensor.<name>_``, the in-place form of the registered op ``name``
-    (for in-place forms that are not computed-then-written, such as ``t_``/``squeeze_``,
-    which change ``self``'s shape instead)."""
-    public = _public_method(fn, name + "_")
-    setattr(Tensor, name + "_", public)
-    OPS[name].inplace = public
-    return public
-
-
 # ----------------------------------------------------------------------------------------------
 # The rules
 # ----------------------------------------------------------------------------------------------
@@ -102,15 +132,17 @@ def check_inplace(t, overlap_ok=False):
     """
     if not overlap_ok and 0 in t._data.strides and t._data.size:
         _check_no_internal_overlap(t)
+    base = t._base
+    # PyTorch asks the view question first: a view that requires grad (itself, or through
+    # its base) whose base is a leaf.
+    if grad_mode.STATE.grad_enabled and base is not None and base._grad_fn is None \
+            and (base._requires_grad or t._requires_grad and t._grad_fn is None):
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
     if grad_mode.STATE.grad_enabled and t._requires_grad and t._grad_fn is None \
             and not t._volatile:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
-    base = t._base
-    if grad_mode.STATE.grad_enabled and base is not None and base._requires_grad \
-            and base._grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
     if t._is_inference and not grad_mode.STATE.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
                            "allowed.You can make a clone to get a normal tensor before doing "

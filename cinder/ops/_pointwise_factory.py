@@ -294,11 +294,12 @@ def _direct_write(name, kernel, check, precheck=None, any_dtype=False, alpha_sig
 
 
 def unary(name, kernel, node=None, *, float_only=False, int_ok=True, method=True,
-          inplace=True, complex_to_real=False, kernel_name=None):
+          inplace=True, complex_to_real=False, kernel_name=None, inplace_precheck=None):
     """Define ``name(input, *, out=None)`` from ``kernel(xp, a)``.
 
     ``float_only``: integer/bool inputs compute in the default float dtype (exp, sqrt, ...).
     ``int_ok=False``: integer/bool inputs are refused (NotImplementedError for ``kernel_name``).
+    ``inplace_precheck(self)``: the in-place form's own refusals (``acosh_`` while recording).
     """
     def fn(input, *, out=None):
         if not isinstance(input, Tensor):
@@ -327,7 +328,9 @@ def unary(name, kernel, node=None, *, float_only=False, int_ok=True, method=True
         return result
 
     fn.__name__ = fn.__qualname__ = name
-    register(name, fn, method=method, inplace=True if inplace else None, family="pointwise",
+    if inplace and inplace_precheck is not None:
+        inplace = make_inplace(fn, name, pointwise=True, precheck=inplace_precheck)
+    register(name, fn, method=method, inplace=(inplace or None), family="pointwise",
              nodes=(node,))
     return fn
 

@@ -212,6 +212,10 @@ def dims_arg(dim, ndim):
     return dims
 
 
+# What PyTorch calls the int-list argument of these ops in its errors (else "size").
+_SIZE_ARG_NAMES = {"reshape": "shape", "permute": "dims", "repeat": "repeats", "tile": "dims"}
+
+
 def shape_arg(args, name="size"):
     """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size)`` all mean shape (2, 3)."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
@@ -221,7 +225,9 @@ def shape_arg(args, name="size"):
         if isinstance(s, Tensor):
             s = int(s)
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(f"{name}(): argument 'size' must be tuple of ints, but found element "
-                            f"of type {type(s).__name__} at pos {len(out)}")
+            arg = _SIZE_ARG_NAMES.get(name, "size")
+            raise TypeError(f"{name}(): argument '{arg}' failed to unpack the object at pos "
+                            f"{len(out) + 1} with error \"type must be tuple of ints,but got "
+                            f"{type(s).__name__}\"")
         out.append(int(s))
     return tuple(out)

@@ -340,10 +340,10 @@ def write_out(out, result, warn_resize=True):
 from ._inplace import (  # noqa: E402,F401
     _check_broadcast_into,
     _snapshot_for_backward,
-    add_inplace,
     cast_check,
     check_fits,
     check_inplace,
     commit_inplace,
+    inplace_only,
     make_inplace,
 )

@@ -9,7 +9,7 @@ from .._device import device as device_cls
 from .._tensor import Tensor, make_tensor
 from ._prep import checked_scalar, is_scalar, xp_of
 from ._prep import result_type as _result_type
-from ._registry import check_fits, check_inplace, needs_grad, node_class, record, register
+from ._registry import check_fits, inplace_only, needs_grad, node_class, record, register
 
 CloneNode = node_class("CloneBackward0", {"self": lambda grad, s: grad})
 ToCopyNode = node_class("ToCopyBackward0", {"self": lambda grad, s: grad})
@@ -53,23 +53,24 @@ FillTensorInplaceNode = node_class("FillBackward3", {
 ZeroNode = node_class("ZeroBackward0", {"self": lambda grad, s: grad * 0})
 
 
-def _record_inplace(self, node, inputs, **saved):
-    """Record ``node`` as the new history of ``self``, modified in place."""
-    from .views import rebase_history
-    result = make_tensor(self._data, self._dtype, self._device)
-    record(node, inputs, (result,), **saved)
-    rebase_history(self, result)
+def _copy_src(src):
+    """``copy_``'s source as a tensor (a Python number becomes one), or PyTorch's TypeError."""
+    if isinstance(src, Tensor):
+        return src
+    if not is_scalar(src):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(src).__name__}")
+    from .creation import tensor
+    return tensor(src)
 
 
-def copy_(self, src, non_blocking=False):
+def _copy_precheck(self, src, non_blocking=False):
+    _copy_src(src)
+
+
+def _copy_write(self, src, non_blocking=False):
     """Copy ``src`` into ``self`` (broadcasting, converting dtype, crossing devices)."""
-    if not isinstance(src, Tensor):
-        if not is_scalar(src):
-            raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not "
-                            f"{type(src).__name__}")
-        from .creation import tensor
-        src = tensor(src)
-    check_inplace(self)
+    src = _copy_src(src)
     arr = src._data
     if src._device != self._device:
         arr = backend.to_device(arr, self._device, non_blocking=non_blocking)
@@ -79,14 +80,13 @@ def copy_(self, src, non_blocking=False):
                       stacklevel=2)
         arr = arr.real
     self._data[...] = D.cast_array(arr, self._dtype) if self._dtype is D.float16 else arr
-    self._bump_version()
     if needs_grad(self, src):
-        _record_inplace(self, CopyNode, (self if self._requires_grad else None, src),
-                        src_dtype=src._dtype)
-    return self
+        return CopyNode, (self if self._requires_grad else None, src), {"src_dtype": src._dtype}
+    return None
 
 
-register("copy_", copy_, function_too=False, family="copy", nodes=(CopyNode,))
+copy_ = inplace_only("copy_", _copy_write, precheck=_copy_precheck, family="copy",
+                     nodes=(CopyNode,))
 
 
 def _fill_value(self, value, name):
@@ -99,19 +99,24 @@ def _fill_value(self, value, name):
     return checked_scalar(value, self._dtype), None
 
 
-def fill_(self, value):
+def _fill_write(self, value):
     """Fill with a scalar (or a 0-d tensor)."""
-    check_inplace(self, overlap_ok=True)
     number, tensor_value = _fill_value(self, value, "fill_")
     self._data[...] = number
-    self._bump_version()
-    if needs_grad(self, tensor_value):
-        if tensor_value is not None:
-            _record_inplace(self, FillTensorInplaceNode,
-                            (self if self._requires_grad else None, tensor_value))
-        else:
-            _record_inplace(self, FillScalarInplaceNode, (self,))
-    return self
+    if not needs_grad(self, tensor_value):
+        return None
+    if tensor_value is not None:
+        return FillTensorInplaceNode, (self if self._requires_grad else None, tensor_value), {}
+    return FillScalarInplaceNode, (self,), {}
+
+
+def _one_value(self, value):
+    """A scalar fill writes one value everywhere (allowed on expanded tensors); PyTorch
+    refuses a tensor value there."""
+    return not isinstance(value, Tensor)
+
+
+fill_ = inplace_only("fill_", _fill_write, overlap_ok=_one_value, publish=False)
 
 
 
@@ -135,17 +140,16 @@ register("fill", fill, method=False, inplace=fill_, family="copy",
          nodes=(FillScalarNode, FillTensorNode, FillScalarInplaceNode, FillTensorInplaceNode))
 
 
-def zero_(self):
+def _zero_write(self):
     """Fill with zeros."""
-    check_inplace(self, overlap_ok=True)
     self._data[...] = 0
-    self._bump_version()
     if self._requires_grad and needs_grad(self):
-        _record_inplace(self, ZeroNode, (self,))
-    return self
+        return ZeroNode, (self,), {}
+    return None
 
 
-register("zero_", zero_, family="copy", nodes=(ZeroNode,))
+zero_ = inplace_only("zero_", _zero_write, overlap_ok=True, function_too=True, family="copy",
+                     nodes=(ZeroNode,))
 
 # ----------------------------------------------------------------------------------------------
 # to / type / dtype shortcuts / device moves

@@ -13,27 +13,12 @@ from .._device import CPU, as_device
 from .._tensor import Tensor, make_tensor
 from .._storage import adopt_numpy
 from ..autograd import grad_mode
-from ._prep import check_tensor_arg, common_device, result_type, shape_arg, wrap, xp_of
+from ._prep import check_tensor_arg, common_device, result_type, wrap, xp_of
+from ._creation_factory import check_dtype, check_options, filled, is_int_arg
+from ._creation_factory import finish as _finish
 from ._registry import needs_grad, node_class, record, register, write_out
 
 __all__ = ["as_tensor", "asarray", "empty", "from_numpy", "full", "ones", "tensor", "zeros"]
-
-
-def _finish(arr, dtype, device, requires_grad, out=None):
-    """Move a freshly made NumPy array to ``device`` (``out``'s device when none is given, as
-    PyTorch's factories do) and wrap it."""
-    dev = as_device(out._device if device is None and out is not None else device)
-    if dev is not CPU and dev.type != "cpu":
-        arr = backend.to_device(arr, dev)
-    t = make_tensor(arr, dtype, dev)
-    if requires_grad:
-        if dtype.category < D.FLOATING:
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
-                               "gradients")
-        t.requires_grad_(True)
-    if out is not None:
-        return write_out(out, t, warn_resize=False)    # factories resize out= silently
-    return t
 
 
 def _resolve_dtype(dtype, default=None):
@@ -188,7 +173,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
             "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
     arr, inferred = _data_to_numpy(data, dtype)
-    dt = _resolve_dtype(dtype, inferred)
+    dt = check_dtype("tensor", dtype, None) or inferred
+    check_options("tensor", None, pin_memory)
     if dt is D.float16:
         arr = D.cast_array(np.asarray(arr), dt)     # float64 data rounds through float32
     arr = np.array(arr, dtype=dt.numpy_dtype, copy=True, order="C")
@@ -286,37 +272,11 @@ register("asarray", asarray, method=False, family="creation")
 # zeros / ones / empty / full
 # ----------------------------------------------------------------------------------------------
 
-def _filled(name, fill):
-    def fn(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-           pin_memory=False, memory_format=None, generator=None, names=None):
-        if not size:
-            raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
-        shape = shape_arg(size, name)
-        _check_sizes(shape, name if name != "empty" else None)
-        if out is not None and dtype is None:
-            dtype = out._dtype
-        dt = _resolve_dtype(dtype)
-        arr = fill(shape, dt.numpy_dtype)
-        return _finish(arr, dt, device, requires_grad, out)
-    fn.__name__ = fn.__qualname__ = name
-    register(name, fn, method=False, family="creation")
-    return fn
-
-
-def _check_sizes(shape, name=None):
-    for s in shape:
-        if s < 0:
-            if name is not None:
-                raise RuntimeError(f"{name}: Dimension size must be non-negative.")
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                               f"{list(shape)}")
-
-
-def _uninitialized(shape, np_dtype):
+def _uninitialized(shape, dtype):
     """Memory for the ``empty`` family: left as it is, unless deterministic algorithms are on
     (then NaN for floating dtypes and the largest value for integers and bool, as PyTorch's
     ``fill_uninitialized_memory`` does)."""
-    arr = np.empty(shape, dtype=np_dtype)
+    arr = np.empty(shape, dtype=dtype)
     _fill_if_deterministic(arr)
     return arr
 
@@ -333,106 +293,22 @@ def _fill_if_deterministic(arr):
             arr.fill(np.nan)
 
 
-zeros = _filled("zeros", np.zeros)
-ones = _filled("ones", np.ones)
-empty = _filled("empty", _uninitialized)
-
-
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
-         requires_grad=False, pin_memory=False):
-    """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from it)."""
-    if not isinstance(size, (tuple, list)):
-        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
-                        f"{type(size).__name__}")
-    shape = shape_arg((size,), "full")
-    _check_sizes(shape)
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    dt = _resolve_dtype(dtype, D.scalar_dtype(fill_value))
-    arr = np.full(shape, fill_value, dtype=dt.numpy_dtype)
-    return _finish(arr, dt, device, requires_grad, out)
-
-
-register("full", full, method=False, family="creation")
-
-
-def _like(name, fill, publish=True):
-    def fn(input, *args, dtype=None, layout=None, device=None, requires_grad=False,
-           memory_format=None, pin_memory=False):
-        if not isinstance(input, Tensor):
-            raise TypeError(f"{public}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{type(input).__name__}")
-        dt = input._dtype if dtype is None else dtype
-        dev = input._device if device is None else as_device(device)
-        arr = _empty_preserving(input._data, dt.numpy_dtype, memory_format)
-        fill(arr, *args)
-        return _finish(arr, dt, dev, requires_grad)
-    public = name.lstrip("_")
-    fn.__name__ = fn.__qualname__ = name
-    if publish:
-        register(name, fn, method=False, family="creation")
-    return fn
-
-
-def _empty_preserving(src, np_dtype, memory_format):
-    """An uninitialised host array shaped like ``src`` with PyTorch's ``preserve_format``
-    strides: the same layout for dense inputs (an empty input keeps its strides as they are),
-    the same dimension order made dense otherwise."""
-    if memory_format not in (None, "preserve"):
-        return np.empty(src.shape, dtype=np_dtype)
-    if not backend.is_numpy(src):
-        # a CUDA array: column-major stays column-major (the move to the GPU keeps it)
-        f_order = src.flags.f_contiguous and not src.flags.c_contiguous
-        return np.empty(src.shape, dtype=np_dtype, order="F" if f_order else "C")
-    if src.size == 0:
-        itemsize = np.dtype(np_dtype).itemsize
-        strides = tuple(st // src.itemsize * itemsize for st in src.strides)
-        return np.lib.stride_tricks.as_strided(np.empty(0, np_dtype), src.shape, strides)
-    return np.empty_like(src, dtype=np_dtype, order="K")
-
-
-def _fill_value(arr, value=None):
+def _fill_with(arr, value):
     arr[...] = value
 
 
-zeros_like = _like("zeros_like", lambda arr: arr.fill(0))
-ones_like = _like("ones_like", lambda arr: arr.fill(1))
-empty_like = _like("empty_like", _fill_if_deterministic)
-
-
-def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None):
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    return _like_full(input, fill_value, dtype=dtype, device=device,
-                      requires_grad=requires_grad)
-
-
-_like_full = _like("_full_like", _fill_value, publish=False)
-register("full_like", full_like, method=False, family="creation")
-
-
-def _new(name, fill):
-    def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
-               pin_memory=False):
-        shape = shape_arg(size, name)
-        dt = self._dtype if dtype is None else dtype
-        arr = fill(shape, dt.numpy_dtype)
-        return _finish(arr, dt, self._device if device is None else device, requires_grad)
-    method.__name__ = name
-    register(name, method, function_too=False, family="creation")
-
-
-_new("new_zeros", np.zeros)
-_new("new_ones", np.ones)
-_new("new_empty", _uninitialized)
-
-
-def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
-              layout=None, pin_memory=False):
-    dt = self._dtype if dtype is None else dtype
-    return full(size, fill_value, dtype=dt, device=self._device if device is None else device,
-                requires_grad=requires_grad)
+# One entry per family: cinder.<name>, cinder.<name>_like and Tensor.new_<name>.
+zeros, zeros_like, _ = filled("zeros", lambda arr: arr.fill(0), alloc=np.zeros,
+                              negative="zeros: Dimension size must be non-negative.",
+                              doc="A tensor of ``size`` filled with zeros.")
+ones, ones_like, _ = filled("ones", lambda arr: arr.fill(1), alloc=np.ones,
+                            doc="A tensor of ``size`` filled with ones.")
+empty, empty_like, _ = filled("empty", _fill_if_deterministic, alloc=_uninitialized,
+                              memory_format=True,
+                              doc="An uninitialised tensor of ``size``.")
+full, full_like, _ = filled("full", _fill_with, value=True,
+                            doc="A tensor of ``size`` filled with ``fill_value`` (its dtype "
+                                "inferred from the value unless given).")
 
 
 def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
@@ -442,14 +318,13 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, lay
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
             "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
             "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
-    dt = self._dtype if dtype is None else dtype
+    dt = self._dtype if dtype is None else check_dtype("new_tensor", dtype, None)
     if isinstance(data, Tensor):    # (warned above; tensor() must not warn again)
         data = backend.to_numpy(data._data)
     return tensor(data, dtype=dt, device=self._device if device is None else device,
                   requires_grad=requires_grad)
 
 
-register("new_full", _new_full, function_too=False, family="creation")
 register("new_tensor", _new_tensor, function_too=False, family="creation")
 
 
@@ -459,6 +334,15 @@ register("new_tensor", _new_tensor, function_too=False, family="creation")
 
 def _num(x):
     return x.item() if isinstance(x, Tensor) else x
+
+
+def _check_numbers(name, named):
+    """Each (parameter name, value) must be a number: PyTorch's TypeError names the first
+    one that is not, with its position."""
+    for pos, (param, v) in enumerate(named, 1):
+        if not isinstance(v, (int, float, builtins.complex, np.number, np.bool_)):
+            raise TypeError(f"{name}(): argument '{param}' (position {pos}) must be Number, not "
+                            f"{type(v).__name__}")
 
 
 def _range_acc(dt):
@@ -478,11 +362,16 @@ def _trunc_div(a, b):
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
-           requires_grad=False):
+           requires_grad=False, pin_memory=False):
     """Values from ``start`` up to (not including) ``end`` in steps of ``step``."""
+    dtype = check_dtype("arange", dtype, None)
+    check_options("arange", layout, pin_memory, out, dtype)
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
+        _check_numbers("arange", (("end", end),))
+    else:
+        _check_numbers("arange", (("start", start), ("end", end), ("step", step)))
     if dtype is None:
         if out is not None:
             dtype = out._dtype
@@ -522,8 +411,10 @@ register("arange", arange, method=False, family="creation")
 
 
 def range_(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
-           requires_grad=False):
+           requires_grad=False, pin_memory=False):
     """Deprecated inclusive range: ``torch.range(1, 4)`` is [1., 2., 3., 4.]."""
+    dtype = check_dtype("range", dtype, None)
+    check_options("range", layout, pin_memory, out, dtype)
     warnings.warn(
         "torch.range is deprecated and will be removed in a future release because its "
         "behavior is inconsistent with Python's range builtin. Instead, use torch.arange, which "
@@ -565,8 +456,10 @@ def _linspace_array(start, end, steps, dt):
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False):
+             requires_grad=False, pin_memory=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    dtype = check_dtype("linspace", dtype, None)
+    check_options("linspace", layout, pin_memory, out, dtype)
     start, end = _num(start), _num(end)
     if not isinstance(steps, (int, np.integer)) or steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -585,8 +478,10 @@ register("linspace", linspace, method=False, family="creation")
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False):
+             requires_grad=False, pin_memory=False):
     """``base ** linspace(start, end, steps)``."""
+    dtype = check_dtype("logspace", dtype, None)
+    check_options("logspace", layout, pin_memory, out, dtype)
     start, end = _num(start), _num(end)
     if not isinstance(steps, (int, np.integer)) or steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -605,8 +500,22 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
 register("logspace", logspace, method=False, family="creation")
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+        pin_memory=False):
     """The ``n x m`` identity matrix (square when ``m`` is omitted)."""
+    dtype = check_dtype("eye", dtype, None)
+    check_options("eye", layout, pin_memory, out, dtype)
+    if not is_int_arg(n):
+        raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    if m is not None and not is_int_arg(m):
+        raise TypeError(f"eye() received an invalid combination of arguments - got "
+                        f"({type(n).__name__}, {type(m).__name__}), but expected one of:\n"
+                        " * (int n, *, Tensor out = None, torch.dtype dtype = None, "
+                        "torch.layout layout = None, torch.device device = None, "
+                        "bool pin_memory = False, bool requires_grad = False)\n"
+                        " * (int n, int m, *, Tensor out = None, torch.dtype dtype = None, "
+                        "torch.layout layout = None, torch.device device = None, "
+                        "bool pin_memory = False, bool requires_grad = False)\n")
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
@@ -687,6 +596,7 @@ register("polar", polar, method=False, family="creation", nodes=(PolarNode,))
 
 
 def _tri_indices(name, row, col, offset, upper, dtype, device):
+    dtype = check_dtype(name, dtype, None)
     if dtype not in (D.int64, D.int32):
         raise NotImplementedError(f"\"{name}\" not implemented for '{dtype.scalar_name}'")
     if row < 0 or col < 0:

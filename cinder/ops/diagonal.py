@@ -1,4 +1,4 @@
-"""Diagonals, triangles and slice writes: diag, diag_embed, diagflat, diagonal_copy,
+"""Diagonals, triangles and slice writes: diag, diag_embed, diagflat,
 diagonal_scatter, select_scatter, slice_scatter, tril/triu (+ in-place), fill_diagonal_."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import numpy as np
 from .._tensor import wrap_dim
 from ..autograd.grad_mode import no_grad
 from ._prep import check_tensor_arg, wrap, xp_of
-from ._registry import make_inplace, needs_grad, node_class, record, register, write_out
+from ._registry import FUNCTIONS, make_inplace, needs_grad, node_class, record, register, write_out
 
 # ----------------------------------------------------------------------------------------------
 # diag_embed / diag / diagflat
@@ -42,26 +42,9 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return result
 
 
-DiagonalCopyNode = node_class("DiagonalBackward0_copy", {
-    "self": lambda grad, s: _zeros(s.self_sizes, grad).diagonal_scatter(grad, s.offset, s.dim1,
-                                                                          s.dim2)})
-
-
 def _zeros(shape, like):
     from .creation import zeros
     return zeros(shape, dtype=like.dtype, device=like.device)
-
-
-def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
-    """The diagonal of ``input`` as a new tensor (not a view)."""
-    with no_grad():
-        view = input.diagonal(offset, dim1, dim2)
-    result = wrap(view._data.copy(), input._dtype, input._device)
-    if input._requires_grad and needs_grad(input):
-        nd = input._data.ndim
-        record(DiagonalCopyNode, (input,), (result,), self_sizes=input._data.shape,
-               offset=offset, dim1=wrap_dim(dim1, nd), dim2=wrap_dim(dim2, nd))
-    return write_out(out, result) if out is not None else result
 
 
 def diag(input, diagonal=0, *, out=None):
@@ -71,7 +54,7 @@ def diag(input, diagonal=0, *, out=None):
     if input._data.ndim == 1:
         result = diag_embed(input, diagonal, 0, 1)
     elif input._data.ndim == 2:
-        result = diagonal_copy(input, diagonal, 0, 1)
+        result = FUNCTIONS["diagonal_copy"](input, diagonal, 0, 1)   # from the view entry
     else:
         raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " f"{input._data.ndim}D")
     return write_out(out, result) if out is not None else result
@@ -84,8 +67,6 @@ def diagflat(input, offset=0):
 
 
 register("diag_embed", diag_embed, family="diagonal", nodes=(DiagEmbedNode,))
-register("diagonal_copy", diagonal_copy, method=False, family="diagonal",
-         nodes=(DiagonalCopyNode,))
 register("diag", diag, family="diagonal")
 register("diagflat", diagflat, family="diagonal")
 

@@ -25,7 +25,7 @@ from ._prep import (
     xp_of,
 )
 from ._registry import (
-    add_inplace,
+    alias,
     make_inplace,
     needs_grad,
     node_class,
@@ -63,29 +63,27 @@ def _special(fname, kernel_name=None):
 # Inverse hyperbolic functions
 # ----------------------------------------------------------------------------------------------
 
-acosh = unary("acosh", lambda xp, a: _errstate(xp.arccosh, a), node_class("AcoshBackward0", {
-    "self": lambda grad, s: grad * _conj((s.self * s.self - 1).rsqrt())}), **_F)
-asinh = unary("asinh", lambda xp, a: _errstate(xp.arcsinh, a), node_class("AsinhBackward0", {
-    "self": lambda grad, s: grad * _conj((s.self * s.self + 1).rsqrt())}), **_F)
-atanh = unary("atanh", lambda xp, a: _errstate(xp.arctanh, a), node_class("AtanhBackward0", {
-    "self": lambda grad, s: grad * _conj((1 - s.self * s.self).reciprocal())}), **_F)
-
-
-def _no_inplace_derivative(fn):
-    """PyTorch has no derivative for these in-place forms: recording one is refused (after
-    the generic in-place checks, as PyTorch reports a leaf first)."""
-    name = fn.__name__
-
+def _no_inplace_derivative(name):
+    """PyTorch has no derivative for the in-place forms of these: recording one is refused
+    (after the generic in-place checks, as PyTorch reports a leaf first)."""
     def refuse_recording(self):
         if needs_grad(self):
             raise NotImplementedError(f"the derivative for 'inplace version of {name}' is not "
                                       "implemented.")
-    inplace = make_inplace(fn, name, pointwise=True, precheck=refuse_recording)
-    return add_inplace(name, inplace)
+    return refuse_recording
 
 
-for _alias, _fn in (("arccosh", acosh), ("arcsinh", asinh), ("arctanh", atanh)):
-    register(_alias, _fn, inplace=_no_inplace_derivative(_fn), family="alias")
+acosh = unary("acosh", lambda xp, a: _errstate(xp.arccosh, a), node_class("AcoshBackward0", {
+    "self": lambda grad, s: grad * _conj((s.self * s.self - 1).rsqrt())}),
+    inplace_precheck=_no_inplace_derivative("acosh"), **_F)
+asinh = unary("asinh", lambda xp, a: _errstate(xp.arcsinh, a), node_class("AsinhBackward0", {
+    "self": lambda grad, s: grad * _conj((s.self * s.self + 1).rsqrt())}),
+    inplace_precheck=_no_inplace_derivative("asinh"), **_F)
+atanh = unary("atanh", lambda xp, a: _errstate(xp.arctanh, a), node_class("AtanhBackward0", {
+    "self": lambda grad, s: grad * _conj((1 - s.self * s.self).reciprocal())}),
+    inplace_precheck=_no_inplace_derivative("atanh"), **_F)
+for _alias, _of in (("arccosh", "acosh"), ("arcsinh", "asinh"), ("arctanh", "atanh")):
+    alias(_alias, _of)
 
 # ----------------------------------------------------------------------------------------------
 # Special functions

@@ -15,7 +15,7 @@ from .. import _dtype as D
 from .._tensor import Size, Tensor, wrap_dim
 from ._prep import broadcast_shape, check_tensor_arg, shape_arg, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register
-from .views import make_view
+from ._view_factory import NO_SAVES, view_op
 
 # ----------------------------------------------------------------------------------------------
 # repeat / tile / repeat_interleave
@@ -370,7 +370,7 @@ ViewAsComplexNode = node_class("ViewAsComplexBackward0", {
     "self": lambda grad, s: view_as_real(grad.contiguous() if grad._data.ndim else grad)})
 
 
-def view_as_real(input):
+def _view_as_real_geometry(input):
     """A real view of a complex tensor with a trailing dim of 2 (real, imaginary)."""
     check_tensor_arg(input, "view_as_real", "input", 1)
     if input._dtype.category != D.COMPLEX:
@@ -379,12 +379,10 @@ def view_as_real(input):
     a = input._data
     arr = np.lib.stride_tricks.as_strided(a.real, a.shape + (2,), a.strides + (rdt.itemsize,)) \
         if xp_of(input) is np else a.view(rdt.numpy_dtype).reshape(a.shape + (2,))
-    out = make_view(input, arr, ViewAsRealNode)
-    out._dtype = rdt
-    return out
+    return arr, ViewAsRealNode, NO_SAVES
 
 
-def view_as_complex(input):
+def _view_as_complex_geometry(input):
     """A complex view of a real tensor whose last dim has size 2 and stride 1."""
     check_tensor_arg(input, "view_as_complex", "input", 1)
     dt = input._dtype
@@ -403,14 +401,20 @@ def view_as_complex(input):
     cdt = dt.to_complex()
     # the last dim (2 contiguous reals) becomes one complex element
     arr = a.view(cdt.numpy_dtype)[..., 0]
-    out = make_view(input, arr, ViewAsComplexNode)
-    out._dtype = cdt
-    return out
+    return arr, ViewAsComplexNode, NO_SAVES
 
 
-register("view_as_real", view_as_real, method=False, family="joining", nodes=(ViewAsRealNode,))
-register("view_as_complex", view_as_complex, method=False, family="joining",
-         nodes=(ViewAsComplexNode,))
+def _no_complex_grad(input):
+    if needs_grad(input):
+        raise RuntimeError("view_as_complex_copy does not support automatic differentiation for "
+                           "outputs with complex dtype.")
+
+
+view_as_real = view_op("view_as_real", _view_as_real_geometry, (ViewAsRealNode,), method=False,
+                       result_dtype=lambda input: input._dtype.to_real())
+view_as_complex = view_op("view_as_complex", _view_as_complex_geometry, (ViewAsComplexNode,),
+                          method=False, result_dtype=lambda input: input._dtype.to_complex(),
+                          copy_precheck=_no_complex_grad)
 
 # ----------------------------------------------------------------------------------------------
 # cartesian_prod / combinations

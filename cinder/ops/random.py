@@ -14,7 +14,7 @@ from .._device import CPU, as_device
 from .._tensor import Tensor, make_tensor
 from ..random import Generator, default_generator
 from ._prep import shape_arg
-from ._registry import check_inplace, register, write_out
+from ._registry import inplace_only, register, write_out
 
 
 def _engine(generator):
@@ -194,8 +194,6 @@ def _write(self, values):
     if self._device.type != "cpu":
         arr = backend.to_device(arr, self._device)
     target[...] = arr
-    self._bump_version()
-    return self
 
 
 def _flat_target(self, dt):
@@ -211,7 +209,6 @@ def _flat_target(self, dt):
 
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
     from_ = kwargs.pop("from", from_)
-    check_inplace(self)
     dt = _float_dtype(self._dtype, "uniform", complex_ok=True)
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from="
@@ -220,14 +217,12 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
     flat = _flat_target(self, dt)
     if flat is not None:
         eng.uniform(flat.size, dt.numpy_dtype, from_, to, out=flat)
-        self._bump_version()
-        return self
+        return None
     return _write(self, _draw_float(dt, self.numel(),
                                     lambda n, npdt: eng.uniform(n, npdt, from_, to)))
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
-    check_inplace(self)
     dt = _float_dtype(self._dtype, "normal", complex_ok=True)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
@@ -238,15 +233,13 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     flat = _flat_target(self, dt)
     if flat is not None:
         eng.normal(flat.size, dt.numpy_dtype, mean, std, contiguous=True, out=flat)
-        self._bump_version()
-        return self
+        return None
     vals = _draw_float(dt, self.numel(), lambda n, npdt: eng.normal(n, npdt, mean, std,
                                                                      contiguous=contiguous))
     return _write(self, vals)
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
-    check_inplace(self)
     eng = _engine(generator)
     if isinstance(p, Tensor):
         probs = np.broadcast_to(backend.to_numpy(p._data), self._data.shape)
@@ -262,7 +255,6 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
-    check_inplace(self)
     dt = _float_dtype(self._dtype, "exponential")
     if lambd <= 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
@@ -272,16 +264,17 @@ def exponential_(self, lambd=1.0, *, generator=None):
 def random_(self, from_=None, to=None, *, generator=None, **kwargs):
     """``random_()``, ``random_(to)`` or ``random_(from, to)``: integers drawn into self."""
     from_ = kwargs.pop("from", from_)
-    check_inplace(self)
     if to is None and from_ is not None:
         from_, to = 0, from_
     vals = _engine(generator).random_(self.numel(), self._dtype.numpy_dtype, from_, to)
     return _write(self, vals)
 
 
-for _name, _fn in (("uniform_", uniform_), ("normal_", normal_), ("bernoulli_", bernoulli_),
-                   ("exponential_", exponential_), ("random_", random_)):
-    register(_name, _fn, function_too=False, family="random")
+# Each fill is an in-place-only entry: the generator adds the in-place refusals and the
+# version bump around the draw.
+uniform_, normal_, bernoulli_, exponential_, random_ = (
+    inplace_only(_fn.__name__, _fn, family="random")
+    for _fn in (uniform_, normal_, bernoulli_, exponential_, random_))
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):

@@ -9,13 +9,12 @@ import numpy as np
 
 from .. import _dtype as D
 from .._random_engine import _libm
-from ._registry import check_inplace, register
+from ._registry import inplace_only
 from .random import _engine, _float_dtype, _write
 
 
 def geometric_(self, p, *, generator=None):
     """Fills ``self`` with the number of Bernoulli(``p``) trials up to the first success."""
-    check_inplace(self)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
     vals = _engine(generator).geometric(self.numel(), p, np.float64)
@@ -24,7 +23,6 @@ def geometric_(self, p, *, generator=None):
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """Fills ``self`` with ``exp(N(mean, std))`` samples."""
-    check_inplace(self)
     dt = _float_dtype(self._dtype, "log_normal")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
@@ -35,7 +33,6 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """Fills ``self`` with Cauchy(``median``, ``sigma``) samples."""
-    check_inplace(self)
     if self._dtype.category != D.FLOATING:
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype "
                            f"must be a floating point but you specified {self._dtype.cpp_name}")
@@ -45,6 +42,5 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     return _write(self, vals.astype(self._dtype.numpy_dtype))
 
 
-for _name, _fn in (("geometric_", geometric_), ("log_normal_", log_normal_),
-                   ("cauchy_", cauchy_)):
-    register(_name, _fn, function_too=False, family="random")
+geometric_, log_normal_, cauchy_ = (inplace_only(_fn.__name__, _fn, family="random")
+                                    for _fn in (geometric_, log_normal_, cauchy_))

@@ -1,14 +1,17 @@
 """Views that pick part of a tensor: select, narrow (slicing), diagonal, unfold, and the
 multi-output views unbind, split, split_with_sizes, chunk, tensor_split.
 
-Their outputs are made by ``views.make_view`` (shared storage, ``_base``, version counter);
-their derivatives embed the gradient into zeros of the input's shape (``views.view_scatter``).
+The single-output views are ``view_op`` entries (``_view_factory.py``: function, method and
+``_copy`` form from one geometry); the multi-output ones share ``_multi_view`` and publish their
+``_copy`` forms beside their entries. Their derivatives embed the gradient into zeros of the
+input's shape (``views.view_scatter``) or stack/concatenate the pieces' gradients.
 """
 
 from .. import backend
 from .._storage import storage_view
-from .._tensor import Tensor, make_tensor, wrap_dim
+from .._tensor import Tensor, wrap_dim
 from ._registry import needs_grad, node_class, record, register
+from ._view_factory import publish_copy, view_op, view_tensor
 from .views import _backend_strided, make_view, view_scatter
 
 # -- narrowing views: the backward embeds the gradient into zeros ----------------------------
@@ -23,7 +26,8 @@ DiagonalNode = node_class("DiagonalBackward0", {
         grad, s.self_sizes, lambda t: t.diagonal(s.offset, s.dim1, s.dim2))})
 
 
-def select(input, dim, index):
+def _select_geometry(input, dim, index):
+    """The slice at ``index`` along ``dim``, without that dim (a view)."""
     nd = input._data.ndim
     if nd == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -37,11 +41,11 @@ def select(input, dim, index):
         index += n
     # The trailing Ellipsis keeps NumPy from returning a scalar copy for 1-d input.
     key = (slice(None),) * d + (index, Ellipsis)
-    return make_view(input, input._data[key], SelectNode, self_sizes=input._data.shape, dim=d,
-                     index=index)
+    return input._data[key], SelectNode, {"self_sizes": input._data.shape, "dim": d,
+                                          "index": index}
 
 
-register("select", select, family="views", nodes=(SelectNode,))
+select = view_op("select", _select_geometry, (SelectNode,))
 
 
 def _slice(input, dim, start, end, step):
@@ -82,14 +86,15 @@ def narrow(input, dim, start, length):
 register("narrow", narrow, family="views")
 
 
-def diagonal(input, offset=0, dim1=0, dim2=1):
+def _diagonal_geometry(input, offset=0, dim1=0, dim2=1):
+    """The diagonal over dims ``dim1``/``dim2``, as a new last dim (a view)."""
     nd = input._data.ndim
     d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     arr = _diagonal_view(input._data, offset, d1, d2)
-    return make_view(input, arr, DiagonalNode, self_sizes=input._data.shape, offset=offset,
-                     dim1=d1, dim2=d2)
+    return arr, DiagonalNode, {"self_sizes": input._data.shape, "offset": offset, "dim1": d1,
+                               "dim2": d2}
 
 
 def _diagonal_view(arr, offset, d1, d2):
@@ -114,7 +119,7 @@ def _diagonal_view(arr, offset, d1, d2):
     return _backend_strided(shifted, shape, strides)
 
 
-register("diagonal", diagonal, family="views", nodes=(DiagonalNode,))
+diagonal = view_op("diagonal", _diagonal_geometry, (DiagonalNode,))
 
 UnfoldNode = node_class("UnfoldBackward0", {
     "self": lambda grad, s: _unfold_backward(grad, s.self_sizes, s.dim, s.size, s.step)})
@@ -142,7 +147,7 @@ def _replace_slab(out, key, piece):
     return index_put_slices(out, key, piece)
 
 
-def unfold(input, dimension, size, step):
+def _unfold_geometry(input, dimension, size, step):
     """Windows of ``size`` along ``dimension`` every ``step``, as a new last dim (a view)."""
     nd = input._data.ndim
     d = wrap_dim(dimension, nd) if nd else 0
@@ -159,11 +164,11 @@ def unfold(input, dimension, size, step):
         shape[d] = count
         strides[d] = item_stride * step
     arr = _backend_strided(input._data, tuple(shape) + (size,), tuple(strides) + (item_stride,))
-    return make_view(input, arr, UnfoldNode, self_sizes=input._data.shape, dim=d, size=size,
-                     step=step)
+    return arr, UnfoldNode, {"self_sizes": input._data.shape, "dim": d, "size": size,
+                             "step": step}
 
 
-register("unfold", unfold, function_too=False, family="views", nodes=(UnfoldNode,))
+unfold = view_op("unfold", _unfold_geometry, (UnfoldNode,), function=False)
 
 # -- multi-output views: unbind, split, chunk ------------------------------------------------
 
@@ -201,16 +206,7 @@ def _cat_grads(grads, sizes, dim, split_sizes):
 
 
 def _multi_view(input, arrays, node_cls, **saved):
-    outs = []
-    for arr in arrays:
-        out = make_tensor(arr, input._dtype, input._device)
-        if input._is_inference:
-            out._is_inference = True
-        else:
-            out._base = input if input._base is None else input._base
-            out._vc = input._shared_version_counter()
-            out._is_inference = False
-        outs.append(out)
+    outs = [view_tensor(input, arr) for arr in arrays]
     if input._requires_grad and needs_grad(input):
         node = record(node_cls, (input,), outs, **saved)
         node._num_outputs = len(outs)
@@ -228,6 +224,7 @@ def unbind(input, dim=0):
 
 
 register("unbind", unbind, family="views", nodes=(UnbindNode,))
+publish_copy("unbind", unbind)
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -259,12 +256,14 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 register("split", split, family="views", nodes=(SplitNode, SplitSizesNode))
+publish_copy("split", split)
 def split_with_sizes(input, split_sizes, dim=0):
     """Pieces of the given ``split_sizes`` along ``dim`` (``split`` with a list)."""
     return split(input, list(split_sizes), dim)
 
 
 register("split_with_sizes", split_with_sizes, family="views")
+publish_copy("split_with_sizes", split_with_sizes)
 
 
 def chunk(input, chunks, dim=0):

@@ -1,13 +1,16 @@
 """View ops: results share memory with their input (NumPy views), and the version counter.
 
-``make_view`` is the one place a view is created: it wraps the NumPy view, points ``_base`` at
-the root tensor, shares the version counter, and records the node. ``rebase_history`` is what
-happens when a view is modified in place while autograd records: the base's history is
-rewritten through a ``CopySlices`` node so gradients flow through the modified region.
+Each view op is one ``view_op`` entry (``_view_factory.py``): a geometry function that checks
+the arguments and answers the NumPy view, the node and what it saves; the factory publishes the
+function, method, ``_copy`` op, in-place view method (``t_``...) and aliases from it.
+``make_view`` (the one place a view tensor is made) is re-exported here for the other view
+files. ``rebase_history`` is what happens when a view is modified in place while autograd
+records: the base's history is rewritten through a ``CopySlices`` node so gradients flow
+through the modified region. Composites of views (``reshape``, ``flatten``, ``movedim``...)
+are plain ``register`` entries.
 """
 
 import warnings
-from weakref import ref as _weakref
 
 import numpy as np
 
@@ -18,28 +21,8 @@ from .._tensor import Size, make_tensor, wrap_dim
 from ..autograd.graph import Node
 from ..autograd.grad_mode import no_grad
 from ._prep import dims_arg, shape_arg, xp_of
-from ._registry import (add_inplace, alias, needs_grad, node_class, publish_attribute, record,
-                        register)
-
-
-def make_view(input, arr, node=None, **saved):
-    """Wrap ``arr`` (a view of ``input._data``) as a view tensor of ``input``."""
-    out = make_tensor(arr, input._dtype, input._device)
-    if input._is_inference:
-        out._is_inference = True        # inference tensors track neither views nor versions
-    else:
-        out._base = input if input._base is None else input._base
-        out._vc = vc = input._shared_version_counter()
-        # Recorded (weakly) so that share_memory_ finds this view: note_alias, inlined here
-        # because view ops are cheap and frequent.
-        refs = vc.aliases
-        refs.append(_weakref(out))
-        if len(refs) >= vc.prune_at:
-            vc.prune()
-        out._is_inference = False
-    if node is not None and input._requires_grad and needs_grad(input):
-        record(node, (input,), (out,), **saved)
-    return out
+from ._registry import alias, needs_grad, node_class, publish_attribute, record, register
+from ._view_factory import NO_SAVES, make_view, view_op
 
 
 def _infer_size(shape, numel):
@@ -117,7 +100,7 @@ ReshapeAliasNode = node_class("ReshapeAliasBackward0", {
     "self": lambda grad, s: grad.reshape(s.self_sizes)})
 
 
-def view(input, *shape):
+def _view_geometry(input, shape):
     """A view with a new shape (or, given a dtype, the same bytes reinterpreted)."""
     if len(shape) == 1 and isinstance(shape[0], D.dtype):
         return _view_dtype(input, shape[0])
@@ -131,7 +114,7 @@ def view(input, *shape):
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return make_view(input, new, ViewNode, self_sizes=input._data.shape)
+    return new, ViewNode, {"self_sizes": arr.shape}
 
 
 def _reshape_no_copy(arr, shape):
@@ -172,7 +155,9 @@ def _view_dtype(input, dt):
     return out
 
 
-register("view", view, function_too=False, family="views", nodes=(ViewNode,))
+view = view_op("view", _view_geometry, (ViewNode,), function=False, varargs="shape")
+
+
 def view_as(self, other):
     """``self.view(other.size())``."""
     return view(self, other.shape)
@@ -199,6 +184,8 @@ def reshape(input, *shape):
 
 
 register("reshape", reshape, family="views")
+
+
 def reshape_as(self, other):
     """``self.reshape(other.size())``."""
     return reshape(self, other.shape)
@@ -228,7 +215,7 @@ def _as_strided_backward(grad, s):
     return storage.as_strided(s.self_sizes, s.self_strides, s.self_offset)
 
 
-def as_strided(input, size, stride, storage_offset=None):
+def _as_strided_geometry(input, size, stride, storage_offset=None):
     """A view with explicit size, stride (elements) and storage offset over the same storage."""
     item = input._dtype.itemsize
     root = backend.storage_root(input._data)
@@ -250,9 +237,10 @@ def as_strided(input, size, stride, storage_offset=None):
             f"and itemsize {item} requiring a storage size of {need * item} are out of bounds "
             f"for storage of size {storage_bytes}")
     arr = storage_view(root, input._dtype.numpy_dtype, size, stride, offset)
-    return make_view(input, arr, AsStridedNode, self_sizes=input._data.shape,
-                     self_strides=input.stride(), self_offset=input.storage_offset(),
-                     self_storage_numel=storage_bytes // item, stride=stride, offset=offset)
+    return arr, AsStridedNode, {
+        "self_sizes": input._data.shape, "self_strides": input.stride(),
+        "self_offset": input.storage_offset(), "self_storage_numel": storage_bytes // item,
+        "stride": stride, "offset": offset}
 
 
 def _storage_nbytes(root):
@@ -261,13 +249,14 @@ def _storage_nbytes(root):
     return root.itemsize + sum((n - 1) * s for n, s in zip(root.shape, root.strides))
 
 
-register("as_strided", as_strided, family="views", nodes=(AsStridedNode,))
+as_strided = view_op("as_strided", _as_strided_geometry, (AsStridedNode,),
+                     inplace={"AsStridedBackward0": "AsStridedBackward1"})
 
 ExpandNode = node_class("ExpandBackward0", {
     "self": lambda grad, s: grad.sum_to_size(s.self_sizes)})
 
 
-def expand(input, *sizes):
+def _expand_geometry(input, sizes):
     """Broadcast to ``sizes`` without copying (-1 keeps a dim); new dims get stride 0."""
     sizes = shape_arg(sizes, "expand")
     shape = input._data.shape
@@ -309,10 +298,12 @@ def expand(input, *sizes):
         strides[i] = stride
         inner = target[i] * stride
     arr = _backend_strided(input._data, tuple(target), tuple(strides))
-    return make_view(input, arr, ExpandNode, self_sizes=shape)
+    return arr, ExpandNode, {"self_sizes": shape}
 
 
-register("expand", expand, function_too=False, family="views", nodes=(ExpandNode,))
+expand = view_op("expand", _expand_geometry, (ExpandNode,), function=False, varargs="sizes")
+
+
 def expand_as(self, other):
     """``self.expand(other.size())``."""
     return expand(self, other.shape)
@@ -341,30 +332,32 @@ def _inverse_perm(dims):
     return tuple(inv)
 
 
-def transpose(input, dim0, dim1):
+def _transpose_geometry(input, dim0, dim1):
+    """Swap dims ``dim0`` and ``dim1`` (a view)."""
     nd = input._data.ndim
     d0, d1 = wrap_dim(dim0, nd), wrap_dim(dim1, nd)
     arr = input._data.swapaxes(d0, d1) if nd else input._data
-    return make_view(input, arr, TransposeNode, dim0=d0, dim1=d1)
+    return arr, TransposeNode, {"dim0": d0, "dim1": d1}
 
 
-register("transpose", transpose, family="views", nodes=(TransposeNode,))
-alias("swapaxes", "transpose")
-alias("swapdims", "transpose")
+transpose = view_op("transpose", _transpose_geometry, (TransposeNode,),
+                    inplace={"TransposeBackward0": "TransposeBackward1"},
+                    aliases=("swapaxes", "swapdims"))
 
 
-def t(input):
+def _t_geometry(input):
     """Transpose a tensor of at most 2 dims."""
     nd = input._data.ndim
     if nd > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
-    return make_view(input, input._data.T, TNode)
+    return input._data.T, TNode, NO_SAVES
 
 
-register("t", t, family="views", nodes=(TNode,))
+t = view_op("t", _t_geometry, (TNode,), inplace={"TBackward0": "TBackward1"})
 
 
-def permute(input, *dims):
+def _permute_geometry(input, dims):
+    """Reorder the dims (a view)."""
     dims = shape_arg(dims, "permute")
     nd = input._data.ndim
     if len(dims) != nd:
@@ -374,10 +367,10 @@ def permute(input, *dims):
     dims = tuple(wrap_dim(d, nd) for d in dims)
     if len(set(dims)) != nd:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return make_view(input, input._data.transpose(dims), PermuteNode, dims=dims)
+    return input._data.transpose(dims), PermuteNode, {"dims": dims}
 
 
-register("permute", permute, family="views", nodes=(PermuteNode,))
+permute = view_op("permute", _permute_geometry, (PermuteNode,), varargs="dims")
 
 
 def _T(self):
@@ -458,7 +451,7 @@ SqueezeNode2 = node_class("SqueezeBackward2", {
 UnsqueezeNode = node_class("UnsqueezeBackward0", {"self": lambda grad, s: grad.squeeze(s.dim)})
 
 
-def squeeze(input, dim=None):
+def _squeeze_geometry(input, dim=None):
     """Remove size-1 dims (all, one, or a tuple of dims; other sizes are left alone)."""
     shape = input._data.shape
     if dim is None:
@@ -468,22 +461,26 @@ def squeeze(input, dim=None):
         axes = dims_arg(dim, len(shape)) if shape else ()
         node = SqueezeNode1 if isinstance(dim, int) else SqueezeNode2
         axes = tuple(a for a in axes if shape and shape[a] == 1)
-    return make_view(input, input._data.squeeze(axes) if axes else input._data[...], node,
-                     self_sizes=shape)
+    arr = input._data.squeeze(axes) if axes else input._data[...]
+    return arr, node, {"self_sizes": shape}
 
 
-register("squeeze", squeeze, family="views", nodes=(SqueezeNode0, SqueezeNode1, SqueezeNode2))
+squeeze = view_op("squeeze", _squeeze_geometry, (SqueezeNode0, SqueezeNode1, SqueezeNode2),
+                  inplace={"SqueezeBackward0": "SqueezeBackward3",
+                           "SqueezeBackward1": "SqueezeBackward4",
+                           "SqueezeBackward2": "SqueezeBackward5"})
 
 
-def unsqueeze(input, dim):
+def _unsqueeze_geometry(input, dim):
+    """Insert a dim of size 1 at ``dim`` (a view)."""
     d = wrap_dim(dim, input._data.ndim + 1)
     shape = input._data.shape
     # a reshape is what np.expand_dims does, without its Python argument handling (3x faster)
-    return make_view(input, input._data.reshape(shape[:d] + (1,) + shape[d:]),
-                     UnsqueezeNode, dim=d)
+    return input._data.reshape(shape[:d] + (1,) + shape[d:]), UnsqueezeNode, {"dim": d}
 
 
-register("unsqueeze", unsqueeze, family="views", nodes=(UnsqueezeNode,))
+unsqueeze = view_op("unsqueeze", _unsqueeze_geometry, (UnsqueezeNode,),
+                    inplace={"UnsqueezeBackward0": "UnsqueezeBackward1"})
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -642,49 +639,6 @@ class _ViewOfBase(Node):
 
 _ViewOfBase.__name__ = "AsStridedBackward0"
 _ = Size
-
-
-# ----------------------------------------------------------------------------------------------
-# In-place view ops (t_, transpose_, squeeze_, ...): self becomes the view of itself
-# ----------------------------------------------------------------------------------------------
-
-def _inplace_view(name, fn, node_names):
-    """``Tensor.<name>``: take the view ``fn`` makes, then let ``self`` show that geometry.
-
-    PyTorch names the node of the in-place form differently (``TBackward1`` for ``t_``);
-    ``node_names`` maps the out-of-place node name to that one.
-    """
-    renamed = {}
-
-    def method(self, *args, **kwargs):
-        from ._registry import check_inplace
-        check_inplace(self)
-        v = fn(self, *args, **kwargs)
-        self._data = v._data
-        self._bump_version()
-        node = v._grad_fn
-        if node is not None:
-            cls = type(node)
-            new_name = node_names.get(cls.__name__)
-            if new_name is not None:
-                if cls not in renamed:
-                    renamed[cls] = type(new_name, (cls,), {"__slots__": ()})
-                node.__class__ = renamed[cls]
-            self._grad_fn, self._output_nr = node, 0
-        return self
-    method.__name__ = name
-    method.__doc__ = f"In-place version of :meth:`Tensor.{name[:-1]}` (changes the view)."
-    add_inplace(name[:-1], method)
-
-
-_inplace_view("t_", t, {"TBackward0": "TBackward1"})
-for _name in ("transpose_", "swapaxes_", "swapdims_"):
-    _inplace_view(_name, transpose, {"TransposeBackward0": "TransposeBackward1"})
-_inplace_view("squeeze_", squeeze, {"SqueezeBackward0": "SqueezeBackward3",
-                                    "SqueezeBackward1": "SqueezeBackward4",
-                                    "SqueezeBackward2": "SqueezeBackward5"})
-_inplace_view("unsqueeze_", unsqueeze, {"UnsqueezeBackward0": "UnsqueezeBackward1"})
-_inplace_view("as_strided_", as_strided, {"AsStridedBackward0": "AsStridedBackward1"})
 
 
 # The other view families build on ``make_view``/``view_scatter`` above; importing them here
