@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D
+from ...amp.autocast_mode import STATE, _cast
 from ...ops import FUNCTIONS as _OPS
 
 from .. import functional as F
@@ -221,7 +222,6 @@ class RNNBase(Module):
         without projections as oneDNN's ``mkldnn_rnn_layer`` (on the lower-precision list) and
         the RNN cells through ``linear``, so their outputs and states come in the autocast
         dtype; GRU and projected LSTM cells mix in the float32 states and stay float32."""
-        from ...amp.autocast_mode import STATE
         if not STATE.enabled["cpu"] or self.mode == "GRU" or \
                 (self.mode == "LSTM" and self.proj_size > 0):
             return None
@@ -231,7 +231,6 @@ class RNNBase(Module):
         """All layers and directions; ``input`` is (N, I) packed rows, or (T, B, I)."""
         dtype = self._autocast_dtype()
         if dtype is not None:
-            from ...amp.autocast_mode import _cast
             input, hx = _cast(input, dtype), [_cast(h, dtype) for h in hx]
             cx = None if cx is None else [_cast(c, dtype) for c in cx]
         padded = batch_sizes is None
