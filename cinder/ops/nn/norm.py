@@ -213,15 +213,15 @@ def _row_stats(x):
     padded = np.zeros((blocks * rows, c), x.dtype)
     padded[:n] = x
     grid = padded.reshape(blocks, rows, c)
-    # row-order partial sums: NumPy adds row after row when the rows are not its inner loop
-    # (several channels); over one channel a reduce pairs terms, an accumulate does not
-    if c > 1:
-        part = grid.sum(axis=1)
-    else:
-        part = np.add.accumulate(grid[:, :, 0], axis=1)[:, -1:]
-    mean = (_sum_blocks(part) / n).astype(x.dtype)
+    mean = (_sum_blocks(_row_order_sums(grid)) / n).astype(x.dtype)
     dev = np.subtract(padded, mean, out=padded)
     dev[n:] = 0                              # padding rows add nothing to the deviations
+    if rows > _EXACT_ROWS:
+        # long blocks: the squares rounded to the compute dtype, then summed in row order (one
+        # rounding more than the fused multiply-add, so the last bit can differ) instead of a
+        # loop of ``rows`` NumPy steps (2.2 ms for a 1024 x 512 batch on two threads)
+        dev *= dev
+        return mean, _sum_blocks(_row_order_sums(dev.reshape(blocks, rows, c))).astype(x.dtype)
     sq = dev.astype(np.float64) if x.dtype == np.float32 else dev
     sq *= sq                                 # exact in float64 for float32 deviations
     sq = sq.reshape(blocks, rows, c)
@@ -230,6 +230,20 @@ def _row_stats(x):
         # part + d * d rounded once to the compute dtype: the fused multiply-add's result
         np.add(part, sq[:, i], out=part, casting="unsafe")
     return mean, _sum_blocks(part).astype(x.dtype)
+
+
+# Blocks of at most this many rows get the exact fused multiply-add loop (batches up to
+# 64 x the thread count); longer ones the vectorised sum of rounded squares.
+_EXACT_ROWS = 64
+
+
+def _row_order_sums(grid):
+    """Per block and channel, the rows of ``grid`` (blocks, rows, C) added one after another
+    in its dtype: NumPy adds row after row when the rows are not its inner loop (several
+    channels); over one channel a reduce pairs terms, an accumulate does not."""
+    if grid.shape[2] > 1:
+        return grid.sum(axis=1)
+    return np.add.accumulate(grid[:, :, 0], axis=1)[:, -1:]
 
 
 def _sum_blocks(part):
