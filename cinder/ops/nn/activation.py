@@ -366,15 +366,25 @@ register("prelu", prelu, method=True, family="nn.activation", nodes=(PreluNode,)
 # softmax / log_softmax (fused)
 # ----------------------------------------------------------------------------------------------
 
-def _softmax_arr(a, axis):
+def _softmax_arr(a, axis, half=None):
     e = np.exp(a - a.max(axis=axis, keepdims=True))
-    e /= e.sum(axis=axis, keepdims=True)
+    total = e.sum(axis=axis, keepdims=True)
+    if half is not None and axis == a.ndim - 1:
+        e *= 1 / total      # PyTorch's last-dim kernel for float16/bfloat16 scales by 1 / sum
+    else:
+        e /= total
     return e
 
 
-def _log_softmax_arr(a, axis):
+def _log_softmax_arr(a, axis, half=None):
     shifted = a - a.max(axis=axis, keepdims=True)
-    shifted -= np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+    total = np.exp(shifted).sum(axis=axis, keepdims=True)
+    if half is not None and axis == a.ndim - 1:
+        # PyTorch's last-dim kernel for float16/bfloat16 keeps the sum of exponentials and
+        # its log in the tensor's dtype (other dims stay in float32 throughout)
+        shifted -= np.log(total.astype(half)).astype(half)
+    else:
+        shifted -= np.log(total)
     return shifted
 
 
@@ -398,15 +408,17 @@ def _softmax_family(name, arr_fn, node, kernel_name):
                              f"[{-max(nd, 1)}, {max(nd, 1) - 1}], but got {dim})")
         axis = dim % max(nd, 1)
         a = input._data
+        extra = {}
         if dt in _HALF:
             a = a.astype(np.float32)
+            extra["half"] = dt.numpy_dtype
         if nd == 0:
-            res = arr_fn(a.reshape(1), 0).reshape(())
+            res = arr_fn(a.reshape(1), 0, **extra).reshape(())
         elif a.size == 0:
             res = a.copy()
         else:
             with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-                res = arr_fn(a, axis)
+                res = arr_fn(a, axis, **extra)
         result = wrap(res.astype(dt.numpy_dtype, copy=False), dt, input._device)
         if input._requires_grad and needs_grad(input):
             record(node, (input,), (result,), dim=axis if nd else 0)
