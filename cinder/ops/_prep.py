@@ -96,14 +96,14 @@ def scalar_as(value, dtype):
 
 
 _INT_RANGE = {d: (int(np.iinfo(d.numpy_dtype).min), int(np.iinfo(d.numpy_dtype).max))
-              for d in (D.uint8, D.int8, D.int16, D.int32, D.int64)}
+              for d in (D.uint8, D.int8, D.int16, D.int32, D.int64, D.uint64)}
 
 
 def wrap_int(value, dtype):
     """An out-of-range Python int as PyTorch casts it to an integer dtype: modulo 2**bits."""
     lo, hi = _INT_RANGE[dtype]
-    if dtype is D.int64:
-        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    if dtype is D.int64 or dtype is D.uint64:
+        raise RuntimeError(f"value cannot be converted to type {dtype.name}_t without overflow")
     span = hi - lo + 1
     return (value - lo) % span + lo
 

@@ -74,20 +74,34 @@ def _data_to_numpy(data, dtype=None):
         raise
     if arr.dtype == object or arr.dtype.kind in "USO":
         bad = _first_non_number(data)
-        raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
-    return arr, _infer_scalar_type(data)
+        if bad is not None:
+            raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
+    inferred = _infer_scalar_type(data)
+    if dtype is D.uint64 and arr.dtype != np.uint64 and inferred.category < D.FLOATING:
+        arr = np.array(data, dtype=np.uint64)       # integers up to 2**64 - 1, exactly
+    elif arr.dtype == object or (inferred.category < D.FLOATING and arr.dtype.kind not in "biu"):
+        # a Python int beyond 64 bits (NumPy fell back to object or float64): PyTorch reads
+        # integers as int64 and refuses; beside a float it is just a large float
+        if inferred.category < D.FLOATING:
+            raise ValueError("Overflow when unpacking long long")
+        arr = np.array(data, dtype=np.complex128 if inferred.category == D.COMPLEX
+                       else np.float64)
+    elif arr.dtype == np.uint64 and dtype is not D.uint64:
+        raise ValueError("Overflow when unpacking long long")
+    return arr, inferred
 
 
 _NUMBER_TYPES = (bool, int, float, builtins.complex)
 
 
 def _python_scalar_type(t):
-    if t is float:
-        return D.get_default_dtype()
-    if t is int:
-        return D.int64
-    if t is bool:
+    # subclasses count as their base (an IntEnum member is an int, as PyTorch reads it)
+    if issubclass(t, bool):
         return D.bool
+    if issubclass(t, int):
+        return D.int64
+    if issubclass(t, float):
+        return D.get_default_dtype()
     return D.default_complex_dtype()
 
 
@@ -103,8 +117,9 @@ def _infer_scalar_type(data):
     if isinstance(data, (np.ndarray, np.generic)):
         return D.from_numpy_dtype(data.dtype)
     if not isinstance(data, (list, tuple)):
-        return _python_scalar_type(builtins.complex) if isinstance(data, builtins.complex) \
-            else _python_scalar_type(float)
+        if isinstance(data, _NUMBER_TYPES):     # subclasses (IntEnum members...) as their base
+            return _python_scalar_type(type(data))
+        return _python_scalar_type(float)
     if not data:
         return D.get_default_dtype()
     kinds = set(map(type, data))
