@@ -44,6 +44,9 @@ def cases(n, side):
     m = RNG.standard_normal((side, side)).astype(np.float32)
     pts = RNG.standard_normal((side, 3)).astype(np.float32)
     near_one = RNG.uniform(0.999, 1.001, n).astype(np.float32)
+    well = (m + side * np.eye(side, dtype=np.float32)).astype(np.float32)   # well conditioned
+    sym = (m @ m.T / side + np.eye(side, dtype=np.float32)).astype(np.float32)
+    rhs = RNG.standard_normal((side, 4)).astype(np.float32)
 
     def t(lib, arr):
         return lib.from_numpy(arr.copy())
@@ -68,6 +71,12 @@ def cases(n, side):
         ("cdist (n,3)x(n,3)", lambda L: (lambda a: lambda: L.cdist(a, a))(t(L, pts))),
         ("logsumexp", lambda L: (lambda a: lambda: L.logsumexp(a, 1))(t(L, m))),
         ("repeat_interleave", lambda L: (lambda a: lambda: a.repeat_interleave(2))(t(L, x))),
+        ("linalg.solve (n,n)x(n,4)", lambda L: (lambda a, b: lambda: L.linalg.solve(a, b))(
+            t(L, well), t(L, rhs))),
+        ("linalg.svd", lambda L: (lambda a: lambda: L.linalg.svd(a))(t(L, m))),
+        ("linalg.eigh", lambda L: (lambda a: lambda: L.linalg.eigh(a))(t(L, sym))),
+        ("fft.fft", lambda L: (lambda a: lambda: L.fft.fft(a))(t(L, x))),
+        ("fft.rfft", lambda L: (lambda a: lambda: L.fft.rfft(a))(t(L, x))),
     ]
 
 
