@@ -112,41 +112,6 @@ def test_loading_a_module_loads_nothing_above_it():
     assert not above, "\n".join(above[:40])
 
 
-# Function-local imports found when this test learnt to see through cycles that only existed
-# via ``cinder/__init__`` (wave 3): in files other helpers were reworking at the same time, so
-# they were left to be hoisted there. Any other habit import fails the test.
-_PENDING = {
-    ("cinder/nn/_functional/pooling.py", "cinder.ops"),
-    ("cinder/nn/grad.py", "cinder.ops"),
-    ("cinder/nn/init.py", "cinder.ops"),
-    ("cinder/nn/modules/adaptive.py", "cinder.ops"),
-    ("cinder/nn/modules/conv.py", "cinder.nn.init"),
-    ("cinder/nn/modules/module.py", "cinder.ops.creation"),
-    ("cinder/nn/modules/rnn.py", "cinder.nn.utils.rnn"),
-    ("cinder/nn/parameter.py", "cinder.ops.creation"),
-    ("cinder/nn/utils/clip_grad.py", "cinder.ops"),
-    ("cinder/nn/utils/clip_grad.py", "cinder.ops.creation"),
-    ("cinder/nn/utils/convert_parameters.py", "cinder.ops"),
-    ("cinder/nn/utils/fusion.py", "cinder.ops"),
-    ("cinder/nn/utils/init.py", "cinder.random"),
-    ("cinder/nn/utils/parametrizations.py", "cinder._tensor"),
-    ("cinder/nn/utils/parametrizations.py", "cinder.ops"),
-    ("cinder/nn/utils/parametrizations.py", "cinder.ops.creation"),
-    ("cinder/ops/_inplace.py", "cinder.ops._prep"),
-    ("cinder/ops/contractions.py", "cinder.ops._prep"),
-    ("cinder/ops/creation.py", "cinder.ops._prep"),
-    ("cinder/ops/nn/_utils.py", "cinder.autograd.engine"),
-    ("cinder/ops/nn/activation.py", "cinder.random"),
-    ("cinder/ops/nn/loss.py", "cinder.ops._prep"),
-    ("cinder/ops/reduction.py", "cinder._tensor"),
-    ("cinder/ops/reduction.py", "cinder.ops._prep"),
-    ("cinder/ops/scatter.py", "cinder.ops._prep"),
-    ("cinder/ops/sorting.py", "cinder.ops._prep"),
-    ("cinder/ops/statistics.py", "cinder.ops._prep"),
-    ("cinder/ops/views.py", "cinder.backend"),
-}
-
-
 def test_function_local_imports_are_needed():
     habit = []
     for module, (_, local) in IMPORTS.items():
@@ -155,8 +120,5 @@ def test_function_local_imports_are_needed():
                 continue                       # lazy import upward: keeps the layering
             if _reaches(target, module):
                 continue                       # at the top it would close a cycle
-            path = str(MODULES[module].relative_to(ROOT.parent))
-            if (path, target) in _PENDING:
-                continue
             habit.append(f"{MODULES[module].relative_to(ROOT.parent)}:{line} imports {target}")
     assert not habit, "function-local imports that belong at the top:\n" + "\n".join(habit)

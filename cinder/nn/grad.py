@@ -7,6 +7,7 @@ through the convolution's own backward kernel (conv lives in ``functional``).
 
 from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad
+from ..ops import FUNCTIONS
 
 __all__ = ["conv1d_input", "conv1d_weight", "conv2d_input", "conv2d_weight", "conv3d_input",
            "conv3d_weight"]
@@ -20,7 +21,6 @@ def _conv(n):
 def _vjp(n, wrt_input, shape, other, grad_output, stride, padding, dilation, groups):
     """The gradient of conv{n}d with respect to its input (``wrt_input``) or weight, of
     ``shape``, with ``other`` the weight or input held fixed."""
-    from ..ops import FUNCTIONS
     with enable_grad():
         leaf = FUNCTIONS["zeros"](tuple(shape), dtype=grad_output.dtype,
                                   device=grad_output.device, requires_grad=True)

@@ -9,6 +9,7 @@ import math
 import warnings
 
 from ..autograd.grad_mode import no_grad
+from ..ops import FUNCTIONS
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
@@ -75,7 +76,6 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 
 def _trunc_by_redraw(tensor, mean, std, a, b, generator):
-    from ..ops import FUNCTIONS
     lo = tensor.new_tensor(a).item()
     hi = tensor.new_tensor(b).item()
     result = tensor.normal_(mean, std, generator=generator)
@@ -94,7 +94,6 @@ def _log_density(candidates, mean, std, log_peak):
 
 
 def _trunc_by_acceptance(tensor, mean, std, a, b, generator):
-    from ..ops import FUNCTIONS
     where, empty_like = FUNCTIONS["where"], FUNCTIONS["empty_like"]
     mode = max(a, min(mean, b))
     log_peak = -0.5 * ((mode - mean) / std) ** 2
@@ -139,7 +138,6 @@ def eye_(tensor):
     """Fill a 2-d tensor with the identity matrix."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..ops import FUNCTIONS
     with no_grad():
         tensor.copy_(FUNCTIONS["eye"](*tensor.shape, dtype=tensor.dtype))
     return tensor
@@ -255,7 +253,6 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     (rows chosen by ``randperm``)."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..ops import FUNCTIONS
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)
     with no_grad():

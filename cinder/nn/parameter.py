@@ -2,12 +2,12 @@
 
 from .._C import _disabled_torch_function_impl
 from .._tensor import Tensor
+from ..ops.creation import empty
 
 __all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter", "is_lazy"]
 
 
 def _empty(device=None, dtype=None):
-    from ..ops.creation import empty
     return empty(0, device=device, dtype=dtype)
 
 
@@ -99,7 +99,6 @@ class UninitializedTensorMixin:
     def materialize(self, shape, device=None, dtype=None):
         """Give the tensor ``shape`` (uninitialized memory) and turn it into its final class
         (``Parameter`` or ``Tensor``), keeping device and dtype unless given."""
-        from ..ops.creation import empty
         device = self._device if device is None else device
         dtype = self._dtype if dtype is None else dtype
         self.data = empty(shape, device=device, dtype=dtype)

@@ -26,6 +26,7 @@ every path still ends in the same checks.
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
 from ._registry import record, register
+from ._prep import broadcast_shape, is_scalar, result_type
 
 __all__ = ["cast_check", "check_fits", "check_inplace", "commit_inplace",
            "inplace_only", "make_inplace"]
@@ -58,7 +59,6 @@ def make_inplace(fn, name, *, pointwise=False, bool_result=False, precheck=None,
             if pointwise and not bool_result:
                 # A pointwise op refuses a result it cannot cast into self before it looks
                 # for a kernel, so that error wins over the missing kernel.
-                from ._prep import is_scalar, result_type
                 cast_check(result_type(self, *[a for a in args
                                                if isinstance(a, Tensor) or is_scalar(a)]),
                            self._dtype)
@@ -179,7 +179,6 @@ def check_fits(shape, other):
     """``other`` must broadcast to exactly ``shape`` (an in-place result written into a tensor
     of ``shape``); otherwise PyTorch's error."""
     if other != shape:
-        from ._prep import broadcast_shape
         full = broadcast_shape(shape, other)       # raises when they don't broadcast at all
         if full != shape:
             raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast "

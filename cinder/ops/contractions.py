@@ -23,6 +23,7 @@ from ._prep import (
     xp_of,
 )
 from ._registry import needs_grad, node_class, record, register, write_out
+from ._prep import result_type
 
 # ----------------------------------------------------------------------------------------------
 # einsum
@@ -438,7 +439,6 @@ def cross(input, other, dim=None, *, out=None):
     if input._data.shape[d] != 3 or other._data.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{input._data.shape[d]} and {other._data.shape[d]}")
-    from ._prep import result_type
     dt = result_type(input, other)
     if dt is D.bool:
         not_implemented("cross", dt)

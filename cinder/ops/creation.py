@@ -17,6 +17,7 @@ from ._prep import check_tensor_arg, common_device, result_type, wrap, xp_of
 from ._creation_factory import check_dtype, check_options, filled, is_int_arg
 from ._creation_factory import finish as _finish
 from ._registry import needs_grad, node_class, record, register, write_out
+from ._prep import reraise_broadcast
 
 __all__ = ["as_tensor", "asarray", "empty", "from_numpy", "full", "ones", "tensor", "zeros"]
 
@@ -578,7 +579,6 @@ def _complex_result(re, im, inputs, node, out, **saved):
     try:
         arr = xp.asarray(re + 1j * im).astype(dt.numpy_dtype)
     except ValueError as exc:
-        from ._prep import reraise_broadcast
         reraise_broadcast(exc, re, im)
     result = wrap(arr, dt, common_device(inputs))
     if needs_grad(*inputs):

@@ -29,6 +29,7 @@ from ._reduction_factory import (
     unreduce,
 )
 from ._registry import FUNCTIONS, make_inplace, needs_grad, node_class, record, register, write_out
+from ._prep import shape_arg
 
 # ----------------------------------------------------------------------------------------------
 # sum / nansum / sum_to_size / mean / prod
@@ -96,7 +97,6 @@ def _expandable(size, shape):
 
 def sum_to_size(input, *size):
     """Sum ``input`` down to ``size`` (the shape it was broadcast from)."""
-    from ._prep import shape_arg
     size = shape_arg(size, "sum_to_size")
     shape = input._data.shape
     if not _expandable(size, shape):

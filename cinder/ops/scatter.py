@@ -24,6 +24,7 @@ from ._registry import (
 )
 from ._segment import counts_at, index_within, linear_index, reduce_into
 from .indexing import _along_dim_key, _src_block
+from ._prep import broadcast_shape
 
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
@@ -403,7 +404,6 @@ def take_along_dim(input, indices, dim=None, *, out=None):
             raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
                                f"number of dimensions, but got {input._data.ndim} dimensions "
                                f"for input, and {indices._data.ndim} dimensions for indices")
-        from ._prep import broadcast_shape
         d = wrap_dim(dim, max(input._data.ndim, 1))
         sizes = list(input._data.shape)
         if sizes:
@@ -450,7 +450,6 @@ def masked_scatter(input, mask, source):
     if source._dtype is not input._dtype:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
                            f"got{input._dtype.scalar_name} and {source._dtype.scalar_name}")
-    from ._prep import broadcast_shape
     shape = broadcast_shape(input._data.shape, mask._data.shape)
     xp = xp_of(input)
     m = xp.broadcast_to(mask._data, shape)

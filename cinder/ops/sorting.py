@@ -17,6 +17,7 @@ from ._prep import check_tensor_arg, not_implemented, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register, write_out
 from ._reduction_factory import Reduced, pair_result, reduction
 from .reduction import _select_index
+from ._prep import dims_arg
 
 _COMPLEX = (D.complex64, D.complex128)
 
@@ -631,7 +632,6 @@ def count_nonzero(input, dim=None):
     if dim is None:
         res = xp.asarray(xp.count_nonzero(a))
     else:
-        from ._prep import dims_arg
         axes = dims_arg(dim, a.ndim) if a.ndim else ()
         res = xp.count_nonzero(a, axis=axes) if a.ndim else xp.asarray(int(a != 0))
     return Reduced(wrap(xp.asarray(res).astype(np.int64), D.int64, input._device))

@@ -9,6 +9,7 @@ from ..autograd.grad_mode import no_grad
 from ._prep import as_compute, check_tensor_arg, common_device, dims_arg, wrap, xp_of
 from ._registry import make_inplace, needs_grad, node_class, record, register, write_out
 from ._reduction_factory import Reduced, reduced_shape, reduction, unreduce
+from ._prep import broadcast_shape, result_type
 
 # ----------------------------------------------------------------------------------------------
 # logsumexp
@@ -142,12 +143,10 @@ def dist(input, other, p=2):
     """The ``p``-norm of ``input - other`` (broadcast)."""
     check_tensor_arg(input, "dist", "input", 1)
     check_tensor_arg(other, "dist", "other", 2)
-    from ._prep import result_type
     dt = result_type(input, other)
     if dt.category < D.FLOATING:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {input._dtype.scalar_name}")
-    from ._prep import broadcast_shape
     broadcast_shape(input._data.shape, other._data.shape)
     dev = common_device((input, other))
     xp = xp_of(input)

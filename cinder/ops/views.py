@@ -582,7 +582,6 @@ def _region_fn(view_t, base_t):
     item = base_t._dtype.itemsize
     base_arr = base_t._data
     base_strides = tuple(s // item for s in base_arr.strides)
-    from .. import backend
     offset = (backend.data_ptr(view_t._data) - backend.data_ptr(base_arr)) // item
     size, stride = view_t._data.shape, view_t.stride()
 

@@ -5,6 +5,7 @@ Re-exported by ``cinder/nn/functional.py`` (the module users import).
 
 from ...ops.nn import pool as _pool
 from ...ops.nn._utils import ntuple as _ntuple
+from ... import ops as _o
 
 __all__ = ["max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
            "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d", "max_pool2d", "max_pool3d",
@@ -156,7 +157,6 @@ def _fractional_fn(nd):
             output_size = [int(input.size(-nd + i) * ratio[i]) for i in range(nd)]
         size = _ntuple(output_size, nd, "output_size")
         if _random_samples is None:
-            from ... import ops as _o
             batch = 1 if input.dim() == nd + 1 else input.size(0)
             _random_samples = _o.FUNCTIONS["rand"](batch, input.size(-nd - 1), nd,
                                                    dtype=input.dtype)

@@ -8,6 +8,7 @@ from .. import functional as F
 from .container import ModuleList, Sequential
 from .linear import Linear
 from .module import Module
+from ...ops import FUNCTIONS
 
 __all__ = ["AdaptiveLogSoftmaxWithLoss"]
 
@@ -103,7 +104,6 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         return _ASMoutput(output, loss)
 
     def _get_full_log_prob(self, input, head_output):
-        from ...ops import FUNCTIONS
         head_logprob = F.log_softmax(head_output, dim=1)
         parts = [head_logprob[:, :self.shortlist_size]]
         for i, _ in enumerate(itertools.pairwise(self.cutoffs)):
@@ -119,7 +119,6 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     def predict(self, input):
         """The most likely class of each row (only rows whose best head entry is a cluster
         need the full distribution)."""
-        from ...ops import FUNCTIONS
         head_output = self.head(input)
         output = FUNCTIONS["argmax"](head_output, dim=1)
         outside = output >= self.shortlist_size

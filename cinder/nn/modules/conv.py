@@ -9,6 +9,7 @@ from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 from .utils import _pair, _reverse_repeat_tuple, _single, _triple
+from .. import init
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
@@ -69,7 +70,6 @@ class _ConvNd(Module):
     def reset_parameters(self):
         """PyTorch's default: kaiming-uniform weight (a = sqrt(5)), bias uniform in
         +-1/sqrt(fan_in) — the same RNG calls, so the same weights after manual_seed."""
-        from .. import init
         with no_grad():
             init.kaiming_uniform_(self.weight, a=math.sqrt(5))
             if self.bias is not None:

@@ -46,6 +46,7 @@ from ._module_support import (  # noqa: F401  (public here, as in PyTorch)
     register_module_module_registration_hook,
     register_module_parameter_registration_hook,
 )
+from ...ops.creation import empty_like
 
 __all__ = [
     "Module",
@@ -374,7 +375,6 @@ class Module:
 
     def to_empty(self, *, device, recurse=True):
         """Move parameters and buffers to ``device`` without copying their values."""
-        from ...ops.creation import empty_like
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def to(self, *args, **kwargs):

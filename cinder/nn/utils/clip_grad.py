@@ -7,6 +7,8 @@ import warnings
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ...ops import FUNCTIONS, OPS
+from ...ops.creation import tensor
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "get_total_norm"]
@@ -21,7 +23,6 @@ def _no_grad(fn):
 
 
 def _vector_norm(t, p):
-    from ...ops import OPS
     return OPS["vector_norm"].function(t, p)
 
 
@@ -39,14 +40,12 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
     norm_type = float(norm_type)
     if not tensors:
-        from ...ops.creation import tensor
         return tensor(0.0)
     first_device = tensors[0].device
     norms = []
     for t in tensors:
         _check_foreach(foreach, t.device)
         norms.append(_vector_norm(t, norm_type))
-    from ...ops import FUNCTIONS
     total = _vector_norm(FUNCTIONS["stack"]([n.to(first_device) for n in norms]), norm_type)
     if error_if_nonfinite and bool(total.isnan() | total.isinf()):
         raise RuntimeError(

@@ -1,6 +1,7 @@
 """Flatten parameters into one vector and back."""
 
 from ..._tensor import Tensor
+from ...ops import FUNCTIONS
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
@@ -18,7 +19,6 @@ def _check_param_device(param, old):
 
 def parameters_to_vector(parameters):
     """One 1-d tensor holding every parameter, flattened and concatenated."""
-    from ...ops import FUNCTIONS
     device = None
     vec = []
     for param in parameters:

@@ -4,6 +4,7 @@ import copy
 
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
+from ...ops import FUNCTIONS
 
 __all__ = ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
            "fuse_linear_bn_weights"]
@@ -23,7 +24,6 @@ def fuse_conv_bn_eval(conv, bn, transpose=False):
 
 
 def _ones_zeros(like, weight, bias):
-    from ...ops import FUNCTIONS
     w = FUNCTIONS["ones_like"](like) if weight is None else weight
     b = FUNCTIONS["zeros_like"](like) if bias is None else bias
     return w, b
@@ -34,7 +34,6 @@ def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, trans
     with no_grad():
         conv_dtype, weight_dtype = conv_w.dtype, conv_w.dtype
         if conv_b is None:
-            from ...ops import FUNCTIONS
             conv_b = FUNCTIONS["zeros_like"](bn_rm)
         bn_w, bn_b = _ones_zeros(bn_rm, bn_w, bn_b)
         bn_var_rsqrt = (bn_rv + bn_eps).rsqrt()
@@ -64,7 +63,6 @@ def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b)
     """Linear weight and bias with BatchNorm statistics and affine parameters folded in."""
     with no_grad():
         if linear_b is None:
-            from ...ops import FUNCTIONS
             linear_b = FUNCTIONS["zeros_like"](bn_rm)
         bn_scale = bn_w * (bn_rv + bn_eps).rsqrt()
         fused_w = linear_w * bn_scale.unsqueeze(-1)

@@ -1,6 +1,7 @@
 """``skip_init``: build a module without running its parameter initialisation."""
 
 import inspect
+from ...random import get_rng_state, set_rng_state
 
 __all__ = ["skip_init"]
 
@@ -17,7 +18,6 @@ def skip_init(module_cls, *args, **kwargs):
         raise RuntimeError(f"Expected a Module; got {module_cls}")
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
-    from ...random import get_rng_state, set_rng_state
     final_device = kwargs.pop("device", "cpu")
     state = get_rng_state()
     try:

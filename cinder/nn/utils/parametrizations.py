@@ -8,6 +8,9 @@ from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..modules.module import Module
 from . import parametrize
+from ..._tensor import Tensor
+from ...ops import FUNCTIONS
+from ...ops.creation import tensor
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
@@ -120,7 +123,6 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 # ----------------------------------------------------------------------------------------------
 
 def _eye(n, like):
-    from ...ops import FUNCTIONS
     return FUNCTIONS["eye"](n, dtype=like.dtype, device=like.device)
 
 
@@ -132,7 +134,6 @@ def _make_orthogonal(a):
 
 def _is_orthogonal(q):
     """Whether every matrix of ``q`` has orthonormal columns, to PyTorch's tolerance."""
-    from ...ops import FUNCTIONS
     n, k = q.size(-2), q.size(-1)
     eps = 10.0 * n * D.finfo(q.dtype).eps
     return FUNCTIONS["allclose"](q.mT.matmul(q), _eye(k, q), atol=eps)
@@ -155,7 +156,6 @@ class _Orthogonal(Module):
         if self.orthogonal_map in ("matrix_exp", "cayley"):
             x = x.tril()
             if n != k:
-                from ...ops import FUNCTIONS
                 zeros = x.new_zeros(n, n - k).expand(*x.shape[:-2], -1, -1)
                 x = FUNCTIONS["cat"]([x, zeros], -1)
             a = x - x.mT
@@ -199,7 +199,6 @@ class _Orthogonal(Module):
         if n == k:
             q = q.clone() if _is_orthogonal(q) else _make_orthogonal(q)
         else:
-            from ...ops import FUNCTIONS
             filler = FUNCTIONS["randn"](*(tuple(q.shape[:-2]) + (n, n - k)), dtype=q.dtype)
             q = _make_orthogonal(FUNCTIONS["cat"]([q, filler], -1))
         self.base = q
@@ -214,7 +213,6 @@ def _geqrf_signed(q):
     reads (PyTorch's right_inverse without trivialization). cinder has no ``geqrf`` op yet,
     so the factorisation runs in NumPy, one matrix at a time (initialisation only)."""
     import numpy as np
-    from ...ops.creation import tensor
     arr = q.detach().numpy().astype(np.float64)
     flat = arr.reshape((-1,) + arr.shape[-2:])
     out = np.empty(flat.shape)
@@ -231,7 +229,6 @@ def _geqrf_signed(q):
 def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
     """Constrain the matrix ``module.<name>`` to be orthogonal (orthonormal columns, or rows
     when wide) through ``matrix_exp`` (square default), ``cayley`` or ``householder``."""
-    from ..._tensor import Tensor
     weight = getattr(module, name, None)
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")

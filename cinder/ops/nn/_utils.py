@@ -10,6 +10,7 @@ from ..._tensor import make_tensor
 from ...autograd import grad_mode
 from .._prep import xp_of
 from .._registry import record
+from ...autograd.engine import run_backward
 
 __all__ = ["ntuple", "like", "windows", "add_windows", "float_kernel_dtype", "check_float",
            "scatter_sum", "adjoint_node", "recompute_node",
@@ -172,7 +173,6 @@ def recompute_grads(node, composite, keys, grads):
     """Gradients for ``node``'s inputs ``keys`` (saved under those names) as differentiable
     tensors: run ``composite(node, *inputs)`` — the op's forward in cinder ops — and
     backpropagate ``grads`` (one per output, None allowed) through it with create_graph."""
-    from ...autograd.engine import run_backward
     tensors = [node.saved(k) for k in keys]
     live = [t for t in tensors if t is not None and t._requires_grad]
     outs = composite(node, *tensors)

@@ -17,6 +17,7 @@ from ..._tensor import Tensor
 from .._prep import not_implemented, wrap, xp_of
 from ..pointwise import where
 from .._registry import make_inplace, needs_grad, node_class, record, register
+from ...random import default_generator
 
 _HALF = (D.float16, D.bfloat16)
 _SQRT1_2 = 1 / math.sqrt(2)
@@ -452,7 +453,6 @@ def _rrelu_noise(input, lower, upper, training, generator):
     neg = a <= 0
     noise = np.ones(a.shape, dtype=np.float64)
     if training:
-        from ...random import default_generator
         eng = (generator or default_generator)._impl
         k = int(neg.sum())
         noise[neg] = eng.uniform(k, np.float64, lower, upper) if k else 0

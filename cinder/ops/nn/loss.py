@@ -14,6 +14,7 @@ from ...autograd import grad_mode
 from .._prep import wrap, xp_of
 from .._registry import needs_grad, node_class, record, register
 from ..pointwise import where
+from .._prep import broadcast_shape, not_implemented
 
 NONE, MEAN, SUM = 0, 1, 2
 
@@ -168,7 +169,6 @@ def _broadcast_pair(input, target):
     if input._data.shape == target._data.shape:
         return input, target
     from ..views import broadcast_to
-    from .._prep import broadcast_shape
     shape = broadcast_shape(input._data.shape, target._data.shape)
     return broadcast_to(input, shape), broadcast_to(target, shape)
 
@@ -176,7 +176,6 @@ def _broadcast_pair(input, target):
 def _check_float(input, kernel_name):
     dt = input._dtype
     if dt.category != D.FLOATING:
-        from .._prep import not_implemented
         not_implemented(kernel_name, dt)
 
 
