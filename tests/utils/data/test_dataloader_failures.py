@@ -268,10 +268,16 @@ def test_ctrl_c_leaves_nothing():
     ds = cinder.utils.data.TensorDataset(cinder.arange(20.).reshape(10, 2))
     it = iter(cinder.utils.data.DataLoader(ds, batch_size=1, num_workers=2))
     pids = [w.pid for w in it._workers]
-    with pytest.raises(KeyboardInterrupt):
-        for i, _ in enumerate(it):
-            if i == 2:
-                os.kill(os.getpid(), signal.SIGINT)     # what Ctrl-C sends
+    # Python's own Ctrl-C handler, whatever the test runner installed (a pytest-xdist worker
+    # may ignore SIGINT, so the signal would never become a KeyboardInterrupt)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            for i, _ in enumerate(it):
+                if i == 2:
+                    os.kill(os.getpid(), signal.SIGINT)     # what Ctrl-C sends
+    finally:
+        signal.signal(signal.SIGINT, previous)
     del it
     gc.collect()
     assert_clean(pids, before)
