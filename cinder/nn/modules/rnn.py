@@ -20,7 +20,6 @@ from .. import init
 from ...ops.nn.rnn import rnn_layer
 from ..parameter import Parameter
 from .module import Module
-from ..utils.rnn import PackedSequence
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -30,6 +29,7 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 def _packed_sequence_class():
     # Imported on use: importing nn.utils while nn.modules loads would let the star import
     # in nn/__init__ bind ``nn.utils`` to ``nn.modules.utils``.
+    from ..utils.rnn import PackedSequence
     return PackedSequence
 
 
