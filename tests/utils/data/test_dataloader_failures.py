@@ -103,14 +103,20 @@ def test_dead_worker_is_reported_not_hung(how):
     before = shm_names()
     messages = {}
     for L in (torch, cinder):
-        start = time.monotonic()
-        err, pids = run_to_error(L, how)
-        elapsed = time.monotonic() - start
-        assert err[0] is RuntimeError and elapsed < 10
-        assert_clean(pids, before)
+        # Which check notices the dead worker first depends on timing, in PyTorch as here: the
+        # usual one raises with the worker's fate as the cause; on a loaded machine the other
+        # (no cause) can win. Up to three tries for the usual one, in each library.
+        for _ in range(3):
+            start = time.monotonic()
+            err, pids = run_to_error(L, how)
+            elapsed = time.monotonic() - start
+            assert err[0] is RuntimeError and elapsed < 10
+            assert_clean(pids, before)
+            if ")" in err[2]:
+                break
         # The outer message names the pid; its cause says what happened to the worker.
         messages[L.__name__] = [err[1].split("(pid")[0], err[2].split("(pid")[0],
-                                err[2].split(")", 1)[1]]
+                                err[2].split(")", 1)[-1]]
     assert messages["cinder"] == messages["torch"]
 
 
