@@ -62,8 +62,9 @@ class dtype:
         # Pickled by name so the object stays a singleton (and maps to torch.<name>).
         return self.name
 
-    def __hash__(self):
-        return id(self)
+    # identity equality and hashing: object's own (C) __hash__, so the dtype lookups that every
+    # op makes (promotion tables, dtype sets) run no Python frame
+    __hash__ = object.__hash__
 
 
 bool = dtype("bool", np.bool_, BOOL, False, "BoolStorage", "BoolTensor")
