@@ -15,31 +15,22 @@ import cinder
 ENTRIES = last_names.ENTRIES
 
 
-def _cases(select, dtypes_of, keep=lambda s: True):
-    out = []
-    for e in ENTRIES:
-        if select(e):
-            for d in dtypes_of(e):
-                for i, s in enumerate(e.sample_list(d)):
-                    if keep(s):
-                        out.append(pytest.param(e, d, s, id=f"{e.name}-{d}-{i}:{s!r}"))
-    return out
-
-
-@pytest.mark.parametrize("entry,dtype,sample", _cases(lambda e: True, lambda e: e.dtypes))
+@pytest.mark.parametrize("entry,dtype,sample", R.sample_cases(
+    lambda e: True, lambda e: e.dtypes, entries=ENTRIES))
 def test_forward(entry, dtype, sample):
     R.test_forward(entry, dtype, sample)
 
 
-@pytest.mark.parametrize("entry,dtype,sample", _cases(
-    lambda e: e.grad, lambda e: e.grad_dtypes, R.has_leaves))
+@pytest.mark.parametrize("entry,dtype,sample", R.sample_cases(
+    lambda e: e.grad, lambda e: e.grad_dtypes, R.has_leaves, entries=ENTRIES))
 def test_grad(entry, dtype, sample):
     R.test_grad(entry, dtype, sample)
 
 
-@pytest.mark.parametrize("entry,dtype,sample", _cases(
+@pytest.mark.parametrize("entry,dtype,sample", R.sample_cases(
     lambda e: e.grad and "float64" in e.grad_dtypes, lambda e: ("float64",),
-    lambda s: R.has_leaves(s, nonempty=True)))
+    lambda s: R.has_leaves(s, nonempty=True),
+    entries=ENTRIES))
 def test_gradcheck(entry, dtype, sample):
     R.test_gradcheck(entry, dtype, sample)
 

@@ -131,9 +131,12 @@ def _cases(select):
     return out
 
 
-def _sample_cases(select, dtypes_of, keep=lambda s: True):
+def sample_cases(select, dtypes_of, keep=lambda s: True, entries=None):
+    """pytest params (entry, dtype, sample) of ``entries`` (default: the whole op_db) chosen by
+    ``select(entry)``, ``dtypes_of(entry)`` and ``keep(sample)``; other test modules run the
+    runners below over their own entry lists with it."""
     out = []
-    for e in ENTRIES:
+    for e in ENTRIES if entries is None else entries:
         if not select(e):
             continue
         for d in dtypes_of(e):
@@ -147,7 +150,7 @@ def _sample_cases(select, dtypes_of, keep=lambda s: True):
 # Forward values
 # ----------------------------------------------------------------------------------------------
 
-FORWARD = _sample_cases(lambda e: True, lambda e: e.dtypes)
+FORWARD = sample_cases(lambda e: True, lambda e: e.dtypes)
 
 
 @pytest.mark.parametrize("entry,dtype,sample", FORWARD)
@@ -176,7 +179,7 @@ def test_other_dtypes(entry, dtype):
 # Gradients
 # ----------------------------------------------------------------------------------------------
 
-GRAD = _sample_cases(lambda e: e.grad, lambda e: e.grad_dtypes, has_leaves)
+GRAD = sample_cases(lambda e: e.grad, lambda e: e.grad_dtypes, has_leaves)
 
 
 def weighted_loss(lib, outputs, seed):
@@ -255,7 +258,7 @@ def test_gradgrad(entry, sample):
         assert_same(c, t, entry.grad_tol, where="second derivative")
 
 
-GRADCHECK = _sample_cases(lambda e: e.grad and "float64" in e.grad_dtypes,
+GRADCHECK = sample_cases(lambda e: e.grad and "float64" in e.grad_dtypes,
                           lambda e: ("float64",), lambda s: has_leaves(s, nonempty=True))
 
 

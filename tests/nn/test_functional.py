@@ -8,18 +8,8 @@ from op_db import ALL_DTYPES, nn_functional
 ENTRIES = nn_functional.ENTRIES
 
 
-def _sample_cases(select, dtypes_of, keep=lambda s: True):
-    out = []
-    for e in ENTRIES:
-        if select(e):
-            for d in dtypes_of(e):
-                for i, s in enumerate(e.sample_list(d)):
-                    if keep(s):
-                        out.append(pytest.param(e, d, s, id=f"{e.name}-{d}-{i}:{s!r}"))
-    return out
-
-
-@pytest.mark.parametrize("entry,dtype,sample", _sample_cases(lambda e: True, lambda e: e.dtypes))
+@pytest.mark.parametrize("entry,dtype,sample", R.sample_cases(
+    lambda e: True, lambda e: e.dtypes, entries=ENTRIES))
 def test_forward(entry, dtype, sample):
     R.test_forward(entry, dtype, sample)
 
@@ -31,14 +21,15 @@ def test_other_dtypes(entry, dtype):
     R.test_other_dtypes(entry, dtype)
 
 
-@pytest.mark.parametrize("entry,dtype,sample", _sample_cases(
-    lambda e: e.grad, lambda e: e.grad_dtypes, R.has_leaves))
+@pytest.mark.parametrize("entry,dtype,sample", R.sample_cases(
+    lambda e: e.grad, lambda e: e.grad_dtypes, R.has_leaves, entries=ENTRIES))
 def test_grad(entry, dtype, sample):
     R.test_grad(entry, dtype, sample)
 
 
-@pytest.mark.parametrize("entry,dtype,sample", _sample_cases(
-    lambda e: e.grad, lambda e: ("float64",), lambda s: R.has_leaves(s, nonempty=True)))
+@pytest.mark.parametrize("entry,dtype,sample", R.sample_cases(
+    lambda e: e.grad, lambda e: ("float64",), lambda s: R.has_leaves(s, nonempty=True),
+    entries=ENTRIES))
 def test_gradcheck(entry, dtype, sample):
     R.test_gradcheck(entry, dtype, sample)
 
