@@ -1,5 +1,7 @@
-"""``tensor(data)`` with Python integers at and beyond 64 bits, int subclasses and uint64,
-against PyTorch: the same values and dtypes, or the same exception type and message."""
+"""Python numbers converted into tensors, against PyTorch: ``tensor(data)`` with integers at and
+beyond 64 bits, int subclasses and uint64; fill values (``full``, ``new_full``, ``full_like``,
+``fill_``, clamp bounds, a scalar operand) with PyTorch's overflow errors and float16 reached
+through float32. The same values and dtypes, or the same exception type and message."""
 
 import enum
 
@@ -21,6 +23,17 @@ CASES = [
     "L.tensor(Colour.GREEN)", "L.tensor([2**63], dtype=L.uint64)",
     "L.tensor([1, 2**63], dtype=L.uint64)", "L.tensor([1, 2], dtype=L.uint64) == 1",
     "L.tensor([1, 2], dtype=L.uint64) * 2",
+    # 1 + 2**-11 + 2**-40 rounds onto a float16 midpoint in float32, then to even (1.0)
+    "L.full((1,), 1 + 2**-11 + 2**-40, dtype=L.float16)",
+    "L.zeros(1, dtype=L.float16).fill_(1 + 2**-11 + 2**-40)",
+    "L.zeros(1, dtype=L.float16) + (1 + 2**-11 + 2**-40)",
+    "L.clamp(L.zeros(1, dtype=L.float16), min=1 + 2**-11 + 2**-40)",
+    "L.full((1,), 300, dtype=L.uint8)", "L.full((1,), -1, dtype=L.uint8)",
+    "L.full((1,), 2**63, dtype=L.int64)", "L.zeros(1, dtype=L.uint8).new_full((1,), 300)",
+    "L.full_like(L.zeros(1, dtype=L.uint8), 300)", "L.full((1,), 1e300, dtype=L.float32)",
+    "L.zeros(1).fill_(1e300)", "L.clamp(L.zeros(1), max=1e300)",
+    "L.full((1,), 1e39, dtype=L.bfloat16)", "L.zeros(1, dtype=L.float16).fill_(-70000.)",
+    "L.full((1,), float('inf'))",
 ]
 
 

@@ -85,6 +85,10 @@ def scalar_as(value, dtype):
     if cat == D.FLOATING:
         if isinstance(value, complex):
             raise RuntimeError("value cannot be converted to type float without overflow")
+        if dtype is D.float16:
+            # C++ reaches Half from double through float: round to float32 first, so the
+            # later conversion to float16 rounds the way PyTorch's does
+            return float(np.float32(value))
         return float(value)
     if cat == D.INTEGRAL:
         value = int(value)
@@ -108,6 +112,9 @@ def wrap_int(value, dtype):
     return (value - lo) % span + lo
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
 def checked_scalar(value, dtype):
     """A Python scalar converted for storing into a ``dtype`` tensor (``fill_``, ``clamp``
     bounds), with PyTorch's overflow check: integers must fit the dtype, except that an
@@ -120,6 +127,10 @@ def checked_scalar(value, dtype):
             cname = "uint8_t" if dtype is D.uint8 else f"{dtype.name}_t"
             raise RuntimeError(f"value cannot be converted to type {cname} without overflow")
         return value if value >= lo else value + hi + 1
+    if dtype is D.float32 and isinstance(value, float) and abs(value) > _F32_MAX \
+            and value != float("inf") and value != float("-inf"):
+        # PyTorch checks a double against float's range (the half types just become inf)
+        raise RuntimeError("value cannot be converted to type float without overflow")
     if dtype.category < D.COMPLEX and isinstance(value, complex):
         cname = {D.float32: "float", D.float64: "double", D.float16: "at::Half",
                  D.bfloat16: "at::BFloat16"}.get(dtype, f"{dtype.name}_t")
