@@ -448,7 +448,8 @@ def _rebuild_typed(untyped, dtype):
 # memory afterwards. Here a tensor or storage holds an array whose ``base`` chain leads to the
 # root array owning the bytes (the root plays the part of PyTorch's storage). The tensors that
 # may view a root are known without searching: the tensor itself, its ``_base`` and the views
-# and detached aliases its version counter remembers (``_VersionCounter.note_alias``).
+# and detached aliases its version counter remembers (``_VersionCounter.note_alias``, from the
+# first move in the process on: views made before it are found by the fallback below).
 # Reference counts then prove that nothing else refers to the arrays of those tensors; only
 # when something unexplained does (an alias made by a path that keeps no record, or a raw
 # array) are the objects the garbage collector tracks scanned, as the last resort.
@@ -540,6 +541,13 @@ def _views_of_same_root(holder):
     return group
 
 
+def _start_tracking_aliases():
+    """From now on views and aliases note themselves on their version counter (see
+    ``_VersionCounter.track_aliases``): a process that moves memory once is likely to again."""
+    from ._tensor import _VersionCounter       # _tensor imports this module
+    _VersionCounter.track_aliases = True
+
+
 def move_to_shared(holder):
     """Move the memory under ``holder`` (a CPU tensor or untyped storage) to shared memory and
     repoint every tensor and storage that views it. Safe to call from several threads."""
@@ -548,6 +556,7 @@ def move_to_shared(holder):
         if arr is None or segment_of(backend.storage_root(arr)) is not None:
             return
         arr = None
+        _start_tracking_aliases()
         group = _views_of_same_root(holder)
         arrays = [_holder_array(h) for h in group]
         complete = _excess_references(arrays) <= _BASELINE

@@ -29,12 +29,17 @@ __all__ = ["Tensor", "make_tensor"]
 class _VersionCounter:
     """Shared by a tensor and all its views; bumped by every in-place change.
 
-    It also remembers (weakly) the views and detached aliases made from the tensor, so that
-    ``share_memory_`` can move exactly the tensors that see the same storage (see
-    ``cinder._storage.move_to_shared``).
+    Once this process has moved some memory to shared memory, it also remembers (weakly) the
+    views and detached aliases made from the tensor, so that ``share_memory_`` can move exactly
+    the tensors that see the same storage (see ``cinder._storage.move_to_shared``).
     """
 
     __slots__ = ("value", "aliases", "prune_at")
+
+    # Off until the first ``share_memory_`` in this process (``move_to_shared`` turns it on):
+    # until then views cost no record at all, and the first move finds any alias made before
+    # through its fallback scan. A program that never shares memory never pays for the records.
+    track_aliases = False
 
     def __init__(self):
         self.value = 0
@@ -42,9 +47,12 @@ class _VersionCounter:
         self.prune_at = 8
 
     def note_alias(self, tensor):
-        """Remember ``tensor`` (or a storage) as one more alias of the memory, weakly."""
+        """Remember ``tensor`` (or a storage) as one more alias of the memory, weakly (only
+        while aliases are tracked)."""
         refs = self.aliases
         if refs is None:
+            if not self.track_aliases:
+                return
             refs = self.aliases = []
         refs.append(weakref.ref(tensor))
         if len(refs) >= self.prune_at:
@@ -483,7 +491,7 @@ class Tensor:
         vc = self._vc
         if vc is None:
             vc = self._vc = _VersionCounter()
-        if vc.aliases is None:
+        if vc.aliases is None and vc.track_aliases:
             vc.note_alias(self)     # the first alias: record the tensor it is made from too
         return vc
 

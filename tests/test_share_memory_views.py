@@ -1,6 +1,7 @@
 """``share_memory_`` on tensors that other tensors view: which ones move (compared with PyTorch),
-that the recorded views are found without scanning the heap, that unrecorded aliases still
-move (the fallback), and that several threads can share different tensors at once."""
+that views are recorded only once the process has shared memory (so that ordinary programs pay
+nothing per view), that recorded views are found without scanning the heap, that unrecorded
+aliases still move (the fallback), and that several threads can share different tensors at once."""
 
 import threading
 
@@ -10,11 +11,23 @@ import torch
 
 import cinder
 import cinder._storage as storage_mod
-from cinder._tensor import make_tensor
+from cinder._tensor import _VersionCounter, make_tensor
 
 
 @pytest.fixture
-def no_heap_scan(monkeypatch):
+def tracking(monkeypatch):
+    """Aliases tracked, as after the first move to shared memory in a process."""
+    monkeypatch.setattr(_VersionCounter, "track_aliases", True)
+
+
+@pytest.fixture
+def not_tracking(monkeypatch):
+    """A process that has not moved memory to shared memory yet."""
+    monkeypatch.setattr(_VersionCounter, "track_aliases", False)
+
+
+@pytest.fixture
+def no_heap_scan(tracking, monkeypatch):
     """Fail the test if share_memory_ falls back to scanning the garbage collector's objects."""
     def scan(root):
         raise AssertionError("share_memory_ scanned the heap")
@@ -69,11 +82,40 @@ def test_typed_storages_move_without_a_scan(mover, no_heap_scan):
     assert all(shared[cinder].values())
 
 
-def test_unrecorded_alias_still_moves_through_the_fallback(monkeypatch):
+def _count_scans(monkeypatch):
     scans = []
     real_scan = storage_mod.move_root_to_shared
     monkeypatch.setattr(storage_mod, "move_root_to_shared",
                         lambda root: scans.append(root) or real_scan(root))
+    return scans
+
+
+def test_views_keep_no_record_until_the_process_shares_memory(not_tracking, monkeypatch):
+    base = cinder.arange(12.)
+    view, detached = base[2:6], base.detach()
+    assert base._vc.aliases is None              # nothing noted: views cost no record
+    scans = _count_scans(monkeypatch)
+    base.share_memory_()                         # the first move: found by the fallback scan
+    assert len(scans) == 1 and view.is_shared() and detached.is_shared()
+    assert _VersionCounter.track_aliases         # and from now on aliases are recorded
+    other = cinder.arange(12.)
+    later = other.view(3, 4).t()
+    noted = [r() for r in other._vc.aliases]
+    assert noted[0] is other and noted[-1] is later
+    other.share_memory_()
+    assert len(scans) == 1 and later.is_shared()   # no second scan
+
+
+def test_an_already_shared_tensor_does_not_start_tracking(not_tracking):
+    base = cinder.arange(4.)
+    base.share_memory_()
+    _VersionCounter.track_aliases = False        # (restored by the fixture)
+    base.share_memory_()                         # nothing to move: the switch stays off
+    assert not _VersionCounter.track_aliases
+
+
+def test_unrecorded_alias_still_moves_through_the_fallback(tracking, monkeypatch):
+    scans = _count_scans(monkeypatch)
     arr = cinder.arange(8.)
     alias = make_tensor(arr._data[2:])        # an internal alias that keeps no record
     raw = arr._data[:4]                       # and a raw array held outside any tensor
@@ -83,7 +125,7 @@ def test_unrecorded_alias_still_moves_through_the_fallback(monkeypatch):
     assert not np.shares_memory(raw, arr._data)   # a raw array keeps the old memory
 
 
-def test_many_dead_views_do_not_accumulate():
+def test_many_dead_views_do_not_accumulate(tracking):
     base = cinder.zeros(100)
     for i in range(10000):
         base[i % 100]                          # a view each time, dropped at once

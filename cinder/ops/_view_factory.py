@@ -43,12 +43,13 @@ def view_tensor(input, arr, dtype=None):
     else:
         out._base = input if input._base is None else input._base
         out._vc = vc = input._shared_version_counter()
-        # noted (weakly) so that share_memory_ finds this view: ``vc.note_alias`` inlined,
-        # since views are cheap and frequent
+        # noted (weakly) so that share_memory_ finds this view once aliases are tracked:
+        # ``vc.note_alias`` inlined, since views are cheap and frequent
         refs = vc.aliases
-        refs.append(_weakref(out))
-        if len(refs) >= vc.prune_at:
-            vc.prune()
+        if refs is not None:
+            refs.append(_weakref(out))
+            if len(refs) >= vc.prune_at:
+                vc.prune()
         out._is_inference = False
     return out
 
@@ -106,9 +107,10 @@ _VIEW_BODY = """
         out._base = {first} if {first}._base is None else {first}._base
         out._vc = vc = {first}._shared_version_counter()
         refs = vc.aliases
-        refs.append(_weakref(out))
-        if len(refs) >= vc.prune_at:
-            vc.prune()
+        if refs is not None:
+            refs.append(_weakref(out))
+            if len(refs) >= vc.prune_at:
+                vc.prune()
         out._is_inference = False
     if node is not None and {first}._requires_grad and _needs_grad({first}):
         _record(node, ({first},), (out,), **saved)
