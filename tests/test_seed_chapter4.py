@@ -26,10 +26,12 @@ PENDING = {
                                "(with cinder.vision merged only the picture, absent from the "
                                "seeds, is missing; on PyTorch the import already failed)",
     "bn = nn.BatchNorm1d(4)": "prints a batch-norm output's mean at the 1e-7 level, which "
-                              "shows the last bit of the Linear output h above it: PyTorch's "
-                              "MKL forms this tiny product in a rounding order cinder's "
-                              "matmul does not follow (the batch norm itself is bit-exact, "
-                              "tests/nn/test_batch_norm_threads.py)",
+                              "shows the last bit of the Linear output h above it: for this "
+                              "tiny product PyTorch's MKL adds rounded products in k order "
+                              "without FMA, where OpenBLAS (NumPy) fuses them; which shapes "
+                              "take MKL's small kernel depends on the CPU and MKL version, "
+                              "so cinder does not imitate it (the batch norm itself is "
+                              "bit-exact, tests/nn/test_batch_norm_threads.py)",
     "from torchvision import models": "the oracle has no importable torchvision (see above)",
 }
 
