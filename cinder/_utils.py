@@ -264,3 +264,27 @@ def _handle_complex(tensor):
         from . import view_as_real
         return view_as_real(tensor)
     return tensor
+
+
+def _get_device_index(device, optional=False, allow_cpu=False):
+    """The device index ``device`` (an int, a string or a ``torch.device``) names: -1 for the
+    CPU when ``allow_cpu``, the current CUDA device for ``None`` or a device without an index
+    when ``optional``. The accelerator-neutral form of ``torch.cuda._utils``' function."""
+    from ._device import device as device_cls
+    if isinstance(device, str):
+        device = device_cls(device)
+    index = None
+    if isinstance(device, device_cls):
+        if not allow_cpu and device.type == "cpu":
+            raise ValueError(f"Expected a non cpu device, but got: {device}")
+        index = -1 if device.type == "cpu" else device.index
+    if isinstance(device, int):
+        index = device
+    if index is None:
+        if not optional:
+            raise ValueError("Expected a torch.device with a specified index or an integer, "
+                             f"but got:{device}")
+        from . import backend
+        # PyTorch's CPU build has no current device to offer: None, as there.
+        index = backend.cuda.current_device() if backend.cuda_is_available() else None
+    return index

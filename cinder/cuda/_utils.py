@@ -1,7 +1,7 @@
 """``torch.cuda._utils._get_device_index``: the device index that an int, a 'cuda:N' string, a
 ``torch.device`` or a ``torch.cuda.device`` names."""
 
-from .. import backend
+from .. import _utils
 from .._device import device as _device_cls
 
 __all__ = ["_get_device_index"]
@@ -26,13 +26,4 @@ def _get_device_index(device, optional=False, allow_cpu=False):
     from . import device as cuda_device
     if isinstance(device, cuda_device):
         return device.idx
-    index = None
-    if isinstance(device, _device_cls):
-        index = -1 if device.type == "cpu" else device.index
-    if index is None:
-        if not optional:
-            raise ValueError("Expected a torch.device with a specified index or an integer, "
-                             f"but got:{device}")
-        # PyTorch's CPU build has no current device to offer: None, as there.
-        index = backend.cuda.current_device() if backend.cuda_is_available() else None
-    return index
+    return _utils._get_device_index(device, optional, allow_cpu)

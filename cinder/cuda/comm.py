@@ -13,7 +13,7 @@ import warnings
 
 from .. import _utils
 from .._tensor import make_tensor
-from ._utils import _get_device_index
+from .._utils import _get_device_index
 from .streams import StreamContext
 
 __all__ = ["broadcast", "broadcast_coalesced", "reduce_add", "reduce_add_coalesced", "scatter",
@@ -79,14 +79,14 @@ def _broadcast_out(tensor, out):
 
 def broadcast(tensor, devices=None, *, out=None):
     """Copies of ``tensor`` (CPU or GPU) on each of ``devices``, or written into the GPU tensors
-    ``out``; exactly one of the two must be given. Returns the copies as a tuple."""
+    ``out``; exactly one of the two must be given. Returns the copies as a list."""
     tensor = _utils._handle_complex(tensor)
     if (devices is None) == (out is None):
         raise RuntimeError("Exactly one of 'devices' and 'out' must be specified, but got "
                            f"devices={devices} and out={out}")
     if devices is not None:
-        return tuple(_broadcast(tensor, [_get_device_index(d) for d in devices]))
-    return tuple(_broadcast_out(tensor, out))
+        return _broadcast(tensor, [_get_device_index(d) for d in devices])
+    return _broadcast_out(tensor, out)
 
 
 def broadcast_coalesced(tensors, devices, buffer_size=_DEFAULT_BUFFER):

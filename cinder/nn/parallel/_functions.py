@@ -13,7 +13,7 @@ from itertools import chain
 from ... import cuda
 from ...autograd import Function
 from ...cuda import comm
-from ...cuda._utils import _get_device_index
+from ..._utils import _get_device_index
 
 __all__ = ["Broadcast", "ReduceAddCoalesced", "Gather", "Scatter"]
 

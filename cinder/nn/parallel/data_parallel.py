@@ -16,7 +16,7 @@ from itertools import chain
 
 from ... import autograd, cuda
 from ..._device import device as _device_cls
-from ...cuda._utils import _get_device_index
+from ..._utils import _get_device_index
 from ..modules.module import Module
 from .parallel_apply import parallel_apply
 from .replicate import replicate

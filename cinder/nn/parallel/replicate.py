@@ -9,7 +9,7 @@ graph; the first copy's tensors are the original ones when ``devices[0]`` is the
 from collections import OrderedDict
 
 from ...cuda import comm
-from ...cuda._utils import _get_device_index
+from ..._utils import _get_device_index
 from ._functions import Broadcast
 
 __all__ = ["replicate"]
