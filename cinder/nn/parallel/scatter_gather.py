@@ -64,7 +64,8 @@ def _gather_map(outputs, target_device, dim):
             raise ValueError("All dicts must have the same number of keys")
         return type(first)((k, _gather_map([d[k] for d in outputs], target_device, dim))
                            for k in first)
-    parts = (_gather_map(list(p), target_device, dim) for p in zip(*outputs, strict=True))
+    # a map object, as PyTorch's: a string output gathers into str(<map object>), there too
+    parts = map(lambda p: _gather_map(p, target_device, dim), zip(*outputs, strict=True))
     if _is_namedtuple(first):
         return type(first)._make(parts)
     return type(first)(parts)
