@@ -430,8 +430,39 @@ def _functional(L, rec):
                                            module_kwargs={"input": _t(L, X)}))
 
 
+def _conv_net(L, rec):
+    L.manual_seed(3)
+    net = L.nn.Sequential(L.nn.Conv2d(2, 4, 3, padding=1), L.nn.BatchNorm2d(4), L.nn.ReLU(),
+                          L.nn.MaxPool2d(2), L.nn.Flatten(), L.nn.Linear(4 * 4 * 4, 5)).cuda()
+    dp = L.nn.DataParallel(net, device_ids=[0, 0, 0])
+    opt = L.optim.Adam(dp.parameters(), lr=0.01)
+    images = RNG.standard_normal((7, 2, 8, 8)).astype(np.float32)   # 7 rows: chunks 3, 3, 1
+    labels = np.array([0, 1, 2, 3, 4, 0, 1])
+    for _ in range(2):
+        out = dp(_t(L, images))
+        loss = L.nn.functional.cross_entropy(out, _t(L, labels))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        rec += [out, loss, [p.grad for p in net.parameters()]]
+        rec.append([net[1].running_mean, net[1].running_var, net[1].num_batches_tracked])
+    dp.eval()
+    with L.no_grad():
+        rec.append(dp(_t(L, images[:5])))
+
+    class Constant(L.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = L.nn.Parameter(L.ones(3, device="cuda"))
+
+        def forward(self, scale=2.0):
+            return self.w * scale
+    rec.append(L.nn.DataParallel(Constant(), device_ids=[0, 0])())      # no inputs at all
+    rec.append(L.nn.DataParallel(Constant(), device_ids=[0, 0])(scale=_t(L, X[:, 0])[:2, None]))
+
+
 @pytest.mark.parametrize("scenario", [_data_parallel_training, _data_parallel_containers,
-                                      _data_parallel_errors, _functional],
+                                      _data_parallel_errors, _functional, _conv_net],
                          ids=lambda f: f.__name__.strip("_"))
 def test_data_parallel_matches_torch(scenario):
     _same(scenario)
