@@ -15,6 +15,8 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _dtype as D
+from . import backend
+from ._device import device as device_cls
 from ._storage import TypedStorage, UntypedStorage, storage_view
 from ._tensor import make_tensor
 
@@ -270,7 +272,6 @@ def _get_device_index(device, optional=False, allow_cpu=False):
     """The device index ``device`` (an int, a string or a ``torch.device``) names: -1 for the
     CPU when ``allow_cpu``, the current CUDA device for ``None`` or a device without an index
     when ``optional``. The accelerator-neutral form of ``torch.cuda._utils``' function."""
-    from ._device import device as device_cls
     if isinstance(device, str):
         device = device_cls(device)
     index = None
@@ -284,7 +285,6 @@ def _get_device_index(device, optional=False, allow_cpu=False):
         if not optional:
             raise ValueError("Expected a torch.device with a specified index or an integer, "
                              f"but got:{device}")
-        from . import backend
         # PyTorch's CPU build has no current device to offer: None, as there.
         index = backend.cuda.current_device() if backend.cuda_is_available() else None
     return index
