@@ -15,6 +15,8 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _dtype as D
+from . import backend
+from ._device import device as device_cls
 from ._storage import TypedStorage, UntypedStorage, storage_view
 from ._tensor import make_tensor
 
@@ -196,3 +198,93 @@ def _rebuild_from_type_v2(func, new_type, args, state):
 def empty_hooks():
     """The ``backward_hooks`` argument PyTorch always writes: an empty OrderedDict."""
     return OrderedDict()
+
+
+# ----------------------------------------------------------------------------------------------
+# Coalescing: many small tensors packed into one flat buffer and back (torch.cuda.comm's
+# broadcast_coalesced / reduce_add_coalesced move one buffer instead of many tensors).
+# ----------------------------------------------------------------------------------------------
+
+
+def _flatten_dense_tensors(tensors):
+    """One contiguous 1-D tensor holding the elements of ``tensors`` (same dtype), in order.
+    A single tensor comes back as a flat view of itself when it is contiguous, as in PyTorch."""
+    if len(tensors) == 1:
+        return tensors[0].contiguous().view(-1)
+    from . import cat
+    return cat([t.contiguous().view(-1) for t in tensors])
+
+
+def _unflatten_dense_tensors(flat, tensors):
+    """Views of the 1-D ``flat`` shaped like each of ``tensors`` (inverse of the flatten)."""
+    outputs, offset = [], 0
+    for t in tensors:
+        numel = t.numel()
+        outputs.append(flat.narrow(0, offset, numel).view_as(t) if numel else
+                       flat.new_empty(t.shape))
+        offset += numel
+    return tuple(outputs)
+
+
+def _take_tensors(tensors, size_limit):
+    """Yield groups of ``tensors`` of one type each, every group at most ``size_limit`` bytes
+    (a tensor larger than the limit forms a group alone). Within a type the order is kept."""
+    groups = {}
+    for t in tensors:
+        if t.is_sparse:
+            values = t._values()
+            size = t._indices().numel() * 8 + values.numel() * values.element_size()
+        else:
+            size = t.numel() * t.element_size()
+        key = t.type()
+        group = groups.setdefault(key, [[], 0])
+        if group[1] + size > size_limit and group[1] > 0:
+            yield group[0]
+            group = groups[key] = [[], 0]
+        group[0].append(t)
+        group[1] += size
+    for members, _ in groups.values():
+        if members:
+            yield members
+
+
+def _reorder_tensors_as(tensors, ordered_tensors):
+    """``tensors`` (in ``_take_tensors``' per-type order) put back in the order of
+    ``ordered_tensors``, matched by type."""
+    by_type = {}
+    for t in tensors:
+        by_type.setdefault(t.type(), []).append(t)
+    iters = {k: iter(v) for k, v in by_type.items()}
+    return tuple(next(iters[t.type()]) for t in ordered_tensors)
+
+
+def _handle_complex(tensor):
+    """A real view (last dimension 2) of a complex tensor; any other tensor unchanged."""
+    # A lazy module's uninitialized parameter has no dtype to ask yet (it carries the
+    # ``cls_to_become`` of the class it turns into once materialised).
+    if not hasattr(tensor, "cls_to_become") and tensor.is_complex():
+        from . import view_as_real
+        return view_as_real(tensor)
+    return tensor
+
+
+def _get_device_index(device, optional=False, allow_cpu=False):
+    """The device index ``device`` (an int, a string or a ``torch.device``) names: -1 for the
+    CPU when ``allow_cpu``, the current CUDA device for ``None`` or a device without an index
+    when ``optional``. The accelerator-neutral form of ``torch.cuda._utils``' function."""
+    if isinstance(device, str):
+        device = device_cls(device)
+    index = None
+    if isinstance(device, device_cls):
+        if not allow_cpu and device.type == "cpu":
+            raise ValueError(f"Expected a non cpu device, but got: {device}")
+        index = -1 if device.type == "cpu" else device.index
+    if isinstance(device, int):
+        index = device
+    if index is None:
+        if not optional:
+            raise ValueError("Expected a torch.device with a specified index or an integer, "
+                             f"but got:{device}")
+        # PyTorch's CPU build has no current device to offer: None, as there.
+        index = backend.cuda.current_device() if backend.cuda_is_available() else None
+    return index

@@ -1,4 +1,11 @@
-"""``torch.nn.parallel``: DataParallel. On one device (or the CPU) it runs the wrapped module
-itself, as PyTorch does; splitting a batch across several GPUs is not implemented."""
+"""``torch.nn.parallel``: single-process data parallelism over several GPUs (DataParallel and
+its four steps: replicate, scatter, parallel_apply, gather). Without CUDA, DataParallel is the
+wrapped module itself, as in PyTorch."""
 
+from . import comm  # noqa: F401
 from .data_parallel import DataParallel, data_parallel  # noqa: F401
+from .parallel_apply import parallel_apply  # noqa: F401
+from .replicate import replicate  # noqa: F401
+from .scatter_gather import gather, scatter  # noqa: F401
+
+__all__ = ["replicate", "scatter", "parallel_apply", "gather", "data_parallel", "DataParallel"]
