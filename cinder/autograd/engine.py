@@ -269,7 +269,8 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                         if g is not None:
                             owned.pop(id(g), None)
                 g = None
-            buffer = _call_tensor_pre_hooks(node, buffer)
+            if node._tensor_pre_hooks or node._retain_grad_hooks:
+                buffer = _call_tensor_pre_hooks(node, buffer)
             if needed is None:
                 run = True
             else:
@@ -279,8 +280,8 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 run = node in needed or (accumulate and (node, 0) in capture and
                                          isinstance(node, AccumulateGrad))
             if run:
-                if isinstance(node, AccumulateGrad) or any(g is not None for g in buffer) \
-                        or node._call_with_undefined_grads:
+                if (buffer and buffer[0] is not None) or type(node) is AccumulateGrad or \
+                        any(g is not None for g in buffer) or node._call_with_undefined_grads:
                     grads = _validate(node, _call_node(node, buffer))
                     if owned is not None and not node._hooks:
                         _mark_owned(owned, grads, buffer)
