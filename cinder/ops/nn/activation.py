@@ -441,7 +441,7 @@ def _softmax_family(name, arr_fn, node, kernel_name):
         dt = input._dtype
         if dt.category != D.FLOATING:
             not_implemented(kernel_name, dt)
-        nd = input.dim()
+        nd = input._data.ndim
         if not -max(nd, 1) <= dim < max(nd, 1):
             raise IndexError(f"Dimension out of range (expected to be in range of "
                              f"[{-max(nd, 1)}, {max(nd, 1) - 1}], but got {dim})")
