@@ -223,9 +223,10 @@ def accumulate_into_leaf(variable, grad, owned=False):
     if grad_mode.STATE.grad_enabled:          # create_graph=True: keep the graph of the grad
         variable._grad = _differentiable_copy(grad) if old is None else old + grad
     elif old is None:
-        # an owned gradient's memory is kept (in a new tensor: the engine's object may be
-        # referenced by the caller); any other is copied
-        variable._grad = grad.detach() if owned else grad.detach().clone()
+        # an owned gradient's memory is kept, in a new tensor of its own (nothing else holds
+        # the engine's object, so there is no alias to share a version counter with); any
+        # other is copied
+        variable._grad = _fresh_tensor(grad) if owned else grad.detach().clone()
     else:
         old.add_(grad)
 
@@ -241,6 +242,13 @@ class CopyBackwards(Node):
 
     def backward(self, grad_outputs):
         return (None, grad_outputs[0])
+
+
+def _fresh_tensor(grad):
+    from .._tensor import make_tensor
+    out = make_tensor(grad._data, grad._dtype, grad._device)
+    out._is_inference = grad._is_inference
+    return out
 
 
 def _differentiable_copy(grad):
