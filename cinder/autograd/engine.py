@@ -296,13 +296,19 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                     continue
                 buf = buffers.get(nxt)
                 if buf is None:
-                    buf = buffers[nxt] = [None] * _n_outputs(nxt)
+                    buf = buffers[nxt] = [None] * nxt._num_outputs
                 if g is not None:
-                    if buf[nr] is not None and owned is not None:
-                        owned.pop(id(g), None)      # summed into a new tensor below
-                    buf[nr] = _add_grads(buf[nr], g)
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
+                    old = buf[nr]
+                    if old is None:
+                        buf[nr] = g
+                    else:
+                        if owned is not None:
+                            owned.pop(id(g), None)      # summed into a new tensor
+                        buf[nr] = old + g
+                        old = None
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if not left:
                     heapq.heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
             grads = g = None        # the buffers hold the gradients now (see ``_unshared``)
         if accumulate and inputs is not None:
