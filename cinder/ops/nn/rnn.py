@@ -125,7 +125,7 @@ def _lstm_step(xp, g, c, acts, cnew, tc, affine, hout=None):
 
 def _uniform(batch_sizes):
     """Whether every time step has the whole batch (a padded (T, B, I) sequence)."""
-    return len(batch_sizes) > 0 and batch_sizes[0] == batch_sizes[-1]
+    return len(batch_sizes) > 0 and batch_sizes[-1] > 0 and batch_sizes[0] == batch_sizes[-1]
 
 
 def _lstm_forward_uniform(xp, xw, h0, c0, w_hh, steps, reverse):
@@ -141,8 +141,8 @@ def _lstm_forward_uniform(xp, xw, h0, c0, w_hh, steps, reverse):
     acts = xp.empty_like(xw)
     cnew = xp.empty((n_rows, hs), dtype=dt)
     tc = xp.empty((n_rows, hs), dtype=dt)
-    xw3, out3, acts3, cnew3, tc3 = (a.reshape(steps, batch, -1) for a in (xw, out, acts, cnew,
-                                                                           tc))
+    xw3, out3, acts3, cnew3, tc3 = (a.reshape(steps, batch, a.shape[1]) for a in (
+        xw, out, acts, cnew, tc))
     affine = _lstm_gate_affine(xp, hs, dt)
     w_hh_t = w_hh.T
     h, c = h0, c0
@@ -195,7 +195,7 @@ def _backward(xp, s, gout, gh, gc, needed=frozenset(("x", "w_ih", "w_hh", "b_ih"
     dhh_all = xp.empty((n_rows, w_hr.shape[0]), acts.dtype) if w_hr is not None else None
     if mode == "LSTM":
         lstm = _lstm_back_factors(sv)
-        dpre4 = dpre.reshape(n_rows, 4, -1)
+        dpre4 = dpre.reshape(n_rows, 4, acts.shape[1] // 4)
         if w_hr is None and _uniform(s.batch_sizes):
             dh, dc = _lstm_backward_uniform(xp, lstm, dpre4, gout, dh, dc, w_hh,
                                             len(s.batch_sizes), s.reverse)
@@ -253,9 +253,10 @@ def _lstm_backward_uniform(xp, factors, dpre4, gout, dh, dc, w_hh, steps, revers
     arithmetic in the same order as the general loop, on (T, B, .) views."""
     batch = dh.shape[0]
     A, B, K, f = (a.reshape((steps, batch) + a.shape[1:]) for a in factors)
-    gout3 = gout.reshape(steps, batch, -1)
-    dpre3 = dpre4.reshape(steps, batch, 4, -1)
-    dhw3 = dpre4.reshape(steps, batch, -1)
+    hs = dpre4.shape[2]
+    gout3 = gout.reshape(steps, batch, gout.shape[1])
+    dpre3 = dpre4.reshape(steps, batch, 4, hs)
+    dhw3 = dpre4.reshape(steps, batch, 4 * hs)
     order = range(steps) if reverse else range(steps - 1, -1, -1)
     for t in order:
         dht = dh + gout3[t]
@@ -373,8 +374,10 @@ class RnnLayerNode(_Base):
         acts = s.arrays["acts"]
         xp = xp_of(out_g if out_g is not None else (h_g if h_g is not None else c_g))
         meta = self._input_meta
-        gout = out_g._data.reshape(acts.shape[0], -1) if out_g is not None else xp.zeros(
-            (acts.shape[0], meta[1][0][1]), acts.dtype)
+        if out_g is not None:
+            gout = out_g._data.reshape(acts.shape[0], out_g._data.shape[-1])
+        else:
+            gout = xp.zeros((acts.shape[0], meta[1][0][1]), acts.dtype)
         gh = h_g._data if h_g is not None else xp.zeros(meta[1][0], acts.dtype)
         gc = None
         if s.mode == "LSTM":
