@@ -269,7 +269,8 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                         if g is not None:
                             owned.pop(id(g), None)
                 g = None
-            buffer = _call_tensor_pre_hooks(node, buffer)
+            if node._tensor_pre_hooks or node._retain_grad_hooks:
+                buffer = _call_tensor_pre_hooks(node, buffer)
             if needed is None:
                 run = True
             else:
@@ -279,8 +280,8 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 run = node in needed or (accumulate and (node, 0) in capture and
                                          isinstance(node, AccumulateGrad))
             if run:
-                if isinstance(node, AccumulateGrad) or any(g is not None for g in buffer) \
-                        or node._call_with_undefined_grads:
+                if (buffer and buffer[0] is not None) or type(node) is AccumulateGrad or \
+                        any(g is not None for g in buffer) or node._call_with_undefined_grads:
                     grads = _validate(node, _call_node(node, buffer))
                     if owned is not None and not node._hooks:
                         _mark_owned(owned, grads, buffer)
@@ -295,13 +296,19 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                     continue
                 buf = buffers.get(nxt)
                 if buf is None:
-                    buf = buffers[nxt] = [None] * _n_outputs(nxt)
+                    buf = buffers[nxt] = [None] * nxt._num_outputs
                 if g is not None:
-                    if buf[nr] is not None and owned is not None:
-                        owned.pop(id(g), None)      # summed into a new tensor below
-                    buf[nr] = _add_grads(buf[nr], g)
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
+                    old = buf[nr]
+                    if old is None:
+                        buf[nr] = g
+                    else:
+                        if owned is not None:
+                            owned.pop(id(g), None)      # summed into a new tensor
+                        buf[nr] = old + g
+                        old = None
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if not left:
                     heapq.heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
             grads = g = None        # the buffers hold the gradients now (see ``_unshared``)
         if accumulate and inputs is not None:

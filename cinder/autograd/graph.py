@@ -19,6 +19,16 @@ __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle"]
 _sequence = itertools.count()
 
 
+def _make_tensor(data, dtype=None, device=None, requires_grad=False):
+    """``cinder._tensor.make_tensor``. The tensor module imports this one, so the first call
+    looks it up and rebinds this name to it: later calls go straight there (an import
+    statement in a function costs a microsecond a call, and these run for every step)."""
+    global _make_tensor
+    from .._tensor import make_tensor
+    _make_tensor = make_tensor
+    return make_tensor(data, dtype, device, requires_grad)
+
+
 class SavedTensor:
     """A tensor saved for backward, with the version it had when it was saved.
 
@@ -50,8 +60,7 @@ class SavedTensor:
     def unpack(self, node):
         t = self.tensor
         if t is None:
-            from .._tensor import make_tensor
-            t = make_tensor(self.data, self.dtype, self.device, True)
+            t = _make_tensor(self.data, self.dtype, self.device, True)
             t._vc, t._grad_fn, t._output_nr = self.vc, node, self.output_nr
         vc = t._vc
         if (0 if vc is None else vc.value) != self.version:
@@ -223,9 +232,10 @@ def accumulate_into_leaf(variable, grad, owned=False):
     if grad_mode.STATE.grad_enabled:          # create_graph=True: keep the graph of the grad
         variable._grad = _differentiable_copy(grad) if old is None else old + grad
     elif old is None:
-        # an owned gradient's memory is kept (in a new tensor: the engine's object may be
-        # referenced by the caller); any other is copied
-        variable._grad = grad.detach() if owned else grad.detach().clone()
+        # an owned gradient's memory is kept, in a new tensor of its own (nothing else holds
+        # the engine's object, so there is no alias to share a version counter with); any
+        # other is copied
+        variable._grad = _fresh_tensor(grad) if owned else grad.detach().clone()
     else:
         old.add_(grad)
 
@@ -243,9 +253,14 @@ class CopyBackwards(Node):
         return (None, grad_outputs[0])
 
 
+def _fresh_tensor(grad):
+    out = _make_tensor(grad._data, grad._dtype, grad._device)
+    out._is_inference = grad._is_inference
+    return out
+
+
 def _differentiable_copy(grad):
-    from .._tensor import make_tensor
-    out = make_tensor(grad._data.copy(), grad._dtype, grad._device)
+    out = _make_tensor(grad._data.copy(), grad._dtype, grad._device)
     if grad._requires_grad:
         node = CopyBackwards()
         node.next_functions = ((None, 0), grad._gradient_edge())

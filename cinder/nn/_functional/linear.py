@@ -22,14 +22,15 @@ def linear(input, weight, bias=None):
                                f"{a.cpp_name} != {b.cpp_name}")
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
                            f"{a.scalar_name} and {b.scalar_name}")
-    if input.dim() == 2 and bias is not None:
+    ndim = input._data.ndim        # (Tensor.dim() is a dispatched op: this path is hot)
+    if ndim == 2 and bias is not None:
         if _lin.can_use_linear_2d(input, weight, bias):
             return _lin.linear_2d(input, weight, bias)
         return _op("addmm")(bias, input, weight.t())
-    if input.dim() == 1 and bias is not None:
+    if ndim == 1 and bias is not None:
         # a vector is a batch of one, viewed back (PyTorch's ViewBackward0)
         return linear(input.unsqueeze(0), weight, bias).view(weight.shape[0])
-    if input.dim() > 2 and bias is not None and input.is_contiguous():
+    if ndim > 2 and bias is not None and input.is_contiguous():
         # leading dims folded into one GEMM, then viewed back (PyTorch's ViewBackward0)
         flat = input.reshape(-1, input.shape[-1])
         out = linear(flat, weight, bias)

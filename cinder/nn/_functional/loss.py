@@ -76,8 +76,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """``nll_loss(log_softmax(input))`` for class-index targets, or the cross-entropy against
     class probabilities when ``target`` has ``input``'s shape; optional label smoothing."""
     enum = _reduction_enum(size_average, reduce, reduction)
-    class_dim = 0 if input.dim() == 1 else 1
-    if input.shape == target.shape:
+    class_dim = 0 if input._data.ndim == 1 else 1
+    if input._data.shape == target._data.shape:
         if target._dtype.category != D.FLOATING:
             raise RuntimeError("Expected floating point type for target with class "
                                f"probabilities, got {target._dtype.scalar_name}")

@@ -44,25 +44,25 @@ def _loss_grad(grad, s):
 # ----------------------------------------------------------------------------------------------
 
 def _check_nll(input, target, weight):
-    if input.dim() < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input._data.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input._data.ndim})")
     if target._dtype not in (D.int64, D.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{target._dtype.scalar_name}")
-    if input.dim() != 1 and input._data.shape[0] != (target._data.shape[0] if target.dim()
-                                                     else 0):
+    batch = target._data.shape[0] if target._data.ndim else 0
+    if input._data.ndim != 1 and input._data.shape[0] != batch:
         raise ValueError(f"Expected input batch_size ({input._data.shape[0]}) to match target "
-                         f"batch_size ({target._data.shape[0] if target.dim() else 0}).")
-    if input.dim() == 2 and target.dim() > 1:
+                         f"batch_size ({batch}).")
+    if input._data.ndim == 2 and target._data.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if input.dim() > 2:
+    if input._data.ndim > 2:
         want = (input._data.shape[0],) + input._data.shape[2:]
         if target._data.shape != want:
             raise RuntimeError(f"Expected target size {list(want)}, got "
                                f"{list(target._data.shape)}")
-    classes = input._data.shape[0 if input.dim() == 1 else 1]
+    classes = input._data.shape[0 if input._data.ndim == 1 else 1]
     check_weight_dtype(input, weight)
-    if weight is not None and weight.numel() != classes:
+    if weight is not None and weight._data.size != classes:
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes "
                            f"or no classes but got weight tensor of shape: "
                            f"{list(weight._data.shape)}")
@@ -80,8 +80,18 @@ def _nll_pick(input, target, weight, ignore_index, classes):
     """Per-element ``(picked input, class weight)``, with ignored targets weighted 0."""
     a = input._data
     t = target._data.astype(np.int64, copy=False)
-    if input.dim() == 1:
+    if input._data.ndim == 1:
         a, t = a[None], t.reshape(1)
+    if a.ndim == 2 and t.size:
+        lo, hi = t.min(), t.max()
+        if 0 <= lo and hi < classes and not lo <= ignore_index <= hi:
+            # The common batch: every target a valid class and none ignored, so the mask,
+            # the bounds error and the ``where`` are not needed (same values).
+            t = t.copy()        # saved for backward: later edits of target must not reach it
+            picked = a[np.arange(t.shape[0]), t]
+            if weight is None:
+                return picked, np.ones(t.shape[0], a.dtype), t
+            return picked, weight._data.astype(a.dtype, copy=False)[t], t
     valid = t != ignore_index
     bad = valid & ((t < 0) | (t >= classes))
     if bad.any():
@@ -117,9 +127,14 @@ def _nll_input_grad_array(grad, s):
         g = g.reshape(1)
     src = (g * s.wt._data) * -1
     xp = xp_of(grad)
-    out = xp.zeros(s.shape2, dtype=s.self._data.dtype)
-    xp.put_along_axis(out, s.tc._data[:, None], src[:, None], axis=1)
-    return wrap(out.reshape(s.self._data.shape), s.self._dtype, s.self._device)
+    self = s.self
+    out = xp.zeros(s.shape2, dtype=self._data.dtype)
+    tc = s.tc._data
+    if tc.ndim == 1:            # (N, C): one target class per row
+        out[xp.arange(tc.shape[0]), tc] = src
+    else:
+        xp.put_along_axis(out, tc[:, None], src[:, None], axis=1)
+    return wrap(out.reshape(self._data.shape), self._dtype, self._device)
 
 
 NllLossNode = node_class("NllLossBackward0", {"self": _nll_input_grad, "target": None},
@@ -149,11 +164,11 @@ def nll_loss_nd(input, target, weight=None, reduction=MEAN, ignore_index=-100):
             res = _as_array(losses.sum(dtype=losses.dtype) / total)
     result = wrap(res.astype(dt.numpy_dtype, copy=False), dt, dev)
     if needs_grad(input):
-        shape2 = (1,) + input._data.shape if input.dim() == 1 else input._data.shape
-        node = NllLoss2dNode if input.dim() >= 3 else NllLossNode   # k-d goes through 2d
+        shape2 = (1,) + input._data.shape if input._data.ndim == 1 else input._data.shape
+        node = NllLoss2dNode if input._data.ndim >= 3 else NllLossNode   # k-d goes through 2d
         record(node, (input, None), (result,), self=input, reduction=reduction,
                total_weight=wrap(total, dt, dev), wt=wrap(w, dt, dev),
-               tc=wrap(tc, D.int64, dev), shape2=shape2, unbatched=input.dim() == 1)
+               tc=wrap(tc, D.int64, dev), shape2=shape2, unbatched=input._data.ndim == 1)
     return result
 
 

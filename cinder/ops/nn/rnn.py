@@ -61,6 +61,8 @@ def _forward(xp, mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, rev
         xw += b_ih
         if mode != "GRU":                   # GRU keeps b_hh inside the reset gate's product
             xw += b_hh
+    if mode == "LSTM" and w_hr is None and _uniform(batch_sizes):
+        return _lstm_forward_uniform(xp, xw, h0, c0, w_hh, len(batch_sizes), reverse)
     n_rows = x.shape[0]
     hout = h0.shape[1]
     out = xp.empty((n_rows, hout), dtype=x.dtype)
@@ -104,9 +106,10 @@ def _forward(xp, mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, rev
     return out, h, c, dict(hprev=hprev, acts=acts, **extra)
 
 
-def _lstm_step(xp, g, c, acts, cnew, tc, affine):
+def _lstm_step(xp, g, c, acts, cnew, tc, affine, hout=None):
     """Gates i, f, g, o from pre-activations ``g`` (n, 4H), written to ``acts``; the new cell
-    goes to ``cnew`` and its tanh to ``tc``; returns the new hidden state."""
+    goes to ``cnew`` and its tanh to ``tc``; returns the new hidden state (written to
+    ``hout`` when given)."""
     k, shift = affine
     hs = c.shape[1]
     g *= k
@@ -117,7 +120,47 @@ def _lstm_step(xp, g, c, acts, cnew, tc, affine):
     xp.multiply(f, c, out=cnew)
     cnew += i * gg
     xp.tanh(cnew, out=tc)
-    return o * tc
+    return xp.multiply(o, tc, out=hout)
+
+
+def _uniform(batch_sizes):
+    """Whether every time step has the whole batch (a padded (T, B, I) sequence)."""
+    return len(batch_sizes) > 0 and batch_sizes[-1] > 0 and batch_sizes[0] == batch_sizes[-1]
+
+
+def _lstm_forward_uniform(xp, xw, h0, c0, w_hh, steps, reverse):
+    """``_forward`` for an LSTM without projection on a padded sequence: every step has the
+    whole batch, so each step's rows are one (B, .) block of a (T, B, .) view, the new states
+    are written in place into the output and cell arrays, and the states before each step
+    are those arrays shifted by one step (two copies after the loop instead of four copies
+    a step). The same arithmetic in the same order as the general loop."""
+    batch, hs = c0.shape
+    n_rows = xw.shape[0]
+    dt = xw.dtype
+    out = xp.empty((n_rows, hs), dtype=dt)
+    acts = xp.empty_like(xw)
+    cnew = xp.empty((n_rows, hs), dtype=dt)
+    tc = xp.empty((n_rows, hs), dtype=dt)
+    xw3, out3, acts3, cnew3, tc3 = (a.reshape(steps, batch, a.shape[1]) for a in (
+        xw, out, acts, cnew, tc))
+    affine = _lstm_gate_affine(xp, hs, dt)
+    w_hh_t = w_hh.T
+    h, c = h0, c0
+    order = range(steps - 1, -1, -1) if reverse else range(steps)
+    for t in order:
+        g = h @ w_hh_t
+        g += xw3[t]
+        h = _lstm_step(xp, g, c, acts3[t], cnew3[t], tc3[t], affine, out3[t])
+        c = cnew3[t]
+    # the state before step t is the state after the step processed just before it
+    if reverse:
+        hprev = xp.concatenate([out[batch:], h0])
+        cprev = xp.concatenate([cnew[batch:], c0])
+    else:
+        hprev = xp.concatenate([h0, out[:-batch]])
+        cprev = xp.concatenate([c0, cnew[:-batch]])
+    saved = dict(hprev=hprev, acts=acts, cprev=cprev, cnew=cnew, tc=tc)
+    return out, h.copy(), c.copy(), saved
 
 
 def _gru_step(xp, xw, hw, b_hh, hp, acts, hwn_out):
@@ -137,8 +180,10 @@ def _gru_step(xp, xw, hw, b_hh, hp, acts, hwn_out):
 # Backward through time
 # ----------------------------------------------------------------------------------------------
 
-def _backward(xp, s, gout, gh, gc):
-    """Gradients of (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr) from the output grads."""
+def _backward(xp, s, gout, gh, gc, needed=frozenset(("x", "w_ih", "w_hh", "b_ih", "b_hh"))):
+    """Gradients of (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr) from the output grads; of the
+    whole-sequence products only those ``needed`` (the input of a first layer usually needs
+    none)."""
     mode, sv = s.mode, s.arrays
     w_hh, w_hr = s.w_hh_arr, s.w_hr_arr
     acts, hprev = sv["acts"], sv["hprev"]
@@ -150,7 +195,11 @@ def _backward(xp, s, gout, gh, gc):
     dhh_all = xp.empty((n_rows, w_hr.shape[0]), acts.dtype) if w_hr is not None else None
     if mode == "LSTM":
         lstm = _lstm_back_factors(sv)
-        dpre4 = dpre.reshape(n_rows, 4, -1)
+        dpre4 = dpre.reshape(n_rows, 4, acts.shape[1] // 4)
+        if w_hr is None and _uniform(s.batch_sizes):
+            dh, dc = _lstm_backward_uniform(xp, lstm, dpre4, gout, dh, dc, w_hh,
+                                            len(s.batch_sizes), s.reverse)
+            return _weight_grads(s, dpre, dhw, hprev, dh, dc, dhh_all, needed)
     for off, n in reversed(_steps(s.batch_sizes, s.reverse)):
         rows = slice(off, off + n)
         dht = dh[:n] + gout[rows]
@@ -175,15 +224,49 @@ def _backward(xp, s, gout, gh, gc):
         if mode == "GRU":
             dh_new += dh_direct
         dh[:n] = dh_new
-    x = s.x_arr
-    grads = {"x": dpre @ s.w_ih_arr, "h0": dh, "c0": dc,
-             "w_ih": dpre.T @ x, "w_hh": dhw.T @ hprev}
+    return _weight_grads(s, dpre, dhw, hprev, dh, dc, dhh_all, needed)
+
+
+def _weight_grads(s, dpre, dhw, hprev, dh, dc, dhh_all, needed):
+    """The gradient dict from the gate gradients of the whole sequence (whole-sequence GEMMs
+    and column sums, each only when ``needed``) and the initial states' gradients."""
+    grads = {"h0": dh, "c0": dc}
+    if "x" in needed:
+        grads["x"] = dpre @ s.w_ih_arr
+    if "w_ih" in needed:
+        grads["w_ih"] = dpre.T @ s.x_arr
+    if "w_hh" in needed:
+        grads["w_hh"] = dhw.T @ hprev
     if s.has_bias:
-        grads["b_ih"] = dpre.sum(0)
-        grads["b_hh"] = dhw.sum(0)
-    if w_hr is not None:
-        grads["w_hr"] = dhh_all.T @ sv["hh"]
+        if "b_ih" in needed:
+            grads["b_ih"] = dpre.sum(0)
+        if "b_hh" in needed:
+            grads["b_hh"] = dhw.sum(0)
+    if dhh_all is not None:
+        grads["w_hr"] = dhh_all.T @ s.arrays["hh"]
     return grads
+
+
+def _lstm_backward_uniform(xp, factors, dpre4, gout, dh, dc, w_hh, steps, reverse):
+    """The LSTM backward loop for a padded sequence (see ``_lstm_forward_uniform``): fills
+    ``dpre4`` (rows, 4, H) and returns the initial states' gradients (dh, dc). The same
+    arithmetic in the same order as the general loop, on (T, B, .) views."""
+    batch = dh.shape[0]
+    A, B, K, f = (a.reshape((steps, batch) + a.shape[1:]) for a in factors)
+    hs = dpre4.shape[2]
+    gout3 = gout.reshape(steps, batch, gout.shape[1])
+    dpre3 = dpre4.reshape(steps, batch, 4, hs)
+    dhw3 = dpre4.reshape(steps, batch, 4 * hs)
+    order = range(steps) if reverse else range(steps - 1, -1, -1)
+    for t in order:
+        dht = dh + gout3[t]
+        dct = dht * K[t]
+        dct += dc
+        xp.multiply(dct[:, None, :], A[t], out=dpre3[t, :, :3])
+        xp.multiply(dht, B[t], out=dpre3[t, :, 3])
+        dc = xp.multiply(dct, f[t], out=dct)
+        dh = dhw3[t] @ w_hh
+    return dh, dc
 
 
 def _lstm_back_factors(sv):
@@ -291,13 +374,17 @@ class RnnLayerNode(_Base):
         acts = s.arrays["acts"]
         xp = xp_of(out_g if out_g is not None else (h_g if h_g is not None else c_g))
         meta = self._input_meta
-        gout = out_g._data.reshape(acts.shape[0], -1) if out_g is not None else xp.zeros(
-            (acts.shape[0], meta[1][0][1]), acts.dtype)
+        if out_g is not None:
+            gout = out_g._data.reshape(acts.shape[0], out_g._data.shape[-1])
+        else:
+            gout = xp.zeros((acts.shape[0], meta[1][0][1]), acts.dtype)
         gh = h_g._data if h_g is not None else xp.zeros(meta[1][0], acts.dtype)
         gc = None
         if s.mode == "LSTM":
             gc = c_g._data if c_g is not None else xp.zeros(meta[2][0], acts.dtype)
-        arrays = _backward(xp, s, gout, gh, gc)
+        needed = {name for name, (edge, _) in zip(_INPUTS, self.next_functions)
+                  if edge is not None}
+        arrays = _backward(xp, s, gout, gh, gc, needed)
         ref = out_g if out_g is not None else (h_g if h_g is not None else c_g)
         res = []
         for name, (edge, _) in zip(_INPUTS, self.next_functions):
