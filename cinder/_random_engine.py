@@ -961,28 +961,63 @@ class CPUGeneratorImpl:
         return order[:, :k].astype(np.int64)
 
     def _multinomial_cdf(self, rows, k):
-        """Sampling with replacement by inverse CDF, one row after another."""
+        """Sampling with replacement by inverse CDF, all rows at once.
+
+        PyTorch walks the rows in order: it checks a row, builds its normalised cumulative
+        sums, then draws the row's ``k`` double uniforms and binary-searches each. The draws
+        are therefore row-major in the stream, so one ``next_u64(rows * k)`` call supplies
+        them all; the search runs for every sample in lockstep.
+        """
         # Half and bfloat16 accumulate in float; float32 and float64 in their own type.
         acc_dtype = np.float32 if rows.dtype in _REDUCED_FLOATS else rows.dtype
-        result = np.empty((rows.shape[0], k), dtype=np.int64)
-        for r, row in enumerate(rows):
-            values = row.astype(acc_dtype)
-            if np.any(values < 0):
+        values = rows.astype(acc_dtype)
+        cum = np.cumsum(values, axis=1, dtype=acc_dtype)  # sequential, like the C++ loop
+        sums = cum[:, -1:].copy()
+        self._check_multinomial_rows(values, sums[:, 0], k)
+        cum /= sums
+        cum[:, -1] = 1
+        u = _uniform01_double(self._stream.next_u64(rows.shape[0] * k)).reshape(-1, k)
+        return _lockstep_search(cum.astype(np.float64), u)
+
+    def _check_multinomial_rows(self, values, sums, k):
+        """PyTorch's per-row checks, in its order. The rows before the first bad one have
+        drawn their uniforms when the error is raised, so the stream moves past them too."""
+        # NaN fails PyTorch's ``val >= 0`` test, so it reports the "< 0" message.
+        not_nonneg = ~(values >= 0)
+        infinite = np.isinf(values)
+        bad_entry = not_nonneg | infinite
+        bad_row = bad_entry.any(axis=1) | ~(sums > 0)
+        if not bad_row.any():
+            return
+        r = int(bad_row.argmax())
+        self._stream.next_u64(r * k)
+        if bad_entry[r].any():
+            first = int(bad_entry[r].argmax())
+            if not_nonneg[r, first]:
                 raise RuntimeError(
                     "invalid multinomial distribution (encountering probability entry < 0)")
-            if not np.all(np.isfinite(values)):
-                raise RuntimeError("invalid multinomial distribution (encountering probability "
-                                   "entry = infinity or NaN)")
-            cum = np.cumsum(values, dtype=acc_dtype)  # sequential, like the C++ loop
-            total = cum[-1]
-            if not total > 0:
-                raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-            cum = cum / total
-            cum[-1] = 1
-            u = _uniform01_double(self._stream.next_u64(k))
-            # First slot with cum >= u, as the C++ binary search finds it.
-            result[r] = np.searchsorted(cum.astype(np.float64), u, side="left")
-        return result
+            raise RuntimeError("invalid multinomial distribution (encountering probability "
+                               "entry = infinity or NaN)")
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
+def _lockstep_search(cum, u):
+    """For each row r and sample j, the first slot of ``cum[r]`` whose value is not below
+    ``u[r, j]``: PyTorch's binary search, run for every sample at once."""
+    n_rows, n_cat = cum.shape
+    flat_cum = cum.ravel()
+    base = (np.arange(n_rows, dtype=np.int64) * n_cat)[:, None]
+    left = np.zeros(u.shape, dtype=np.int64)
+    right = np.full(u.shape, n_cat, dtype=np.int64)
+    while True:
+        open_ = right > left
+        if not open_.any():
+            return left
+        mid = left + (right - left) // 2
+        # (closed searches read a valid slot too; their result is left unchanged)
+        below = flat_cum[base + np.minimum(mid, n_cat - 1)] < u
+        left = np.where(open_ & below, mid + 1, left)
+        right = np.where(open_ & ~below, mid, right)
 
 
 # =============================================================================================
