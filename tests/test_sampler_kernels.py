@@ -64,3 +64,103 @@ def test_multinomial_replacement_errors_at_torch_stream_position(bad_row, k):
             lib.multinomial(lib.tensor([[1.0, 1.0], [1.0, 2.0], bad_row]), k, True)
         outcome.append((str(info.value), lib.rand(2).numpy().tolist()))
     assert outcome[1] == outcome[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# grid_sampler (array kernel forward and backward; composite under create_graph)
+# ---------------------------------------------------------------------------------------------
+_GRID_CASES = [(nd, mode, padding, align) for nd in (2, 3) for mode in (0, 1, 2)
+               for padding in (0, 1, 2) for align in (False, True) if not (nd == 3 and mode == 2)]
+
+
+def _grid_inputs(nd, dtype, seed, batch=2, channels=3):
+    rng = np.random.default_rng(seed)
+    spatial = (5, 6) if nd == 2 else (3, 4, 5)
+    out = (4, 3) if nd == 2 else (2, 3, 4)
+    x = rng.standard_normal((batch, channels) + spatial).astype(dtype)
+    grid = rng.uniform(-1.3, 1.3, (batch,) + out + (nd,)).astype(dtype)
+    grid.reshape(-1, nd)[:3] = [[-1.0] * nd, [1.0] * nd, [0.0] * nd]  # corners and centre
+    weights = rng.standard_normal((batch, channels) + out).astype(dtype)
+    return x, grid, weights
+
+
+def _sample_and_grads(lib, x, grid, weights, mode, padding, align):
+    inp = lib.tensor(x, requires_grad=True)
+    g = lib.tensor(grid, requires_grad=True)
+    out = lib.grid_sampler(inp, g, mode, padding, align)
+    (out * lib.tensor(weights)).sum().backward()
+    return out, inp.grad, g.grad
+
+
+@pytest.mark.parametrize("nd,mode,padding,align", _GRID_CASES)
+@pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-10), (np.float32, 2e-5)])
+def test_grid_sampler_values_and_grads(nd, mode, padding, align, dtype, tol):
+    x, grid, weights = _grid_inputs(nd, dtype, seed=nd * 100 + mode * 10 + padding)
+    expected = _sample_and_grads(torch, x, grid, weights, mode, padding, align)
+    got = _sample_and_grads(cinder, x, grid, weights, mode, padding, align)
+    assert got[0].grad_fn.name() == expected[0].grad_fn.name()
+    for e, g in zip(expected, got):
+        assert g.dtype == getattr(cinder, str(e.dtype).split(".")[-1])
+        assert tuple(g.shape) == tuple(e.shape)
+        np.testing.assert_allclose(g.detach().numpy(), e.detach().numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype,tol", [("float16", 2e-2), ("bfloat16", 1e-1)])
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_grid_sampler_half_types(dtype, tol, mode):
+    """(cinder computes the coordinates in float32; PyTorch rounds some steps to the half
+    type, which moves a bfloat16 sample by up to a few hundredths)"""
+    x, grid, _ = _grid_inputs(2, np.float32, seed=mode)
+    out = [lib.grid_sampler(lib.tensor(x).to(getattr(lib, dtype)),
+                            lib.tensor(grid).to(getattr(lib, dtype)), mode, 0, False)
+           for lib in (torch, cinder)]
+    assert out[1].dtype == getattr(cinder, dtype)
+    np.testing.assert_allclose(out[1].float().numpy(), out[0].float().numpy(), rtol=tol,
+                               atol=tol)
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("padding", [0, 1, 2])
+def test_grid_sampler_non_finite_grid(mode, padding):
+    """NaN and infinite coordinates: the clamp sends NaN to 0, zeros padding reads nothing."""
+    x = np.arange(1, 13, dtype=np.float32).reshape(1, 1, 3, 4)
+    grid = np.array([[[[np.nan, 0.2], [0.3, np.nan], [np.nan, np.nan], [np.inf, 0],
+                       [-np.inf, 0.5], [0.1, -np.inf]]]], dtype=np.float32)
+    out = [lib.grid_sampler(lib.tensor(x), lib.tensor(grid), mode, padding, False).numpy()
+           for lib in (torch, cinder)]
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("nd,mode,padding", [(2, 0, 0), (2, 2, 2), (3, 0, 1)])
+def test_grid_sampler_double_backward(nd, mode, padding):
+    x, grid, weights = _grid_inputs(nd, np.float64, seed=7, batch=1, channels=2)
+    results = []
+    for lib in (torch, cinder):
+        inp = lib.tensor(x, requires_grad=True)
+        g = lib.tensor(grid, requires_grad=True)
+        out = lib.grid_sampler(inp, g, mode, padding, False)
+        gx, gg = lib.autograd.grad((out * out * lib.tensor(weights)).sum(), (inp, g),
+                                   create_graph=True)
+        (gx.sum() + (gg * gg).sum()).backward()
+        results.append((gx.detach().numpy(), gg.detach().numpy(), inp.grad.numpy(),
+                        g.grad.numpy()))
+    for e, c in zip(*results):
+        np.testing.assert_allclose(c, e, rtol=1e-8, atol=1e-8)
+
+
+def test_grid_sampler_empty_spatial_error():
+    messages = []
+    for lib in (torch, cinder):
+        with pytest.raises(RuntimeError) as info:
+            lib.grid_sampler(lib.ones(1, 1, 0, 3), lib.zeros(1, 2, 2, 2), 0, 0, False)
+        messages.append(str(info.value))
+    assert messages[1] == messages[0]
+
+
+@pytest.mark.parametrize("shapes", [((0, 2, 3, 3), (0, 2, 2, 2)), ((1, 0, 3, 3), (1, 2, 2, 2)),
+                                    ((1, 2, 3, 3), (1, 0, 2, 2))])
+def test_grid_sampler_empty_batch_channels_points(shapes):
+    x, grid = shapes
+    out = [lib.grid_sampler(lib.ones(*x), lib.zeros(*grid), 0, 0, False) for lib in
+           (torch, cinder)]
+    assert tuple(out[1].shape) == tuple(out[0].shape)
