@@ -1003,21 +1003,25 @@ class CPUGeneratorImpl:
 
 def _lockstep_search(cum, u):
     """For each row r and sample j, the first slot of ``cum[r]`` whose value is not below
-    ``u[r, j]``: PyTorch's binary search, run for every sample at once."""
+    ``u[r, j]`` (``cum``'s width if none): PyTorch's binary search, run for every sample at
+    once, for the same fixed number of halvings."""
     n_rows, n_cat = cum.shape
-    flat_cum = cum.ravel()
-    base = (np.arange(n_rows, dtype=np.int64) * n_cat)[:, None]
-    left = np.zeros(u.shape, dtype=np.int64)
-    right = np.full(u.shape, n_cat, dtype=np.int64)
-    while True:
-        open_ = right > left
-        if not open_.any():
-            return left
-        mid = left + (right - left) // 2
-        # (closed searches read a valid slot too; their result is left unchanged)
-        below = flat_cum[base + np.minimum(mid, n_cat - 1)] < u
-        left = np.where(open_ & below, mid + 1, left)
-        right = np.where(open_ & ~below, mid, right)
+    # A sentinel column above every uniform: a finished search (left == right) reads it or
+    # a slot not below u, so it stays put and no search needs masking.
+    padded = np.empty((n_rows, n_cat + 1), dtype=np.float64)
+    padded[:, :n_cat] = cum
+    padded[:, n_cat] = 2.0
+    flat = padded.ravel()
+    kind = np.int32 if flat.size < 2 ** 31 else np.int64
+    base = (np.arange(n_rows, dtype=kind) * kind(n_cat + 1))[:, None]
+    left = np.zeros(u.shape, dtype=kind)
+    right = np.full(u.shape, n_cat, dtype=kind)
+    for _ in range(int(n_cat).bit_length()):
+        mid = (left + right) >> 1
+        below = flat[base + mid] < u
+        left = np.where(below, mid + 1, left)
+        right = np.where(below, right, mid)
+    return left.astype(np.int64)
 
 
 # =============================================================================================
