@@ -249,3 +249,48 @@ def test_embedding_bag_second_derivatives(mode):
         return cinder.embedding_bag(args[0], cinder.tensor(indices), cinder.tensor(offsets),
                                     False, mode, False, p if len(args) == 1 else args[1])[0] ** 2
     assert cinder.autograd.gradgradcheck(fn, inputs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Poisson (rate >= 10) and Binomial (BTRS) with one shared parameter: trials judged in blocks
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("rate", [10.0, 37.5, 300.0, 1e7])
+@pytest.mark.parametrize("shape", [(1,), (7,), (40, 50)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("seed", [0, 9])
+def test_poisson_shared_rate_matches_stream(rate, shape, dtype, seed):
+    drawn = []
+    for lib in (torch, cinder):
+        lib.manual_seed(seed)
+        x = lib.poisson(lib.full(shape, rate, dtype=getattr(lib, dtype)))
+        drawn.append((x.numpy(), lib.rand(3).numpy(), lib.randn(3).numpy()))
+    for e, c in zip(*drawn):
+        assert c.dtype == e.dtype
+        np.testing.assert_array_equal(c, e)
+
+
+@pytest.mark.parametrize("count,prob", [(100, 0.3), (100, 0.7), (40, 0.5), (3e7, 0.4),
+                                        (3e7, 0.9)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("seed", [0, 9])
+def test_binomial_shared_parameters_match_stream(count, prob, dtype, seed):
+    drawn = []
+    for lib in (torch, cinder):
+        lib.manual_seed(seed)
+        dt = getattr(lib, dtype)
+        x = lib.binomial(lib.full((3000,), float(count), dtype=dt),
+                         lib.full((3000,), prob, dtype=dt))
+        drawn.append((x.numpy(), lib.rand(3).numpy()))
+    for e, c in zip(*drawn):
+        np.testing.assert_array_equal(c, e)
+
+
+def test_distributions_poisson_binomial_samples_match_stream():
+    drawn = []
+    for lib in (torch, cinder):
+        lib.manual_seed(5)
+        d = lib.distributions
+        drawn.append((d.Poisson(lib.full((500,), 120.0)).sample((2,)).numpy(),
+                      d.Binomial(100, lib.full((500,), 0.3)).sample().numpy()))
+    for e, c in zip(*drawn):
+        np.testing.assert_array_equal(c, e)

@@ -266,11 +266,61 @@ def _ptrs(lam, constants, uniform):
             return k
 
 
+def _ptrs_trials(lam, constants, u, v):
+    """The outcome of transformed-rejection trials (uniform pairs ``u``, ``v``), all at once:
+    (accepted, k). The cheap tests are whole-array IEEE operations, the same as the C++'s;
+    only the trials that reach the log-gamma test (a small share) take the scalar glibc
+    path, so every decision is PyTorch's."""
+    loglam, b, a, log_invalpha, vr = constants
+    u = u - 0.5
+    us = 0.5 - np.abs(u)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = (2 * a / us + b) * u + lam + 0.43
+    inside = (x >= -(2.0 ** 63)) & (x < 2.0 ** 63)
+    k = np.where(inside, np.floor(np.where(inside, x, 0)), 0).astype(np.int64)
+    k[~inside] = np.iinfo(np.int64).min     # C++'s (int64_t) of NaN or out-of-range values
+    accepted = (us >= 0.07) & (v <= vr)
+    rejected = ~accepted & ((k < 0) | ((us < 0.013) & (v > us)))
+    for i in np.flatnonzero(~accepted & ~rejected).tolist():
+        ui, ki = float(us[i]), int(k[i])
+        accepted[i] = _log(float(v[i])) + log_invalpha - math.log(a / (ui * ui) + b) <= \
+            -lam + ki * loglam - _lgamma(ki + 1.0)
+    return accepted, k
+
+
+def _shared_pair_trials(engine, n, decide):
+    """``n`` samples of a rejection sampler whose every trial takes exactly two uniforms and
+    whose parameters all elements share: trial j always reads draws 2j and 2j + 1, so the
+    samples are the values of the first n accepted trials, and ``decide(u, v)`` ->
+    (accepted, value) can judge whole blocks of trials at once. The stream is then rewound
+    and advanced past exactly the trials used, where PyTorch's serial loop leaves it."""
+    start = engine._stream.copy()
+    found, have, trials = [], 0, 0
+    block = n + n // 4 + 16
+    while have < n:
+        uv = _uniform01_double(engine._stream.next_u64(2 * block))
+        accepted, values = decide(uv[0::2], uv[1::2])
+        hits = np.flatnonzero(accepted)[:n - have]
+        found.append(values[hits])
+        have += hits.size
+        trials += int(hits[-1]) + 1 if have == n else block
+        block = max(16, 2 * (n - have))
+    start.next_u64(2 * trials)
+    engine._stream = start
+    return np.concatenate(found)
+
+
 def poisson(engine, rate, dtype):
     """Poisson draws (``sample_poisson``) for the flat float array ``rate``, as ``dtype``."""
     rates = rate.astype(np.float64)
     if not (rates >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    if rates.size and rates[0] >= 10 and (rates == rates[0]).all():
+        lam = float(rates[0])
+        constants = _ptrs_constants(lam)
+        values = _shared_pair_trials(engine, rates.size,
+                                     lambda u, v: _ptrs_trials(lam, constants, u, v))
+        return values.astype(np.float64).astype(dtype)
     draws = _Draws(engine, 2 * rate.size + 16)
     uniform = draws.uniform
     constants = {}            # per distinct large rate (rates are often all equal)
@@ -383,10 +433,9 @@ def _btrs(count, constants, uniform, rnd):
     ``k`` and the counts derived from it are whole numbers; below 2**24 they are exact in
     float32 too, so ``rnd`` (the float32 rounding) is only needed for larger counts.
     """
-    b, a, c, v_r, r, alpha, m_term, count_p1, count_m1, stirling_m, stirling_count_m = \
-        constants
+    b, a, c, v_r = constants[:4]
     rnd = rnd if count >= 2**24 else _same
-    log, floor = math.log, math.floor
+    floor = math.floor
     while True:
         u = uniform() - 0.5
         v = uniform()
@@ -399,15 +448,41 @@ def _btrs(count, constants, uniform, rnd):
             continue
         if us >= 0.07 and v <= v_r:
             return k
-        v = _log(v * alpha / (a / (us * us) + b))
-        count_k = rnd(count - k)
-        count_k1 = rnd(count_k + 1)
-        upperbound = (m_term + count_p1 * log(count_m1 / count_k1)
-                      + (k + 0.5) * log(r * count_k1 / rnd(k + 1))
-                      + stirling_m + stirling_count_m
-                      - _stirling_tail(k) - _stirling_tail(count_k))
-        if v <= upperbound:
+        if _btrs_bound(count, constants, rnd, k, us, v):
             return k
+
+
+def _btrs_bound(count, constants, rnd, k, us, v):
+    """BTRS's final test (after the squeeze failed): whether ``k`` is under the bound."""
+    b, a, _, _, r, alpha, m_term, count_p1, count_m1, stirling_m, stirling_count_m = \
+        constants
+    log = math.log
+    v = _log(v * alpha / (a / (us * us) + b))
+    count_k = rnd(count - k)
+    count_k1 = rnd(count_k + 1)
+    upperbound = (m_term + count_p1 * log(count_m1 / count_k1)
+                  + (k + 0.5) * log(r * count_k1 / rnd(k + 1))
+                  + stirling_m + stirling_count_m
+                  - _stirling_tail(k) - _stirling_tail(count_k))
+    return v <= upperbound
+
+
+def _btrs_trials(count, constants, rnd, dtype, u, v):
+    """``_btrs`` trials judged all at once (see ``_ptrs_trials``): (accepted, k)."""
+    b, a, c, v_r = constants[:4]
+    u = u - 0.5
+    us = 0.5 - np.abs(u)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = np.floor((2 * a / us + b) * u + c)
+    if count >= 2**24 and rnd is not _same:
+        k = k.astype(dtype).astype(np.float64)        # the float32 rounding of rnd
+    with np.errstate(invalid="ignore"):
+        possible = (k >= 0) & (k <= count)    # (inf and NaN, from us == 0, are rejected)
+    accepted = possible & (us >= 0.07) & (v <= v_r)
+    for i in np.flatnonzero(possible & ~accepted).tolist():
+        accepted[i] = _btrs_bound(count, constants, rnd, float(k[i]), float(us[i]),
+                                  float(v[i]))
+    return accepted, k
 
 
 def binomial(engine, count, prob, dtype):
@@ -418,6 +493,10 @@ def binomial(engine, count, prob, dtype):
     if (np.isnan(count) & (np.array(kinds) == _INVERSION)).any():
         # PyTorch's inversion loop never ends for a NaN count: say so instead
         raise RuntimeError("binomial: the sampler cannot draw with a NaN count")
+    if count.size and kinds[0] == _BTRS and (count == count[0]).all() and \
+            (prob == prob[0]).all():
+        return _binomial_shared_btrs(engine, float(count[0]), flips[0], consts[0], rnd,
+                                     dtype, count.size)
     draws = _Draws(engine, 2 * count.size + 16)
     uniform = draws.uniform
     out = []
@@ -436,3 +515,16 @@ def binomial(engine, count, prob, dtype):
     finally:
         draws.close()
     return np.array(out, dtype=np.float64).astype(dtype)
+
+
+def _binomial_shared_btrs(engine, count, flip, constants, rnd, dtype, size):
+    """``size`` BTRS draws of one (count, prob): two uniforms per trial, so the trials are
+    judged block by block (``_shared_pair_trials``)."""
+    step_rnd = rnd if count >= 2**24 else _same
+    k = _shared_pair_trials(engine, size, lambda u, v: _btrs_trials(
+        count, constants, step_rnd, dtype, u, v))
+    if flip:
+        k = count - k
+        if step_rnd is not _same:
+            k = k.astype(dtype).astype(np.float64)
+    return k.astype(dtype)
