@@ -1,5 +1,6 @@
 """The kernels of the s4/samplers wave: multinomial (Categorical.sample), grid_sampler and
-embedding_bag (forward, and forward + backward), Normal.rsample. cinder and PyTorch in the
+embedding_bag (forward, and forward + backward), Poisson and Binomial with a shared
+parameter, Normal.rsample. cinder and PyTorch in the
 same process, one thread each, alternating; prints a Markdown table of best times and ratios
 (cinder / PyTorch).
 
@@ -66,6 +67,8 @@ def cases(lib):
     probs, img, grid, vol, grid3 = t(PROBS), t(IMG), t(GRID), t(VOL), t(GRID3)
     w, idx, off = t(W), t(IDX), t(OFF)
     cat = lib.distributions.Categorical(logits=t(LOGITS))
+    rate300 = lib.full((10_000,), 300.0)
+    count100, prob03 = lib.full((10_000,), 100.0), lib.full((10_000,), 0.3)
     return [
         ("multinomial(1000x100, 10, replacement)", lambda: lib.multinomial(probs, 10, True)),
         ("Categorical.sample((10,)), 1000x100", lambda: cat.sample((10,))),
@@ -83,6 +86,8 @@ def cases(lib):
         ("embedding_bag sum fwd+bwd", _bag_backward(lib, 0)),
         ("embedding_bag mean fwd+bwd", _bag_backward(lib, 1)),
         ("embedding_bag max fwd+bwd", _bag_backward(lib, 2)),
+        ("Poisson(300).sample, 10k", lambda: lib.poisson(rate300)),
+        ("Binomial(100, 0.3).sample, 10k", lambda: lib.binomial(count100, prob03)),
         ("Normal.rsample + backward, 100k", _rsample_backward(lib)),
         ("randn(100000)", lambda: lib.randn(100_000)),
     ]

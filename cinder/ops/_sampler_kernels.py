@@ -23,6 +23,7 @@ import operator
 import struct
 
 import numpy as np
+from scipy import special
 
 from .._random_engine import _uniform01_double
 
@@ -281,11 +282,31 @@ def _ptrs_trials(lam, constants, u, v):
     k[~inside] = np.iinfo(np.int64).min     # C++'s (int64_t) of NaN or out-of-range values
     accepted = (us >= 0.07) & (v <= vr)
     rejected = ~accepted & ((k < 0) | ((us < 0.013) & (v > us)))
-    for i in np.flatnonzero(~accepted & ~rejected).tolist():
+    open_ = np.flatnonzero(~accepted & ~rejected)
+    uo, ko = us[open_], k[open_].astype(np.float64)
+    with np.errstate(divide="ignore"):
+        lhs = np.log(v[open_]) + log_invalpha - np.log(a / (uo * uo) + b)
+    rhs = -lam + ko * loglam - special.gammaln(ko + 1.0)
+
+    def exact(i):
         ui, ki = float(us[i]), int(k[i])
-        accepted[i] = _log(float(v[i])) + log_invalpha - math.log(a / (ui * ui) + b) <= \
+        return _log(float(v[i])) + log_invalpha - math.log(a / (ui * ui) + b) <= \
             -lam + ki * loglam - _lgamma(ki + 1.0)
+    accepted[open_] = _decide(lhs, rhs, open_, exact)
     return accepted, k
+
+
+def _decide(lhs, rhs, where, exact):
+    """``lhs <= rhs`` from NumPy's and SciPy's log/lgamma, which may differ from glibc's by
+    an ulp or so: comparisons closer than a safe margin are redone with ``exact(i)`` (the
+    scalar glibc path) for the trial ``where[i]``, so every decision is PyTorch's."""
+    decided = lhs <= rhs
+    margin = 1e-9 * (np.abs(lhs) + np.abs(rhs) + 1.0)
+    with np.errstate(invalid="ignore"):
+        close = ~(np.abs(lhs - rhs) > margin)          # (NaN and inf cases too)
+    for j in np.flatnonzero(close).tolist():
+        decided[j] = exact(where[j])
+    return decided
 
 
 def _shared_pair_trials(engine, n, decide):
@@ -479,9 +500,23 @@ def _btrs_trials(count, constants, rnd, dtype, u, v):
     with np.errstate(invalid="ignore"):
         possible = (k >= 0) & (k <= count)    # (inf and NaN, from us == 0, are rejected)
     accepted = possible & (us >= 0.07) & (v <= v_r)
-    for i in np.flatnonzero(possible & ~accepted).tolist():
-        accepted[i] = _btrs_bound(count, constants, rnd, float(k[i]), float(us[i]),
-                                  float(v[i]))
+    open_ = np.flatnonzero(possible & ~accepted)
+
+    def exact(i):
+        return _btrs_bound(count, constants, rnd, float(k[i]), float(us[i]), float(v[i]))
+    if rnd is not _same:          # (float32 counts of 2**24 and more: the scalar path)
+        accepted[open_] = [exact(i) for i in open_.tolist()]
+        return accepted, k
+    _, a, _, _, r, alpha, m_term, count_p1, count_m1, stirling_m, stirling_count_m = \
+        constants
+    ko, uo = k[open_], us[open_]
+    count_k = count - ko
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lhs = np.log(v[open_] * alpha / (a / (uo * uo) + b))
+        rhs = (m_term + count_p1 * np.log(count_m1 / (count_k + 1))
+               + (ko + 0.5) * np.log(r * (count_k + 1) / (ko + 1))
+               + stirling_m + stirling_count_m - _stirling_tails(ko) - _stirling_tails(count_k))
+    accepted[open_] = _decide(lhs, rhs, open_, exact)
     return accepted, k
 
 
@@ -489,14 +524,15 @@ def binomial(engine, count, prob, dtype):
     """Binomial draws for flat float arrays ``count`` and ``prob`` of the same size."""
     rnd = element_rounding(dtype)
     count, prob = count.astype(dtype), prob.astype(dtype)
+    if count.size and (count == count[0]).all() and (prob == prob[0]).all():
+        kinds, flips, consts = _binomial_plan(count[:1], prob[:1])
+        if kinds[0] == _BTRS:
+            return _binomial_shared_btrs(engine, float(count[0]), flips[0], consts[0], rnd,
+                                         dtype, count.size)
     kinds, flips, consts = _binomial_plan(count, prob)
     if (np.isnan(count) & (np.array(kinds) == _INVERSION)).any():
         # PyTorch's inversion loop never ends for a NaN count: say so instead
         raise RuntimeError("binomial: the sampler cannot draw with a NaN count")
-    if count.size and kinds[0] == _BTRS and (count == count[0]).all() and \
-            (prob == prob[0]).all():
-        return _binomial_shared_btrs(engine, float(count[0]), flips[0], consts[0], rnd,
-                                     dtype, count.size)
     draws = _Draws(engine, 2 * count.size + 16)
     uniform = draws.uniform
     out = []
