@@ -286,22 +286,25 @@ def _ptrs_trials(lam, constants, u, v):
     uo, ko = us[open_], k[open_].astype(np.float64)
     with np.errstate(divide="ignore"):
         lhs = np.log(v[open_]) + log_invalpha - np.log(a / (uo * uo) + b)
-    rhs = -lam + ko * loglam - special.gammaln(ko + 1.0)
+    log_power, log_factorial = ko * loglam, special.gammaln(ko + 1.0)
+    rhs = -lam + log_power - log_factorial
+    scale = lam + np.abs(log_power) + np.abs(log_factorial)
 
     def exact(i):
         ui, ki = float(us[i]), int(k[i])
         return _log(float(v[i])) + log_invalpha - math.log(a / (ui * ui) + b) <= \
             -lam + ki * loglam - _lgamma(ki + 1.0)
-    accepted[open_] = _decide(lhs, rhs, open_, exact)
+    accepted[open_] = _decide(lhs, rhs, scale, open_, exact)
     return accepted, k
 
 
-def _decide(lhs, rhs, where, exact):
+def _decide(lhs, rhs, scale, where, exact):
     """``lhs <= rhs`` from NumPy's and SciPy's log/lgamma, which may differ from glibc's by
-    an ulp or so: comparisons closer than a safe margin are redone with ``exact(i)`` (the
-    scalar glibc path) for the trial ``where[i]``, so every decision is PyTorch's."""
+    a few ulps of the terms summed (``scale``: their magnitude): comparisons closer than a
+    wide margin are redone with ``exact(i)`` (the scalar glibc path) for the trial
+    ``where[i]``, so every decision is PyTorch's."""
     decided = lhs <= rhs
-    margin = 1e-9 * (np.abs(lhs) + np.abs(rhs) + 1.0)
+    margin = 1e-9 * (scale + np.abs(lhs) + np.abs(rhs) + 1.0)
     with np.errstate(invalid="ignore"):
         close = ~(np.abs(lhs - rhs) > margin)          # (NaN and inf cases too)
     for j in np.flatnonzero(close).tolist():
@@ -513,10 +516,12 @@ def _btrs_trials(count, constants, rnd, dtype, u, v):
     count_k = count - ko
     with np.errstate(divide="ignore", invalid="ignore"):
         lhs = np.log(v[open_] * alpha / (a / (uo * uo) + b))
-        rhs = (m_term + count_p1 * np.log(count_m1 / (count_k + 1))
-               + (ko + 0.5) * np.log(r * (count_k + 1) / (ko + 1))
-               + stirling_m + stirling_count_m - _stirling_tails(ko) - _stirling_tails(count_k))
-    accepted[open_] = _decide(lhs, rhs, open_, exact)
+        left = count_p1 * np.log(count_m1 / (count_k + 1))
+        right = (ko + 0.5) * np.log(r * (count_k + 1) / (ko + 1))
+        rhs = (m_term + left + right + stirling_m + stirling_count_m
+               - _stirling_tails(ko) - _stirling_tails(count_k))
+    scale = abs(m_term) + np.abs(left) + np.abs(right)
+    accepted[open_] = _decide(lhs, rhs, scale, open_, exact)
     return accepted, k
 
 
