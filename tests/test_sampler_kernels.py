@@ -252,9 +252,10 @@ def test_embedding_bag_second_derivatives(mode):
 
 
 # ---------------------------------------------------------------------------------------------
-# Poisson (rate >= 10) and Binomial (BTRS) with one shared parameter: trials judged in blocks
+# Poisson and Binomial (BTRS) with one shared parameter: trials judged in blocks (rates >= 10,
+# BTRS), or the draw count of every possible start found at once (rates below 10)
 # ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("rate", [10.0, 37.5, 300.0, 1e7])
+@pytest.mark.parametrize("rate", [1e-6, 0.1, 3.0, 9.99, 10.0, 37.5, 300.0, 1e7])
 @pytest.mark.parametrize("shape", [(1,), (7,), (40, 50)])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("seed", [0, 9])

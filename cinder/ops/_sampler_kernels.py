@@ -334,6 +334,65 @@ def _shared_pair_trials(engine, n, decide):
     return np.concatenate(found)
 
 
+def _product_steps(u, enlam):
+    """For a sample of the product method starting at each draw of ``u``: how many draws it
+    takes (the count plus one), or -1 when its run goes past the end of ``u``. Every start
+    is followed at once: pass j multiplies the j-th next draw into the starts still above
+    exp(-rate), which have all taken j draws so far."""
+    steps = np.ones(u.size, dtype=np.int64)
+    idx = np.flatnonzero(u > enlam)
+    prod = u[idx]
+    taken = 1
+    while idx.size:
+        inside = int(np.searchsorted(idx, u.size - taken))     # (idx is sorted)
+        steps[idx[inside:]] = -1                               # runs past the known draws
+        idx, prod = idx[:inside], prod[:inside]
+        prod *= u[idx + taken]
+        taken += 1
+        done = prod <= enlam
+        steps[idx[done]] = taken
+        idx, prod = idx[~done], prod[~done]
+    return steps
+
+
+def _chain(steps, n):
+    """The first ``n`` starts of the chain 0, 0 + steps[0], ... by pointer doubling (sample
+    i starts at jump^i(0)); None when the chain leaves the known draws first."""
+    m = steps.size
+    kind = np.int32 if m < 2 ** 31 - 1 else np.int64
+    jump = np.where(steps > 0, np.arange(m) + steps, m)
+    jump = np.append(np.minimum(jump, m), m).astype(kind)  # m: "unknown", absorbing
+    index = np.arange(n)
+    starts = np.zeros(n, dtype=kind)
+    bit = 0
+    while (1 << bit) < n:
+        take = (index >> bit) & 1 == 1
+        starts[take] = jump[starts[take]]
+        jump = jump[jump]
+        bit += 1
+    return None if starts[-1] >= m or steps[starts[-1]] < 0 else starts
+
+
+def _poisson_shared_small(engine, lam, n):
+    """``n`` product-method draws of one rate in (0, 10): each sample's draw count depends
+    only on where it starts, so the counts of every possible start are found at once and the
+    samples' starts follow by pointer doubling. The stream ends after the last sample's
+    draws, as PyTorch's loop leaves it."""
+    enlam = math.exp(-lam)
+    size = int(n * (lam + 1) * 1.2) + 64
+    while True:
+        start = engine._stream.copy()
+        u = _uniform01_double(start.next_u64(size))
+        steps = _product_steps(u, enlam)
+        starts = _chain(steps, n)
+        if starts is not None:
+            break
+        size *= 2
+    counts = steps[starts]
+    engine._stream.next_u64(int(starts[-1]) + int(counts[-1]))
+    return counts - 1
+
+
 def poisson(engine, rate, dtype):
     """Poisson draws (``sample_poisson``) for the flat float array ``rate``, as ``dtype``."""
     rates = rate.astype(np.float64)
@@ -345,6 +404,9 @@ def poisson(engine, rate, dtype):
         values = _shared_pair_trials(engine, rates.size,
                                      lambda u, v: _ptrs_trials(lam, constants, u, v))
         return values.astype(np.float64).astype(dtype)
+    if rates.size and 0 < rates[0] < 10 and (rates == rates[0]).all():
+        return _poisson_shared_small(engine, float(rates[0]), rates.size).astype(
+            np.float64).astype(dtype)
     draws = _Draws(engine, 2 * rate.size + 16)
     uniform = draws.uniform
     constants = {}            # per distinct large rate (rates are often all equal)
