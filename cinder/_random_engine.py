@@ -34,6 +34,7 @@ import warnings
 import ml_dtypes
 import numpy as np
 
+from ._multinomial_kernel import cumulative_rows, lockstep_search
 from ._random_stream import _MTStream
 from ._randperm import forward_swaps, inside_out_swaps
 
@@ -966,62 +967,17 @@ class CPUGeneratorImpl:
         PyTorch walks the rows in order: it checks a row, builds its normalised cumulative
         sums, then draws the row's ``k`` double uniforms and binary-searches each. The draws
         are therefore row-major in the stream, so one ``next_u64(rows * k)`` call supplies
-        them all; the search runs for every sample in lockstep.
+        them all (``_multinomial_kernel.py`` does the rest).
         """
         # Half and bfloat16 accumulate in float; float32 and float64 in their own type.
         acc_dtype = np.float32 if rows.dtype in _REDUCED_FLOATS else rows.dtype
-        values = rows.astype(acc_dtype)
-        cum = np.cumsum(values, axis=1, dtype=acc_dtype)  # sequential, like the C++ loop
-        sums = cum[:, -1:].copy()
-        self._check_multinomial_rows(values, sums[:, 0], k)
-        cum /= sums
-        cum[:, -1] = 1
+        cum, bad = cumulative_rows(rows, acc_dtype)
+        if bad is not None:
+            row, message = bad
+            self._stream.next_u64(row * k)  # the rows before it drew their uniforms
+            raise RuntimeError(message)
         u = _uniform01_double(self._stream.next_u64(rows.shape[0] * k)).reshape(-1, k)
-        return _lockstep_search(cum.astype(np.float64), u)
-
-    def _check_multinomial_rows(self, values, sums, k):
-        """PyTorch's per-row checks, in its order. The rows before the first bad one have
-        drawn their uniforms when the error is raised, so the stream moves past them too."""
-        # NaN fails PyTorch's ``val >= 0`` test, so it reports the "< 0" message.
-        not_nonneg = ~(values >= 0)
-        infinite = np.isinf(values)
-        bad_entry = not_nonneg | infinite
-        bad_row = bad_entry.any(axis=1) | ~(sums > 0)
-        if not bad_row.any():
-            return
-        r = int(bad_row.argmax())
-        self._stream.next_u64(r * k)
-        if bad_entry[r].any():
-            first = int(bad_entry[r].argmax())
-            if not_nonneg[r, first]:
-                raise RuntimeError(
-                    "invalid multinomial distribution (encountering probability entry < 0)")
-            raise RuntimeError("invalid multinomial distribution (encountering probability "
-                               "entry = infinity or NaN)")
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-
-
-def _lockstep_search(cum, u):
-    """For each row r and sample j, the first slot of ``cum[r]`` whose value is not below
-    ``u[r, j]`` (``cum``'s width if none): PyTorch's binary search, run for every sample at
-    once, for the same fixed number of halvings."""
-    n_rows, n_cat = cum.shape
-    # A sentinel column above every uniform: a finished search (left == right) reads it or
-    # a slot not below u, so it stays put and no search needs masking.
-    padded = np.empty((n_rows, n_cat + 1), dtype=np.float64)
-    padded[:, :n_cat] = cum
-    padded[:, n_cat] = 2.0
-    flat = padded.ravel()
-    kind = np.int32 if flat.size < 2 ** 31 else np.int64
-    base = (np.arange(n_rows, dtype=kind) * kind(n_cat + 1))[:, None]
-    left = np.zeros(u.shape, dtype=kind)
-    right = np.full(u.shape, n_cat, dtype=kind)
-    for _ in range(int(n_cat).bit_length()):
-        mid = (left + right) >> 1
-        below = flat[base + mid] < u
-        left = np.where(below, mid + 1, left)
-        right = np.where(below, right, mid)
-    return left.astype(np.int64)
+        return lockstep_search(cum, u)
 
 
 # =============================================================================================
