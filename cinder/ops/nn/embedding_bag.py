@@ -109,6 +109,8 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     1 averages, 2 takes the maximum; rows at ``padding_idx`` take no part and an empty bag
     gives zeros. Returns ``(output, offset2bag, bag_size, max_indices)``."""
     padding = _check(weight, indices, offsets, mode, per_sample_weights, padding_idx)
+    if include_last_offset and offsets.shape[0] < 1:
+        raise RuntimeError("include_last_offset: number of offset should be at least 1")
     xp = xp_of(weight)
     bags = offsets.shape[0] - 1 if include_last_offset else offsets.shape[0]
     flat = indices._data.reshape(-1).astype(np.int64)
