@@ -148,6 +148,23 @@ def test_grid_sampler_double_backward(nd, mode, padding):
         np.testing.assert_allclose(c, e, rtol=1e-8, atol=1e-8)
 
 
+@pytest.mark.parametrize("leaf", ["input", "grid"])
+def test_grid_sampler_strided_inputs_one_leaf(leaf):
+    """Non-contiguous input and grid; only one of them needs a gradient."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 5, 6, 3)).astype(np.float32)
+    grid = rng.uniform(-1, 1, (2, 4, 3, 2)).astype(np.float32)
+    results = []
+    for lib in (torch, cinder):
+        inp, g = lib.tensor(x).permute(0, 3, 1, 2), lib.tensor(grid).transpose(1, 2)
+        wanted = (inp if leaf == "input" else g).requires_grad_()
+        out = lib.grid_sampler(inp, g, 0, 2, True)
+        (out * out).sum().backward()
+        results.append((out.detach().numpy(), wanted.grad.numpy()))
+    for e, c in zip(*results):
+        np.testing.assert_allclose(c, e, rtol=1e-5, atol=1e-5)
+
+
 def test_grid_sampler_empty_spatial_error():
     messages = []
     for lib in (torch, cinder):
