@@ -23,7 +23,7 @@ LAYERS = (
      "cinder.autograd.graph", "cinder.autograd.engine", "cinder.autograd._dot"),
     # 3: the tensor core: storage, Tensor, printing, the random streams
     ("cinder._storage", "cinder._tensor", "cinder._tensor_str", "cinder._random_stream",
-     "cinder._randperm",
+     "cinder._randperm", "cinder._multinomial_kernel",
      "cinder._random_engine",
      "cinder.random", "cinder._utils", "cinder._checkpoint_pickle"),
     # 4: the op table: kernels, derivatives, the dispatch point, publication

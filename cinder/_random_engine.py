@@ -34,6 +34,7 @@ import warnings
 import ml_dtypes
 import numpy as np
 
+from ._multinomial_kernel import cumulative_rows, lockstep_search
 from ._random_stream import _MTStream
 from ._randperm import forward_swaps, inside_out_swaps
 
@@ -961,28 +962,22 @@ class CPUGeneratorImpl:
         return order[:, :k].astype(np.int64)
 
     def _multinomial_cdf(self, rows, k):
-        """Sampling with replacement by inverse CDF, one row after another."""
+        """Sampling with replacement by inverse CDF, all rows at once.
+
+        PyTorch walks the rows in order: it checks a row, builds its normalised cumulative
+        sums, then draws the row's ``k`` double uniforms and binary-searches each. The draws
+        are therefore row-major in the stream, so one ``next_u64(rows * k)`` call supplies
+        them all (``_multinomial_kernel.py`` does the rest).
+        """
         # Half and bfloat16 accumulate in float; float32 and float64 in their own type.
         acc_dtype = np.float32 if rows.dtype in _REDUCED_FLOATS else rows.dtype
-        result = np.empty((rows.shape[0], k), dtype=np.int64)
-        for r, row in enumerate(rows):
-            values = row.astype(acc_dtype)
-            if np.any(values < 0):
-                raise RuntimeError(
-                    "invalid multinomial distribution (encountering probability entry < 0)")
-            if not np.all(np.isfinite(values)):
-                raise RuntimeError("invalid multinomial distribution (encountering probability "
-                                   "entry = infinity or NaN)")
-            cum = np.cumsum(values, dtype=acc_dtype)  # sequential, like the C++ loop
-            total = cum[-1]
-            if not total > 0:
-                raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-            cum = cum / total
-            cum[-1] = 1
-            u = _uniform01_double(self._stream.next_u64(k))
-            # First slot with cum >= u, as the C++ binary search finds it.
-            result[r] = np.searchsorted(cum.astype(np.float64), u, side="left")
-        return result
+        cum, bad = cumulative_rows(rows, acc_dtype)
+        if bad is not None:
+            row, message = bad
+            self._stream.next_u64(row * k)  # the rows before it drew their uniforms
+            raise RuntimeError(message)
+        u = _uniform01_double(self._stream.next_u64(rows.shape[0] * k)).reshape(-1, k)
+        return lockstep_search(cum, u)
 
 
 # =============================================================================================

@@ -23,6 +23,7 @@ import operator
 import struct
 
 import numpy as np
+from scipy import special
 
 from .._random_engine import _uniform01_double
 
@@ -266,11 +267,146 @@ def _ptrs(lam, constants, uniform):
             return k
 
 
+def _ptrs_trials(lam, constants, u, v):
+    """The outcome of transformed-rejection trials (uniform pairs ``u``, ``v``), all at once:
+    (accepted, k). The cheap tests are whole-array IEEE operations, the same as the C++'s;
+    only the trials that reach the log-gamma test (a small share) take the scalar glibc
+    path, so every decision is PyTorch's."""
+    loglam, b, a, log_invalpha, vr = constants
+    u = u - 0.5
+    us = 0.5 - np.abs(u)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = (2 * a / us + b) * u + lam + 0.43
+    inside = (x >= -(2.0 ** 63)) & (x < 2.0 ** 63)
+    k = np.where(inside, np.floor(np.where(inside, x, 0)), 0).astype(np.int64)
+    k[~inside] = np.iinfo(np.int64).min     # C++'s (int64_t) of NaN or out-of-range values
+    accepted = (us >= 0.07) & (v <= vr)
+    rejected = ~accepted & ((k < 0) | ((us < 0.013) & (v > us)))
+    open_ = np.flatnonzero(~accepted & ~rejected)
+    uo, ko = us[open_], k[open_].astype(np.float64)
+    with np.errstate(divide="ignore"):
+        lhs = np.log(v[open_]) + log_invalpha - np.log(a / (uo * uo) + b)
+    log_power, log_factorial = ko * loglam, special.gammaln(ko + 1.0)
+    rhs = -lam + log_power - log_factorial
+    scale = lam + np.abs(log_power) + np.abs(log_factorial)
+
+    def exact(i):
+        ui, ki = float(us[i]), int(k[i])
+        return _log(float(v[i])) + log_invalpha - math.log(a / (ui * ui) + b) <= \
+            -lam + ki * loglam - _lgamma(ki + 1.0)
+    accepted[open_] = _decide(lhs, rhs, scale, open_, exact)
+    return accepted, k
+
+
+def _decide(lhs, rhs, scale, where, exact):
+    """``lhs <= rhs`` from NumPy's and SciPy's log/lgamma, which may differ from glibc's by
+    a few ulps of the terms summed (``scale``: their magnitude): comparisons closer than a
+    wide margin are redone with ``exact(i)`` (the scalar glibc path) for the trial
+    ``where[i]``, so every decision is PyTorch's."""
+    decided = lhs <= rhs
+    margin = 1e-9 * (scale + np.abs(lhs) + np.abs(rhs) + 1.0)
+    with np.errstate(invalid="ignore"):
+        close = ~(np.abs(lhs - rhs) > margin)          # (NaN and inf cases too)
+    for j in np.flatnonzero(close).tolist():
+        decided[j] = exact(where[j])
+    return decided
+
+
+def _shared_pair_trials(engine, n, decide):
+    """``n`` samples of a rejection sampler whose every trial takes exactly two uniforms and
+    whose parameters all elements share: trial j always reads draws 2j and 2j + 1, so the
+    samples are the values of the first n accepted trials, and ``decide(u, v)`` ->
+    (accepted, value) can judge whole blocks of trials at once. The stream is then rewound
+    and advanced past exactly the trials used, where PyTorch's serial loop leaves it."""
+    start = engine._stream.copy()
+    found, have, trials = [], 0, 0
+    block = n + n // 4 + 16
+    while have < n:
+        uv = _uniform01_double(engine._stream.next_u64(2 * block))
+        accepted, values = decide(uv[0::2], uv[1::2])
+        hits = np.flatnonzero(accepted)[:n - have]
+        found.append(values[hits])
+        have += hits.size
+        trials += int(hits[-1]) + 1 if have == n else block
+        block = max(16, 2 * (n - have))
+    start.next_u64(2 * trials)
+    engine._stream = start
+    return np.concatenate(found)
+
+
+def _product_steps(u, enlam):
+    """For a sample of the product method starting at each draw of ``u``: how many draws it
+    takes (the count plus one), or -1 when its run goes past the end of ``u``. Every start
+    is followed at once: pass j multiplies the j-th next draw into the starts still above
+    exp(-rate), which have all taken j draws so far."""
+    steps = np.ones(u.size, dtype=np.int64)
+    idx = np.flatnonzero(u > enlam)
+    prod = u[idx]
+    taken = 1
+    while idx.size:
+        inside = int(np.searchsorted(idx, u.size - taken))     # (idx is sorted)
+        steps[idx[inside:]] = -1                               # runs past the known draws
+        idx, prod = idx[:inside], prod[:inside]
+        prod *= u[idx + taken]
+        taken += 1
+        done = prod <= enlam
+        steps[idx[done]] = taken
+        idx, prod = idx[~done], prod[~done]
+    return steps
+
+
+def _chain(steps, n):
+    """The first ``n`` starts of the chain 0, 0 + steps[0], ... by pointer doubling (sample
+    i starts at jump^i(0)); None when the chain leaves the known draws first."""
+    m = steps.size
+    kind = np.int32 if m < 2 ** 31 - 1 else np.int64
+    jump = np.where(steps > 0, np.arange(m) + steps, m)
+    jump = np.append(np.minimum(jump, m), m).astype(kind)  # m: "unknown", absorbing
+    index = np.arange(n)
+    starts = np.zeros(n, dtype=kind)
+    bit = 0
+    while (1 << bit) < n:
+        take = (index >> bit) & 1 == 1
+        starts[take] = jump[starts[take]]
+        jump = jump[jump]
+        bit += 1
+    return None if starts[-1] >= m or steps[starts[-1]] < 0 else starts
+
+
+def _poisson_shared_small(engine, lam, n):
+    """``n`` product-method draws of one rate in (0, 10): each sample's draw count depends
+    only on where it starts, so the counts of every possible start are found at once and the
+    samples' starts follow by pointer doubling. The stream ends after the last sample's
+    draws, as PyTorch's loop leaves it."""
+    enlam = math.exp(-lam)
+    size = int(n * (lam + 1) * 1.2) + 64
+    while True:
+        start = engine._stream.copy()
+        u = _uniform01_double(start.next_u64(size))
+        steps = _product_steps(u, enlam)
+        starts = _chain(steps, n)
+        if starts is not None:
+            break
+        size *= 2
+    counts = steps[starts]
+    engine._stream.next_u64(int(starts[-1]) + int(counts[-1]))
+    return counts - 1
+
+
 def poisson(engine, rate, dtype):
     """Poisson draws (``sample_poisson``) for the flat float array ``rate``, as ``dtype``."""
     rates = rate.astype(np.float64)
     if not (rates >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    if rates.size and rates[0] >= 10 and (rates == rates[0]).all():
+        lam = float(rates[0])
+        constants = _ptrs_constants(lam)
+        values = _shared_pair_trials(engine, rates.size,
+                                     lambda u, v: _ptrs_trials(lam, constants, u, v))
+        return values.astype(np.float64).astype(dtype)
+    if rates.size and 0 < rates[0] < 10 and (rates == rates[0]).all():
+        return _poisson_shared_small(engine, float(rates[0]), rates.size).astype(
+            np.float64).astype(dtype)
     draws = _Draws(engine, 2 * rate.size + 16)
     uniform = draws.uniform
     constants = {}            # per distinct large rate (rates are often all equal)
@@ -383,10 +519,9 @@ def _btrs(count, constants, uniform, rnd):
     ``k`` and the counts derived from it are whole numbers; below 2**24 they are exact in
     float32 too, so ``rnd`` (the float32 rounding) is only needed for larger counts.
     """
-    b, a, c, v_r, r, alpha, m_term, count_p1, count_m1, stirling_m, stirling_count_m = \
-        constants
+    b, a, c, v_r = constants[:4]
     rnd = rnd if count >= 2**24 else _same
-    log, floor = math.log, math.floor
+    floor = math.floor
     while True:
         u = uniform() - 0.5
         v = uniform()
@@ -399,21 +534,68 @@ def _btrs(count, constants, uniform, rnd):
             continue
         if us >= 0.07 and v <= v_r:
             return k
-        v = _log(v * alpha / (a / (us * us) + b))
-        count_k = rnd(count - k)
-        count_k1 = rnd(count_k + 1)
-        upperbound = (m_term + count_p1 * log(count_m1 / count_k1)
-                      + (k + 0.5) * log(r * count_k1 / rnd(k + 1))
-                      + stirling_m + stirling_count_m
-                      - _stirling_tail(k) - _stirling_tail(count_k))
-        if v <= upperbound:
+        if _btrs_bound(count, constants, rnd, k, us, v):
             return k
+
+
+def _btrs_bound(count, constants, rnd, k, us, v):
+    """BTRS's final test (after the squeeze failed): whether ``k`` is under the bound."""
+    b, a, _, _, r, alpha, m_term, count_p1, count_m1, stirling_m, stirling_count_m = \
+        constants
+    log = math.log
+    v = _log(v * alpha / (a / (us * us) + b))
+    count_k = rnd(count - k)
+    count_k1 = rnd(count_k + 1)
+    upperbound = (m_term + count_p1 * log(count_m1 / count_k1)
+                  + (k + 0.5) * log(r * count_k1 / rnd(k + 1))
+                  + stirling_m + stirling_count_m
+                  - _stirling_tail(k) - _stirling_tail(count_k))
+    return v <= upperbound
+
+
+def _btrs_trials(count, constants, rnd, dtype, u, v):
+    """``_btrs`` trials judged all at once (see ``_ptrs_trials``): (accepted, k)."""
+    b, a, c, v_r = constants[:4]
+    u = u - 0.5
+    us = 0.5 - np.abs(u)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = np.floor((2 * a / us + b) * u + c)
+    if count >= 2**24 and rnd is not _same:
+        k = k.astype(dtype).astype(np.float64)        # the float32 rounding of rnd
+    with np.errstate(invalid="ignore"):
+        possible = (k >= 0) & (k <= count)    # (inf and NaN, from us == 0, are rejected)
+    accepted = possible & (us >= 0.07) & (v <= v_r)
+    open_ = np.flatnonzero(possible & ~accepted)
+
+    def exact(i):
+        return _btrs_bound(count, constants, rnd, float(k[i]), float(us[i]), float(v[i]))
+    if rnd is not _same:          # (float32 counts of 2**24 and more: the scalar path)
+        accepted[open_] = [exact(i) for i in open_.tolist()]
+        return accepted, k
+    _, a, _, _, r, alpha, m_term, count_p1, count_m1, stirling_m, stirling_count_m = \
+        constants
+    ko, uo = k[open_], us[open_]
+    count_k = count - ko
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lhs = np.log(v[open_] * alpha / (a / (uo * uo) + b))
+        left = count_p1 * np.log(count_m1 / (count_k + 1))
+        right = (ko + 0.5) * np.log(r * (count_k + 1) / (ko + 1))
+        rhs = (m_term + left + right + stirling_m + stirling_count_m
+               - _stirling_tails(ko) - _stirling_tails(count_k))
+    scale = abs(m_term) + np.abs(left) + np.abs(right)
+    accepted[open_] = _decide(lhs, rhs, scale, open_, exact)
+    return accepted, k
 
 
 def binomial(engine, count, prob, dtype):
     """Binomial draws for flat float arrays ``count`` and ``prob`` of the same size."""
     rnd = element_rounding(dtype)
     count, prob = count.astype(dtype), prob.astype(dtype)
+    if count.size and (count == count[0]).all() and (prob == prob[0]).all():
+        kinds, flips, consts = _binomial_plan(count[:1], prob[:1])
+        if kinds[0] == _BTRS:
+            return _binomial_shared_btrs(engine, float(count[0]), flips[0], consts[0], rnd,
+                                         dtype, count.size)
     kinds, flips, consts = _binomial_plan(count, prob)
     if (np.isnan(count) & (np.array(kinds) == _INVERSION)).any():
         # PyTorch's inversion loop never ends for a NaN count: say so instead
@@ -436,3 +618,16 @@ def binomial(engine, count, prob, dtype):
     finally:
         draws.close()
     return np.array(out, dtype=np.float64).astype(dtype)
+
+
+def _binomial_shared_btrs(engine, count, flip, constants, rnd, dtype, size):
+    """``size`` BTRS draws of one (count, prob): two uniforms per trial, so the trials are
+    judged block by block (``_shared_pair_trials``)."""
+    step_rnd = rnd if count >= 2**24 else _same
+    k = _shared_pair_trials(engine, size, lambda u, v: _btrs_trials(
+        count, constants, step_rnd, dtype, u, v))
+    if flip:
+        k = count - k
+        if step_rnd is not _same:
+            k = k.astype(dtype).astype(np.float64)
+    return k.astype(dtype)

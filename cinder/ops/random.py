@@ -310,10 +310,13 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     probs = backend.to_numpy(input._data)
-    if (probs < 0).any() or not np.isfinite(probs).all():
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if (probs.reshape(-1, n_cat).sum(-1) == 0).any():
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if not replacement or num_samples == 1:
+        # PyTorch checks up front only on its "p / Exp(1)" path; the inverse-CDF kernel
+        # checks row by row as it samples (in the engine)
+        if (probs < 0).any() or not np.isfinite(probs).all():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (probs.reshape(-1, n_cat).sum(-1) == 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     vals = _engine(generator).multinomial(np.ascontiguousarray(probs), int(num_samples),
                                           bool(replacement))
     shape = (num_samples,) if input.dim() == 1 else (input.shape[0], num_samples)

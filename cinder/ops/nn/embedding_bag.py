@@ -12,7 +12,8 @@ import numpy as np
 
 from ... import _dtype as D
 from .._prep import xp_of
-from ...backend.sparse import pooling_product
+from ...autograd import grad_mode
+from ...backend.sparse import csr_matrix
 from .._registry import needs_grad, node_class, record, register
 from .embedding import _check_indices
 from ._utils import float_kernel_dtype, like
@@ -61,7 +62,15 @@ def _bag_of(xp, indices, offsets, bags):
     last bag runs to the end of the input, as in PyTorch's CPU kernel, even when
     ``include_last_offset`` gives a smaller final offset)."""
     starts = offsets._data[:bags].astype(np.int64)
-    return xp.searchsorted(starts, xp.arange(indices.shape[0]), side="right") - 1
+    n = indices.shape[0]
+    if bags and int(starts[0]) == 0:
+        ends = xp.empty_like(starts)
+        ends[:-1], ends[-1] = starts[1:], n
+        lengths = ends - starts
+        if bool((lengths >= 0).all()) and int(starts[-1]) <= n:
+            # sorted offsets (the usual case): each bag's number repeated over its run
+            return xp.repeat(xp.arange(bags), lengths)
+    return xp.searchsorted(starts, xp.arange(n), side="right") - 1
 
 
 def _fast_path(weight, mode, padding):
@@ -70,24 +79,26 @@ def _fast_path(weight, mode, padding):
     return mode != _MAX and padding < 0 and weight._dtype in (D.float32, D.float16, D.bfloat16)
 
 
-def _max_rows(xp, flat, bag_of, rows, bags):
+def _max_rows(xp, flat, bag_of, weight, bags):
     """For each bag and column, the weight row holding the (first) maximum; 0 for empty bags.
     The kept indices come in bag order, so each bag is one run: the maxima and the first
-    position reaching them are two ``reduceat`` passes over the runs."""
-    dim = rows.shape[1]
+    position reaching them are two ``reduceat`` passes over the runs, done with the columns
+    as rows (a reduction along contiguous memory, several times faster than down columns)."""
+    dim = weight.shape[1]
     out = xp.zeros((bags, dim), dtype=np.int64)
     if flat.size == 0:
         return out
-    starts = xp.flatnonzero(xp.concatenate([xp.ones(1, bool), bag_of[1:] != bag_of[:-1]]))
-    run = xp.cumsum(xp.concatenate([xp.zeros(1, np.int64),
-                                    (bag_of[1:] != bag_of[:-1]).astype(np.int64)]))
-    best = xp.maximum.reduceat(rows, starts, axis=0)
+    change = bag_of[1:] != bag_of[:-1]
+    starts = xp.flatnonzero(xp.concatenate([xp.ones(1, bool), change]))
+    lengths = xp.diff(xp.concatenate([starts, xp.array([flat.size])]))
+    rows = xp.take(xp.ascontiguousarray(weight.T), flat, axis=1)       # (dim, kept)
+    best = xp.maximum.reduceat(rows, starts, axis=1)
     # (int32 positions: half the memory traffic of int64 on this large temporary)
     kind = np.int32 if flat.size < 2 ** 31 - 1 else np.int64
-    position = xp.arange(flat.size, dtype=kind)[:, None]
-    hits = xp.where(rows == best[run], position, kind(flat.size))
-    first = xp.minimum.reduceat(hits, starts, axis=0)
-    out[bag_of[starts]] = flat[first]
+    hits = xp.where(rows == xp.repeat(best, lengths, axis=1),
+                    xp.arange(flat.size, dtype=kind), kind(flat.size))
+    first = xp.minimum.reduceat(hits, starts, axis=1)
+    out[bag_of[starts]] = flat[first].T
     return out
 
 
@@ -98,6 +109,8 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     1 averages, 2 takes the maximum; rows at ``padding_idx`` take no part and an empty bag
     gives zeros. Returns ``(output, offset2bag, bag_size, max_indices)``."""
     padding = _check(weight, indices, offsets, mode, per_sample_weights, padding_idx)
+    if include_last_offset and offsets.shape[0] < 1:
+        raise RuntimeError("include_last_offset: number of offset should be at least 1")
     xp = xp_of(weight)
     bags = offsets.shape[0] - 1 if include_last_offset else offsets.shape[0]
     flat = indices._data.reshape(-1).astype(np.int64)
@@ -109,7 +122,7 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     if mode == _MAX:
         # each maximum is read from its weight row, so the gradient goes to that row (as
         # PyTorch sends it to max_indices); an empty bag gives zeros
-        max_rows = _max_rows(xp, flat[keep], bag_of[keep], weight._data[flat[keep]], bags)
+        max_rows = _max_rows(xp, flat[keep], bag_of[keep], weight._data, bags)
         out = weight.gather(0, like(max_rows, weight, D.int64)) * \
             like((sizes > 0)[:, None], weight)
     else:
@@ -122,60 +135,93 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
 
 def _weight_grad(grad, s):
     """Each bag's gradient sent back to the rows it pooled (scaled as the forward scaled
-    them): an index_select and an index_add, in cinder ops."""
-    g = grad if s.counts is None else grad / s.counts
-    rows = g.index_select(0, s.kept_bags)
+    them): the transposed pooling matrix times the bag gradients. Under create_graph=True
+    the same sum in cinder ops (an index_select and an index_add), so it is differentiable."""
+    if grad_mode.STATE.grad_enabled:
+        return _weight_grad_ops(grad, s)
+    xp = xp_of(grad)
+    compute = float_kernel_dtype(grad)
+    g = grad._data.astype(compute, copy=False)
+    if s.counts is not None:
+        g = g / s.counts[:, None].astype(compute)
+    rows = xp.asarray(s.pool.T @ g)
+    if s.freq is not None:
+        rows /= xp.maximum(s.freq, 1)[:, None].astype(compute)
+    return like(xp.ascontiguousarray(rows), grad)
+
+
+def _weight_grad_ops(grad, s):
+    kept_bags, kept_rows = _index_tensor(s.kept_bags, grad), _index_tensor(s.kept_rows, grad)
+    g = grad if s.counts is None else grad / like(s.counts[:, None], grad)
+    rows = g.index_select(0, kept_bags)
     if s.kept_weights is not None:
         rows = rows * s.kept_weights.unsqueeze(1)
     if s.freq is not None:
-        rows = rows / s.freq.unsqueeze(1)
-    return grad.new_zeros(s.weight_shape).index_add(0, s.kept_rows, rows)
+        rows = rows / like(s.freq[s.kept_rows], grad).unsqueeze(1)
+    return grad.new_zeros(s.weight_shape).index_add(0, kept_rows, rows)
 
 
 def _sample_weights_grad(grad, s):
-    """d out / d per_sample_weights[j]: the bag's gradient dotted with row j."""
-    dots = (grad.index_select(0, s.kept_bags) * s.weight.index_select(0, s.kept_rows)).sum(1)
-    return dots.new_zeros(s.num_indices).index_add(0, s.kept_positions, dots)
+    """d out / d per_sample_weights[j]: the bag's gradient dotted with row j (0 for the
+    indices that were not pooled)."""
+    if grad_mode.STATE.grad_enabled:
+        dots = (grad.index_select(0, _index_tensor(s.kept_bags, grad)) *
+                s.weight.index_select(0, _index_tensor(s.kept_rows, grad))).sum(1)
+        return dots.new_zeros(s.num_indices).index_add(
+            0, _index_tensor(s.kept_positions, grad), dots)
+    xp = xp_of(grad)
+    compute = float_kernel_dtype(grad)
+    out = xp.zeros(s.num_indices, dtype=compute)
+    g, w = grad._data.astype(compute, copy=False), s.weight._data.astype(compute, copy=False)
+    out[s.kept_positions] = xp.einsum("ij,ij->i", g[s.kept_bags], w[s.kept_rows])
+    return like(out, grad)
+
+
+def _index_tensor(arr, ref):
+    return like(arr, ref, D.int64)
 
 
 EmbeddingBagNode = node_class("EmbeddingBagBackward0", {
     "weight": _weight_grad, "per_sample_weights": _sample_weights_grad},
     saves_also=("counts", "kept_bags", "kept_weights", "freq", "weight_shape", "kept_rows",
-                "weight", "num_indices", "kept_positions"))
+                "weight", "num_indices", "kept_positions", "pool"))
 
 
 def _pooled_sum(weight, offsets, per_sample_weights, include_last_offset, scale_grad_by_freq,
                 padding, mode, flat, keep, bag_of, bags, sizes):
     """The (bags, D) sums (means) of the pooled rows, scaled by ``per_sample_weights``: one
-    sparse product forward; the backward is written in cinder ops."""
+    product of the (bags, rows) pooling matrix with the weight; the backward uses the same
+    matrix transposed."""
     xp = xp_of(weight)
     pooled = keep
     if include_last_offset and _fast_path(weight, mode, padding) and offsets.numel():
         # PyTorch's index-select fast path sums only up to the final offset, yet counts (and
         # a mean divides by) every index of the last bag
         pooled = keep & (xp.arange(keep.size) < int(offsets[-1]))
-    positions = xp.flatnonzero(pooled)
+    positions = xp.arange(flat.size) if bool(pooled.all()) else xp.flatnonzero(pooled)
     kept_rows, kept_bags = flat[positions], bag_of[positions]
     compute = float_kernel_dtype(weight)
     values = xp.ones(positions.size, compute) if per_sample_weights is None else \
         per_sample_weights._data.reshape(-1)[positions].astype(compute)
-    out = pooling_product(xp, kept_bags, kept_rows, values, bags, weight._data.astype(compute))
+    # the kept indices come in bag order, so the row pointers are the bags' running counts
+    indptr = xp.zeros(bags + 1, dtype=np.int64)
+    xp.cumsum(xp.bincount(kept_bags, minlength=bags)[:bags], out=indptr[1:])
+    pool = csr_matrix(xp, values, kept_rows, indptr, (bags, weight.shape[0]))
+    out = xp.asarray(pool @ weight._data.astype(compute, copy=False))
     if mode == _MEAN:
         out = out / xp.maximum(sizes, 1)[:, None].astype(compute)
     result = like(xp.ascontiguousarray(out), weight)
     if needs_grad(weight, per_sample_weights):
-        def to_t(a, dt=D.int64):
-            return like(a, weight, dt)
         freq = None
         if scale_grad_by_freq:
-            freq = to_t(xp.bincount(flat, minlength=weight.shape[0])[kept_rows], weight._dtype)
+            freq = xp.bincount(flat, minlength=weight.shape[0])
         psw = per_sample_weights
         record(EmbeddingBagNode, (weight, psw), (result,),
-               counts=None if mode != _MEAN else to_t(xp.maximum(sizes, 1)[:, None],
-                                                      weight._dtype),
-               kept_bags=to_t(kept_bags), kept_rows=to_t(kept_rows),
-               kept_positions=to_t(positions), weight_shape=tuple(weight.shape),
-               kept_weights=None if psw is None else psw.reshape(-1)[to_t(positions)],
+               counts=None if mode != _MEAN else xp.maximum(sizes, 1),
+               kept_bags=kept_bags, kept_rows=kept_rows, kept_positions=positions,
+               weight_shape=tuple(weight.shape), pool=pool,
+               kept_weights=None if psw is None else psw.reshape(-1)[
+                   _index_tensor(positions, weight)],
                freq=freq, weight=weight, num_indices=flat.size)
     return result
 

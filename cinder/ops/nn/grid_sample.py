@@ -2,11 +2,18 @@
 points of a grid, the kernel behind ``nn.functional.grid_sample``.
 
 The modes are PyTorch's integer codes: interpolation 0 bilinear, 1 nearest, 2 bicubic;
-padding 0 zeros, 1 border, 2 reflection. The sampling is a composite of gather and pointwise
-ops, so gradients reach both the input and the grid, at every order.
+padding 0 zeros, 1 border, 2 reflection. The forward pass and the ordinary backward pass are
+array kernels (``_grid_kernel.py``: one sparse sampling matrix); under create_graph=True the
+backward differentiates the same sampling written as a composite of gather and pointwise
+cinder ops (below), so gradients of gradients work too.
 """
 
-from .._registry import register
+import numpy as np
+
+from .. import _prep
+from .._registry import needs_grad, record, register
+from . import _grid_kernel as K
+from ._utils import float_kernel_dtype, like, recompute_node
 
 _MODES = ("bilinear", "nearest", "bicubic")
 _PADDINGS = ("zeros", "border", "reflection")
@@ -74,6 +81,11 @@ def _check(input, grid, interpolation_mode, nd_required=None):
     if grid.shape[-1] != nd:
         raise RuntimeError(f"grid_sampler(): expected grid to have size {nd} in last dimension, "
                            f"but got grid with sizes {list(grid.shape)}")
+    for dim in range(2, input.dim()):
+        if input.shape[dim] == 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {dim} being empty")
     if interpolation_mode == 2 and nd != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if not input.is_floating_point():
@@ -88,8 +100,64 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     1 nearest, 2 bicubic — 4-D input only) and ``padding_mode`` (0 zeros, 1 border,
     2 reflection); the result is (N, C, *out)."""
     _check(input, grid, interpolation_mode)
-    return _sample(input, grid, _MODES[interpolation_mode], _PADDINGS[padding_mode],
-                   bool(align_corners))
+    xp = _prep.xp_of(input)
+    compute = float_kernel_dtype(input)
+    n, c = input.shape[:2]
+    nd = input.dim() - 2
+    out_shape = tuple(grid.shape[1:-1])
+    points = int(np.prod(out_shape))
+    flat_grid = grid._data.astype(compute, copy=False).reshape(n, points, nd)
+    plan = K.make_plan(xp, flat_grid, tuple(input.shape[2:]), interpolation_mode,
+                       padding_mode, bool(align_corners))
+    values = K.forward(xp, input._data.astype(compute, copy=False), plan)
+    result = like(values.reshape((n, c) + out_shape), input)
+    if needs_grad(input, grid):
+        record(GRID_NODES[nd], (input, grid), (result,), input=input, grid=grid, plan=plan,
+               mode=interpolation_mode, padding=padding_mode, align=bool(align_corners))
+    return result
+
+
+def _grads(grad, s, wanted):
+    """(input, grid) gradients of the array kernel, from the plan the forward pass made."""
+    want_input, want_grid = wanted
+    xp = _prep.xp_of(grad)
+    compute = float_kernel_dtype(grad)
+    n, c = grad.shape[:2]
+    g = grad._data.astype(compute, copy=False).reshape(n, c, int(np.prod(grad.shape[2:])))
+    g_input = g_grid = None
+    if want_input:
+        g_input = like(K.input_grad(xp, g, s.plan, tuple(s.input.shape)), grad)
+    if want_grid:
+        if s.plan.axes is None:          # nearest: PyTorch's grid gradient is zero
+            g_grid = s.grid.new_zeros(s.grid.shape)
+        else:
+            nd = s.grid.shape[-1]
+            table = s.input._data.astype(compute, copy=False)
+            g_grid = like(K.grid_grad(xp, table, g, s.plan, nd).reshape(s.grid.shape), grad)
+    return g_input, g_grid
+
+
+def _composite(s, input, grid):
+    """The sampling in differentiable cinder ops (for create_graph=True backward passes)."""
+    return _sample(input, grid, _MODES[s.mode], _PADDINGS[s.padding], s.align)
+
+
+def _input_grad(grad, s):
+    return _grads(grad, s, (True, False))[0]
+
+
+def _grid_grad(grad, s):
+    return _grads(grad, s, (False, True))[1]
+
+
+def _node(name):
+    return recompute_node(name, {"input": _input_grad, "grid": _grid_grad},
+                          saves_also=("plan", "mode", "padding", "align"),
+                          composite=_composite, joint=_grads)
+
+
+# PyTorch names the node after the kernel's dimension
+GRID_NODES = {2: _node("GridSampler2DBackward0"), 3: _node("GridSampler3DBackward0")}
 
 
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
@@ -207,4 +275,4 @@ def _bicubic(input, flat_grid, spatial, padding_mode, align_corners):
 
 for _name, _fn in (("grid_sampler", grid_sampler), ("grid_sampler_2d", grid_sampler_2d),
                    ("grid_sampler_3d", grid_sampler_3d)):
-    register(_name, _fn, method=False, family="nn.vision")
+    register(_name, _fn, method=False, family="nn.vision", nodes=tuple(GRID_NODES.values()))
