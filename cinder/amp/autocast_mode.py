@@ -157,6 +157,10 @@ COMPOSITES = {
     "linalg_multi_dot": _multi_dot_policy,
     "matrix_power": _matrix_power_policy,
     "linalg_matrix_power": _matrix_power_policy,
+    # PyTorch's RNN cells are linear(x) + linear(h) then the nonlinearity (LSTM and GRU cells
+    # mix in float32 states and stay float32)
+    "rnn_tanh_cell": lambda args, kwargs: _LOWER,
+    "rnn_relu_cell": lambda args, kwargs: _LOWER,
 }
 
 
