@@ -19,9 +19,9 @@ import functools
 from .. import _dtype as D
 from .._tensor import Tensor
 
-__all__ = ["REFUSED", "guarded"]
+__all__ = ["LIMITED", "REFUSED", "claim", "guarded"]
 
-_LIMITED = frozenset(D.LIMITED_UINTS)
+LIMITED = _LIMITED = frozenset(D.LIMITED_UINTS)
 
 # Data operands: (position, keyword) pairs of the arguments whose dtypes make the kernel's.
 SELF = ((0, "input"),)
@@ -441,11 +441,28 @@ def _raise(found):
     raise NotImplementedError(f"\"{kernel}\" not implemented for '{dt.scalar_name}'")
 
 
+_CLAIMED = set()
+
+
+def claim(name, operands=BINARY):
+    """For a family factory that knows the compute dtype itself (``binary``, ``comparison``,
+    ``unary``): the kernel name its op refuses the limited types with, or None when the table
+    has no plain entry for it with these operands. A claimed op is not wrapped by ``guarded``
+    (the factory's own dtype test costs nothing extra on the common path)."""
+    spec = REFUSED.get(name)
+    if spec is None or callable(spec[0]) or spec[1] != operands or name in EMPTY_OK or \
+            name in SAME_DTYPE or name in INDEX_ARGUMENT:
+        return None
+    _CLAIMED.add(name)
+    return spec[0]
+
+
 def guarded(name, fn):
     """``fn`` itself for an op that computes every dtype; for one listed in ``REFUSED``, ``fn``
     behind the check (one dtype test per data operand on the common path)."""
     spec = REFUSED.get(name)
-    if spec is None or fn is None or getattr(fn, "_limited_uint_checked", False):
+    if spec is None or fn is None or name in _CLAIMED or \
+            getattr(fn, "_limited_uint_checked", False):
         return fn
     kernel, operands = spec
     if getattr(kernel, "decides", False):
