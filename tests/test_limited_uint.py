@@ -26,41 +26,58 @@ _SIGNED = ("int64", "int32", "int16", "int8", "uint8")
 _EXACT = re.compile(r"not implemented for|Promotion for uint16")
 
 
-def _unsigned(v, ud, budget):
-    """``v`` with its integer tensors (the first ``budget[0]`` of them) made ``ud``."""
+def _unsigned(v, ud, budget, sources=_SIGNED):
+    """``v`` with its tensors of a ``sources`` dtype (the first ``budget[0]`` of them) made
+    ``ud`` (float values rounded, all of them made non-negative)."""
     if isinstance(v, T):
-        if v.dtype in _SIGNED and budget[0] > 0:
+        if v.dtype in sources and budget[0] > 0:
             budget[0] -= 1
-            return T(np.abs(v.array.astype(np.int64)).astype(ud), ud, v.layout, grad=False)
+            values = np.nan_to_num(np.abs(np.round(v.array.astype(np.float64))))
+            return T(np.minimum(values, 2**15).astype(ud), ud, v.layout, grad=False)
         return v
     if isinstance(v, list):
-        return [_unsigned(x, ud, budget) for x in v]
+        return [_unsigned(x, ud, budget, sources) for x in v]
     if isinstance(v, tuple):
-        return tuple(_unsigned(x, ud, budget) for x in v)
+        return tuple(_unsigned(x, ud, budget, sources) for x in v)
     if isinstance(v, dict):
-        return {k: _unsigned(x, ud, budget) for k, x in v.items()}
+        return {k: _unsigned(x, ud, budget, sources) for k, x in v.items()}
     return v
+
+
+# (mode, source dtypes, how many tensors are made unsigned): all integer tensors; only the
+# first (the other operand keeps its signed type); the float tensors of float-only entries
+_MODES = (("all", _SIGNED, 99), ("first", _SIGNED, 1), ("float", ("float32",), 99))
 
 
 def _sweep_cases():
     cases = []
     for e in ENTRIES:
         src = next((d for d in ("int64", "int32") if d in e.dtypes), None)
+        modes = _MODES[:2]
         if src is None:
-            continue
-        for i, s in enumerate(e.sample_list(src)[:2]):
-            for mode, n in (("all", 99), ("first", 1)):
+            if "float32" not in e.dtypes:
+                continue
+            src, modes = "float32", _MODES[2:]
+        for i, s in enumerate(e.sample_list(src)[: 2 if src != "float32" else 1]):
+            for mode, sources, n in modes:
                 if mode == "first" and i:
                     continue
                 budget = [n]
-                args = _unsigned(s.args, "uint64", budget)
-                kwargs = _unsigned(s.kwargs, "uint64", budget)
-                if budget[0] == n:  # no integer tensor in this sample
+                _unsigned((s.args, s.kwargs), "uint64", budget, sources)
+                if budget[0] == n:  # no tensor to convert in this sample
                     continue
                 for ud in UINTS:
-                    cases.append(pytest.param(e, s, ud, n, id=f"{e.name}-{i}-{mode}-{ud}"))
-                del args, kwargs
+                    cases.append(
+                        pytest.param(e, s, ud, (sources, n), id=f"{e.name}-{i}-{mode}-{ud}")
+                    )
     return cases
+
+
+def _call(lib, entry, sample, ud, sources, n):
+    budget = [n]
+    args, kwargs = _unsigned((sample.args, sample.kwargs), ud, budget, sources)
+    args, kwargs, _ = build(lib, Sample(*args, **kwargs))
+    return _outcome(lambda: entry.call(lib, *args, **kwargs))
 
 
 def _outcome(fn):
@@ -95,13 +112,10 @@ def _same_outcome(c, t, tol=None):
 _INDEX_CHECK_TYPE = {"index_fill"}
 
 
-@pytest.mark.parametrize("entry,sample,ud,n", _sweep_cases())
-def test_op_db_sweep(entry, sample, ud, n):
-    budget_t, budget_c = [n], [n]
-    s_t = Sample(*_unsigned(sample.args, ud, budget_t), **_unsigned(sample.kwargs, ud, budget_t))
-    s_c = Sample(*_unsigned(sample.args, ud, budget_c), **_unsigned(sample.kwargs, ud, budget_c))
-    t = _outcome(lambda: entry.call(torch, *build(torch, s_t)[0], **build(torch, s_t)[1]))
-    c = _outcome(lambda: entry.call(cinder, *build(cinder, s_c)[0], **build(cinder, s_c)[1]))
+@pytest.mark.parametrize("entry,sample,ud,mode", _sweep_cases())
+def test_op_db_sweep(entry, sample, ud, mode):
+    t = _call(torch, entry, sample, ud, *mode)
+    c = _call(cinder, entry, sample, ud, *mode)
     if entry.name in _INDEX_CHECK_TYPE and t[1] is not None and "index" in str(t[1]):
         assert c[1] is not None
         return

@@ -301,6 +301,9 @@ REFUSED = {
     "scatter_add": ("scatter_gather_tensor_cpu", SELF),
     "take_along_dim": ("scatter_gather_tensor_cpu", SELF),
     "gradient": ("add_stub", SELF),
+    "dist": ("add_stub", BINARY),
+    "linalg_cross": ("cross", SELF),
+    "histogram": ("linspace_cpu", SELF),
     # factories given one of the types as ``dtype=``
     "arange": (_by_dtype_argument("arange_cpu"), ()),
     "range": (_by_dtype_argument("range_cpu"), ()),

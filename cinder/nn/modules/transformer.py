@@ -9,6 +9,9 @@ same seed gives the same weights and the same dropout draws. PyTorch's inference
 import copy
 import warnings
 
+from ..._tensor import Tensor
+from ...amp.autocast_mode import STATE
+from ...autograd.grad_mode import is_grad_enabled
 from ...ops import FUNCTIONS as _OPS
 
 from .. import functional as F
@@ -19,6 +22,7 @@ from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
 from .module import Module
+from ..parameter import Parameter
 from .normalization import LayerNorm
 
 __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
@@ -37,10 +41,6 @@ def _fast_path_autocast_dtype(layer, src):
     so the layer's result comes out in the autocast dtype); None when it takes the composite
     path (training, grad needed, not batch_first, odd head count, hooks...) or autocast is off.
     """
-    from ...amp.autocast_mode import STATE
-    from ...autograd.grad_mode import is_grad_enabled
-    from ..._tensor import Tensor
-    from ..parameter import Parameter
     attn = layer.self_attn
     if not STATE.enabled["cpu"] or src.dim() != 3 or layer.training or \
             not attn.batch_first or attn.in_proj_bias is None or \
