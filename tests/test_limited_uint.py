@@ -292,3 +292,18 @@ def test_dtype_objects(ud):
     np.testing.assert_array_equal(tc.numpy(), tt.numpy())
     assert repr(tc) == repr(tt)
     assert cinder.iinfo(c).max == torch.iinfo(t).max
+
+
+@pytest.mark.parametrize("weights_only", [True, False])
+@pytest.mark.parametrize("ud", UINTS)
+def test_load_pytorch_checkpoint(ud, weights_only):
+    """PyTorch saves these tensors with ``_rebuild_tensor_v3`` (untyped storage + dtype)."""
+    import io
+
+    buf = io.BytesIO()
+    x = np.array([0, 7, np.iinfo(ud).max], dtype=ud)
+    torch.save({"x": torch.from_numpy(x)[1:]}, buf)
+    buf.seek(0)
+    got = cinder.load(buf, weights_only=weights_only)["x"]
+    assert str(got.dtype) == f"torch.{ud}"
+    assert got.tolist() == x[1:].tolist() and got.storage_offset() == 1
