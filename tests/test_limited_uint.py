@@ -307,3 +307,22 @@ def test_load_pytorch_checkpoint(ud, weights_only):
     got = cinder.load(buf, weights_only=weights_only)["x"]
     assert str(got.dtype) == f"torch.{ud}"
     assert got.tolist() == x[1:].tolist() and got.storage_offset() == 1
+
+
+@pytest.mark.parametrize("ud", UINTS)
+def test_save_for_pytorch(ud):
+    """cinder writes them as PyTorch does (``_rebuild_tensor_v3``): torch.load reads the views
+    back sharing one storage, and so does cinder.load."""
+    import io
+
+    x = cinder.from_numpy(np.array([1, 2, np.iinfo(ud).max], dtype=ud))
+    buf = io.BytesIO()
+    cinder.save({"view": x[1:], "whole": x, "other": cinder.ones(2)}, buf)
+    for lib in (torch, cinder):
+        buf.seek(0)
+        got = lib.load(buf)
+        assert str(got["view"].dtype) == f"torch.{ud}"
+        assert got["view"].tolist() == [2, int(np.iinfo(ud).max)]
+        assert got["view"].storage_offset() == 1
+        assert got["view"].untyped_storage().data_ptr() == got["whole"].untyped_storage().data_ptr()
+        assert got["other"].tolist() == [1.0, 1.0]
