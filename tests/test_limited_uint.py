@@ -248,6 +248,17 @@ CASES = {
     "empty_max": lambda L, a, b, U: b[:0].max(0),
     "empty_topk": lambda L, a, b, U: a[:0].topk(0),
     "empty_dot": lambda L, a, b, U: a[:0].dot(a[:0]),
+    # the argument and shape checks come before the kernel's dtype
+    "mm_bad_shapes": lambda L, a, b, U: b @ b,
+    "vdot_2d": lambda L, a, b, U: L.vdot(b, b),
+    "topk_no_k": lambda L, a, b, U: a.topk(),
+    "tril_tensor_diagonal": lambda L, a, b, U: b.tril(b),
+    "add_bad_broadcast": lambda L, a, b, U: b + a[:3],
+    "tensordot_full": lambda L, a, b, U: L.tensordot(b, b),
+    "tensordot_1": lambda L, a, b, U: L.tensordot(b, b.T, dims=1),
+    "histogram": lambda L, a, b, U: L.histogram(a),
+    "histogram_range": lambda L, a, b, U: L.histogram(a, 3, range=(0.0, 3.0)),
+    "hash_tensor": lambda L, a, b, U: L.hash_tensor(a),
     # factories
     "arange": lambda L, a, b, U: L.arange(3, dtype=U),
     "linspace": lambda L, a, b, U: L.linspace(0, 3, 4, dtype=U),

@@ -145,6 +145,23 @@ def _index_select_kernel(args, kwargs):
     return "index_select"
 
 
+def _tensordot_kernel(args, kwargs):
+    # contracting every dim leaves a dot product; otherwise the product is an mm
+    a, b = _arg(args, kwargs, 0, "a"), _arg(args, kwargs, 1, "b")
+    dims = _arg(args, kwargs, 2, "dims", 2)
+    n = dims if isinstance(dims, int) else len(dims[0]) if len(dims) else 0
+    full = isinstance(a, Tensor) and isinstance(b, Tensor) and a.dim() + b.dim() == 2 * n
+    return "dot" if full else "addmm_impl_cpu_"
+
+
+def _histogram_kernel(args, kwargs):
+    # tensor bins go to the histogram kernel; a bin count, to the edges' linspace when a range
+    # is given, else to histogramdd (which first looks for the range itself)
+    if isinstance(_arg(args, kwargs, 1, "bins"), Tensor):
+        return "histogram_cpu"
+    return "linspace_cpu" if kwargs.get("range") is not None else "histogramdd"
+
+
 def _count_nonzero_kernel(args, kwargs):
     return "nonzero_count_cpu" if _arg(args, kwargs, 1, "dim") is None else None
 
@@ -274,7 +291,7 @@ REFUSED = {
     "addr": ("addr_cpu", ((0, "input"), (1, "vec1"), (2, "vec2"))),
     "baddbmm": ("baddbmm", BATCHES),
     "addbmm": ("addmm_impl_cpu_", BATCHES),
-    "tensordot": ("addmm_impl_cpu_", ((0, "a"), (1, "b"))),
+    "tensordot": (_tensordot_kernel, ((0, "a"), (1, "b"))),
     "einsum": (_einsum_decides, ()),
     "cross": ("cross", SELF),
     # shape and indexing kernels
@@ -303,7 +320,8 @@ REFUSED = {
     "gradient": ("add_stub", SELF),
     "dist": ("add_stub", BINARY),
     "linalg_cross": ("cross", SELF),
-    "histogram": ("linspace_cpu", SELF),
+    "histogram": (_histogram_kernel, SELF),
+    "hash_tensor": ("xor_sum_cpu", SELF),
     # factories given one of the types as ``dtype=``
     "arange": (_by_dtype_argument("arange_cpu"), ()),
     "range": (_by_dtype_argument("range_cpu"), ()),
@@ -444,6 +462,31 @@ def _raise(found):
     raise NotImplementedError(f"\"{kernel}\" not implemented for '{dt.scalar_name}'")
 
 
+# The dtype standing in for the unsigned tensors while an op's argument checks run (int64,
+# unless the op refuses integers with an error of its own)
+STAND_IN = {"dist": D.float64}
+
+
+def _stand_in(v, dtype):
+    if isinstance(v, Tensor) and v._dtype in _LIMITED:
+        return v.to(dtype)
+    if isinstance(v, (list, tuple)):
+        return type(v)(_stand_in(x, dtype) for x in v)
+    return v
+
+
+def _argument_errors_first(name, fn, args, kwargs):
+    """PyTorch parses the arguments and checks the shapes before it looks for a kernel: run
+    the op on int64 copies of the unsigned tensors (no ``out=``) so that a bad call raises its
+    own error first. Only on the way to a refusal; a kernel missing for int64 too is no
+    argument error and is ignored."""
+    dt = STAND_IN.get(name, D.int64)
+    try:
+        fn(*_stand_in(args, dt), **{k: _stand_in(v, dt) for k, v in kwargs.items() if k != "out"})
+    except NotImplementedError:
+        pass
+
+
 _CLAIMED = set()
 
 
@@ -453,8 +496,14 @@ def claim(name, operands=BINARY):
     has no plain entry for it with these operands. A claimed op is not wrapped by ``guarded``
     (the factory's own dtype test costs nothing extra on the common path)."""
     spec = REFUSED.get(name)
-    if spec is None or callable(spec[0]) or spec[1] != operands or name in EMPTY_OK or \
-            name in SAME_DTYPE or name in INDEX_ARGUMENT:
+    if (
+        spec is None
+        or callable(spec[0])
+        or spec[1] != operands
+        or name in EMPTY_OK
+        or name in SAME_DTYPE
+        or name in INDEX_ARGUMENT
+    ):
         return None
     _CLAIMED.add(name)
     return spec[0]
@@ -464,8 +513,12 @@ def guarded(name, fn):
     """``fn`` itself for an op that computes every dtype; for one listed in ``REFUSED``, ``fn``
     behind the check (one dtype test per data operand on the common path)."""
     spec = REFUSED.get(name)
-    if spec is None or fn is None or name in _CLAIMED or \
-            getattr(fn, "_limited_uint_checked", False):
+    if (
+        spec is None
+        or fn is None
+        or name in _CLAIMED
+        or getattr(fn, "_limited_uint_checked", False)
+    ):
         return fn
     kernel, operands = spec
     if getattr(kernel, "decides", False):
@@ -484,6 +537,7 @@ def guarded(name, fn):
                 if isinstance(x, Tensor) and x._dtype in _LIMITED:
                     found = _refused(name, kernel, operands, args, kwargs)
                     if found is not None:
+                        _argument_errors_first(name, fn, args, kwargs)
                         _raise(found)
                     break
             return fn(*args, **kwargs)
