@@ -340,8 +340,8 @@ def cinder_global(module, name):
     if module == "torch.serialization" and name == "_get_layout":
         return _get_layout
     if module == "torch.storage" and name in ("UntypedStorage", "TypedStorage"):
-        from . import _storage      # the storages of _rebuild_tensor_v3 (uint16/32/64 tensors)
-        return getattr(_storage, name)
+        # the storages of _rebuild_tensor_v3 (uint16/32/64 tensors)
+        return UntypedStorage if name == "UntypedStorage" else TypedStorage
     if module == "torch" or module.startswith("torch."):
         target = importlib.import_module("cinder" + module[len("torch"):])
         obj = target
