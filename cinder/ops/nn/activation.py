@@ -414,6 +414,23 @@ def _scalar_positions(outer, inner):
     return ((p - start) >= (stop - start) // lanes * lanes).reshape(outer, inner)
 
 
+def _scalar_pieces(scalar):
+    """The positions of ``scalar`` (outer, inner) as a few (row slice, column selector) blocks:
+    runs of rows whose scalar positions are the usual tail of the row (a column slice, a view),
+    and the rows a chunk boundary cuts, each with its own columns."""
+    outer, inner = scalar.shape
+    cut = inner // _reduced_float_lanes() * _reduced_float_lanes()
+    typical = scalar[:, cut:].all(axis=1) & ~scalar[:, :cut].any(axis=1)
+    pieces, start = [], 0
+    for i in np.flatnonzero(~typical).tolist() + [outer]:
+        if start < i and cut < inner:
+            pieces.append((slice(start, i), slice(cut, inner)))
+        if i < outer and scalar[i].any():
+            pieces.append((slice(i, i + 1), np.flatnonzero(scalar[i])))
+        start = i + 1
+    return pieces
+
+
 def _scalar_loop_softmax(e, shifted, axis, half):
     """Softmax over ``axis`` (not the last) as PyTorch's float16/bfloat16 kernel computes it.
 
@@ -423,14 +440,14 @@ def _scalar_loop_softmax(e, shifted, axis, half):
     steps; the vector lanes divide the float32 exponential. Works on ``e`` in place."""
     outer = int(np.prod(e.shape[:axis]))
     inner = int(np.prod(e.shape[axis + 1:]))
-    scalar = _scalar_positions(outer, inner)
     rows = e.reshape(outer, e.shape[axis], inner)
-    sel = np.broadcast_to(scalar[:, None, :], rows.shape) if scalar.any() else None
-    if sel is not None:
-        rows[sel] = np.exp(shifted.reshape(rows.shape)[sel].astype(np.float64))
+    src = shifted.reshape(rows.shape)
+    pieces = _scalar_pieces(_scalar_positions(outer, inner))
+    for r, cols in pieces:
+        rows[r, :, cols] = np.exp(src[r, :, cols].astype(np.float64))
     total = e.sum(axis=axis, keepdims=True)
-    if sel is not None:
-        rows[sel] = rows[sel].astype(half)
+    for r, cols in pieces:
+        rows[r, :, cols] = rows[r, :, cols].astype(half)
     e /= total
     return e
 
