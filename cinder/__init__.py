@@ -9,7 +9,7 @@ __version__ = "0.1.0"
 from ._dtype import (dtype, bool, uint8, int8, int16, int32, int64, float16, bfloat16,  # noqa
                      float32, float64, complex64, complex128, promote_types, get_default_dtype,
                      set_default_dtype, can_cast, finfo, iinfo)
-from ._dtype import uint64  # noqa: F401  (limited support, as in PyTorch)
+from ._dtype import uint16, uint32, uint64  # noqa: F401  (limited support, as in PyTorch)
 from ._dtype import ALIASES as _ALIASES
 from ._device import device, set_default_device, get_default_device  # noqa: F401
 from ._tensor import Tensor, Size  # noqa: F401

@@ -172,6 +172,12 @@ class CheckpointMixin:
                         (plain, t.requires_grad, OrderedDict(), state))
             return (_utils._rebuild_parameter, (plain, t.requires_grad, OrderedDict()))
         raw = _flat_bytes(backend.storage_root(t._data))   # a view: keeps the buffer alive
+        if t._dtype in D.LIMITED_UINTS:
+            # PyTorch has no typed storage class for these: untyped bytes plus the dtype
+            ref = self.ref_for(raw, D.uint8, t._device, untyped=True)
+            return (_utils._rebuild_tensor_v3, (ref, t.storage_offset(), tuple(t.shape),
+                                                 t.stride(), t.requires_grad, OrderedDict(),
+                                                 t._dtype))
         ref = self.ref_for(raw, t._dtype, t._device)
         args = (ref, t.storage_offset(), tuple(t.shape), t.stride(), t.requires_grad,
                 OrderedDict())
@@ -298,6 +304,9 @@ class CheckpointPickler(CheckpointMixin, pickle._Pickler):
         self.write(pickle.REDUCE)
 
     def _save_tensor(self, t):
+        if t._dtype in D.LIMITED_UINTS:
+            self.save_reduce(*self._reduce_tensor(t), obj=t)
+            return
         self._save_tensor_call(t, t._requires_grad)
         self._memo(t)
 
@@ -330,6 +339,9 @@ def cinder_global(module, name):
         return STORAGE_TYPES.get(name) or getattr(cinder, name)
     if module == "torch.serialization" and name == "_get_layout":
         return _get_layout
+    if module == "torch.storage" and name in ("UntypedStorage", "TypedStorage"):
+        # the storages of _rebuild_tensor_v3 (uint16/32/64 tensors)
+        return UntypedStorage if name == "UntypedStorage" else TypedStorage
     if module == "torch" or module.startswith("torch."):
         target = importlib.import_module("cinder" + module[len("torch"):])
         obj = target

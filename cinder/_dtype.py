@@ -10,7 +10,8 @@ import numpy as np
 
 __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-    "float32", "float64", "complex64", "complex128", "uint64", "promote_types", "get_default_dtype",
+    "float32", "float64", "complex64", "complex128", "uint16", "uint32", "uint64",
+    "promote_types", "get_default_dtype",
     "set_default_dtype", "can_cast", "finfo", "iinfo",
 ]
 
@@ -82,16 +83,21 @@ complex64 = dtype("complex64", np.complex64, COMPLEX, True, "ComplexFloatStorage
                   "ComplexFloatTensor")
 complex128 = dtype("complex128", np.complex128, COMPLEX, True, "ComplexDoubleStorage",
                    "ComplexDoubleTensor")
-# uint64 is one of PyTorch's "limited support" unsigned types: tensors of it can be made,
-# printed, compared, copied and converted (``hash_tensor`` returns one), but it takes part in
-# no type promotion and most arithmetic kernels refuse it. It is not among ALL_DTYPES.
+# uint16, uint32 and uint64 are PyTorch's "limited support" unsigned types: tensors of them can
+# be made, printed, compared, copied and converted (``hash_tensor`` returns uint64), but they
+# take part in no type promotion and many CPU kernels refuse them (the op table says which:
+# ``ops/limited_uint.py``). They are not among ALL_DTYPES.
+uint16 = dtype("uint16", np.uint16, INTEGRAL, False, "UInt16Storage", "UInt16Tensor")
+uint32 = dtype("uint32", np.uint32, INTEGRAL, False, "UInt32Storage", "UInt32Tensor")
 uint64 = dtype("uint64", np.uint64, INTEGRAL, False, "UInt64Storage", "UInt64Tensor")
+LIMITED_UINTS = (uint16, uint32, uint64)
 
 for _d, _cpp in ((bool, "bool"), (uint8, "unsigned char"), (int8, "signed char"),
                  (int16, "short int"), (int32, "int"), (int64, "long int"),
                  (float16, "c10::Half"), (bfloat16, "c10::BFloat16"), (float32, "float"),
                  (float64, "double"), (complex64, "c10::complex<float>"),
-                 (complex128, "c10::complex<double>"), (uint64, "unsigned long")):
+                 (complex128, "c10::complex<double>"), (uint16, "unsigned short"),
+                 (uint32, "unsigned int"), (uint64, "unsigned long")):
     _d.cpp_name = _cpp
 
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
@@ -104,8 +110,8 @@ ALIASES = {
 }
 ALIASES = {k: v for k, v in ALIASES.items() if v is not None}
 
-_FROM_NUMPY = {d.numpy_dtype: d for d in ALL_DTYPES + (uint64,)}
-_BY_NAME = {d.name: d for d in ALL_DTYPES + (uint64,)}
+_FROM_NUMPY = {d.numpy_dtype: d for d in ALL_DTYPES + LIMITED_UINTS}
+_BY_NAME = {d.name: d for d in ALL_DTYPES + LIMITED_UINTS}
 _BY_NAME.update(ALIASES)
 
 
@@ -162,20 +168,27 @@ def _promote_pair(a, b):
     return a if a.itemsize > b.itemsize else b
 
 
-_PROMOTE = {(a, b): _promote_pair(a, b) for a in ALL_DTYPES for b in ALL_DTYPES}
-_PROMOTE[uint64, uint64] = uint64
+class _PromotionTable(dict):
+    """``(a, b) -> promoted dtype``; a pair it lacks involves a limited unsigned type, which
+    PyTorch promotes only with itself and with the floating types."""
+
+    def __missing__(self, key):
+        a, b = key
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {a.scalar_name} and {b.scalar_name}")
+
+
+_PROMOTE = _PromotionTable(
+    ((a, b), _promote_pair(a, b)) for a in ALL_DTYPES for b in ALL_DTYPES)
+for _u in LIMITED_UINTS:
+    _PROMOTE[_u, _u] = _u
+    for _f in (float16, bfloat16, float32, float64):
+        _PROMOTE[_u, _f] = _PROMOTE[_f, _u] = _f
 
 
 def promote_types(type1, type2):
     """The smallest dtype to which both ``type1`` and ``type2`` can be safely cast."""
-    try:
-        return _PROMOTE[type1, type2]
-    except KeyError:
-        if uint64 not in (type1, type2) or type1 is type2:
-            raise
-        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
-                           f"attempted to promote {type1.scalar_name} and "
-                           f"{type2.scalar_name}") from None
+    return _PROMOTE[type1, type2]
 
 
 def can_cast(from_, to):

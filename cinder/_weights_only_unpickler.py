@@ -92,7 +92,7 @@ def _build_allowed():
         "torch.UntypedStorage": UntypedStorage,
         "torch._tensor._rebuild_from_type_v2": _utils._rebuild_from_type_v2,
     }
-    for d in D.ALL_DTYPES:
+    for d in D.ALL_DTYPES + D.LIMITED_UINTS:
         rc["torch." + d.name] = d
     for name, cls in _legacy.STORAGE_TYPES.items():
         rc["torch." + name] = cls

@@ -66,6 +66,104 @@ _POLICIES = {"autocast_lower_precision_fp": LOWER_PRECISION_FP, "autocast_fp32":
              "autocast_promote": PROMOTE}
 
 
+# ----------------------------------------------------------------------------------------------
+# Composites: ops PyTorch builds from matmul/mm/bmm (CompositeImplicitAutograd), so the inner
+# product is autocast and the result comes out in the lower precision; which calls reach it
+# depends on the arguments. f(args, kwargs) -> policy tag or None.
+# ----------------------------------------------------------------------------------------------
+
+_LOWER = "autocast_lower_precision_fp"
+# computed as is, the result given the lower precision (the lower-precision products come
+# after a float32 step, here rounded once at the end)
+_LOWER_RESULT = "autocast_lower_result"
+
+
+def _einsum_operands(args, kwargs):
+    equation = args[0] if args else kwargs.get("equation")
+    ops = list(args[1:])
+    if len(ops) == 1 and isinstance(ops[0], (list, tuple)):
+        ops = list(ops[0])
+    return equation, ops
+
+
+def _einsum_policy(args, kwargs):
+    """PyTorch's einsum contracts the operands left to right; a pair with an index summed
+    between them is a bmm (autocast: lower precision), a pair without one a mul (which
+    promotes). Cast when the last step is a bmm; otherwise leave the call alone."""
+    equation, ops = _einsum_operands(args, kwargs)
+    if not isinstance(equation, str) or len(ops) < 2 or "->" not in equation:
+        return _einsum_implicit_policy(equation, ops)
+    lhs, out = equation.replace(" ", "").split("->")
+    terms = [set(t.replace("...", "")) for t in lhs.split(",")]
+    if len(terms) != len(ops):
+        return None
+    last_is_bmm = False
+    current = terms[0]
+    for k in range(1, len(terms)):
+        kept = set(out).union(*terms[k + 1:])
+        last_is_bmm = bool((current & terms[k]) - kept)
+        current = (current | terms[k]) & (kept | (current & terms[k]))
+    return _LOWER if last_is_bmm else None
+
+
+def _einsum_implicit_policy(equation, ops):
+    """Without ``->`` the output holds the indices seen once (in sorted order)."""
+    if not isinstance(equation, str) or len(ops) < 2:
+        return None
+    lhs = equation.replace(" ", "")
+    counts = {}
+    for ch in lhs.replace(",", "").replace("...", ""):
+        counts[ch] = counts.get(ch, 0) + 1
+    out = "".join(sorted(ch for ch, n in counts.items() if n == 1))
+    return _einsum_policy((f"{lhs}->{out}",) + tuple(ops), {})
+
+
+def _inner_policy(args, kwargs):
+    """inner is a tensordot (an mm) unless an operand is 0-d (a mul) or both are 1-d (a dot)."""
+    a = args[0] if args else kwargs.get("input")
+    b = args[1] if len(args) > 1 else kwargs.get("other")
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        return None
+    if a.dim() == 0 or b.dim() == 0 or (a.dim() == 1 and b.dim() == 1):
+        return None
+    return _LOWER
+
+
+def _matrix_power_policy(args, kwargs):
+    """matrix_power multiplies (matmul) for n >= 2; a negative n inverts first (an fp32 op,
+    so the inverse is computed in float32) and then multiplies; n = 0 or 1 is an identity or
+    a copy."""
+    n = args[1] if len(args) > 1 else kwargs.get("n")
+    if not isinstance(n, int) or 0 <= n <= 1:
+        return None
+    return _LOWER if n >= 2 else _LOWER_RESULT
+
+
+def _multi_dot_policy(args, kwargs):
+    tensors = args[0] if args else kwargs.get("tensors")
+    return _LOWER if isinstance(tensors, (list, tuple)) and len(tensors) >= 2 else None
+
+
+def _chain_matmul_policy(args, kwargs):
+    matrices = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+    return _LOWER if len(matrices) >= 2 else None
+
+
+COMPOSITES = {
+    "einsum": _einsum_policy,
+    "tensordot": lambda args, kwargs: _LOWER,
+    "inner": _inner_policy,
+    "chain_matmul": _chain_matmul_policy,
+    "linalg_multi_dot": _multi_dot_policy,
+    "matrix_power": _matrix_power_policy,
+    "linalg_matrix_power": _matrix_power_policy,
+    # PyTorch's RNN cells are linear(x) + linear(h) then the nonlinearity (LSTM and GRU cells
+    # mix in float32 states and stay float32)
+    "rnn_tanh_cell": lambda args, kwargs: _LOWER,
+    "rnn_relu_cell": lambda args, kwargs: _LOWER,
+}
+
+
 def _tag_entries():
     """Mark the op-table entries with their CPU autocast policy."""
     for tag, names in _POLICIES.items():
@@ -202,6 +300,9 @@ def _policy(func, args, kwargs):
     info = OPS.get(name) or OPS.get(TENSOR_ATTRIBUTES.get(name) or "")
     if info is None:
         return None
+    composite = COMPOSITES.get(info.name)
+    if composite is not None:
+        return composite(args, kwargs)
     for tag in _POLICIES:
         if tag in info.tags:
             return tag
@@ -266,6 +367,9 @@ class _AutocastMode(TorchFunctionMode):
         policy = _policy(func, args, kwargs) if STATE.enabled["cpu"] else None
         if policy is None:
             return func(*args, **kwargs)
+        if policy == _LOWER_RESULT:
+            return _map_tensors(func(*args, **kwargs),
+                                functools.partial(_cast, dtype=STATE.dtype["cpu"]))
         if policy == "autocast_promote":
             target = _promoted(args, kwargs, STATE.dtype["cpu"])
             cast = functools.partial(_cast, dtype=target)

@@ -13,6 +13,7 @@ from .._device import CPU
 from .._tensor import Tensor, make_tensor
 from ..backend import blas
 from .creation import scalar_tensor_like
+from .limited_uint import LIMITED, SELF, claim
 from ._prep import (
     binary_operands,
     broadcast_shape,
@@ -46,20 +47,23 @@ _FLOATING = frozenset((D.float16, D.bfloat16, D.float32, D.float64))
 _NOT_INTEGRAL = _FLOATING | _COMPLEX
 
 
-def _dtype_check(name, check=None, unsupported=None, tensor_other=False):
+def _dtype_check(name, check=None, unsupported=None, tensor_other=False, limited=None):
     """Combine the argument checks of a binary op into one ``check(dt, input, other)``.
 
     ``unsupported`` is ``(kernel_name, dtypes)``: PyTorch has no kernel for those result dtypes
     (NotImplementedError). ``tensor_other``: ``other`` may not be a Python scalar.
+    ``limited``: the kernel name refusing the limited unsigned dtypes (``limited_uint.py``).
     """
-    if unsupported is None and not tensor_other:
+    if unsupported is None and not tensor_other and limited is None:
         return check
     kernel_name, bad = unsupported if unsupported is not None else (None, ())
+    if limited is not None:
+        bad = frozenset(bad) | LIMITED
 
     def refuse(dt, input, other):
         # PyTorch checks that the shapes broadcast before it looks for a kernel
         broadcast_shape(input._data.shape, np.shape(getattr(other, "_data", other)))
-        not_implemented(kernel_name, dt)
+        not_implemented(limited if dt in LIMITED else kernel_name, dt)
 
     if check is None and not tensor_other:
         def dtypes_only(dt, input, other):     # the common case, kept short
@@ -153,7 +157,7 @@ def binary(name, kernel, node=None, *, promote_int_to_float=False,
     ``opmath_scalar``: a Python scalar meets a float16/bfloat16 tensor in float32 (PyTorch's
     mul and div) instead of being rounded to the tensor's dtype first.
     """
-    check = _dtype_check(name, check, unsupported, tensor_other)
+    check = _dtype_check(name, check, unsupported, tensor_other, claim(name))
     scale = _scale_by_alpha(name, alpha)
     np_ufunc = getattr(np, ufunc) if ufunc else None
 
@@ -301,11 +305,15 @@ def unary(name, kernel, node=None, *, float_only=False, int_ok=True, method=True
     ``int_ok=False``: integer/bool inputs are refused (NotImplementedError for ``kernel_name``).
     ``inplace_precheck(self)``: the in-place form's own refusals (``acosh_`` while recording).
     """
+    limited = claim(name, SELF)
+
     def fn(input, *, out=None):
         if not isinstance(input, Tensor):
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(input).__name__}")
         a, dt = input._data, input._dtype
+        if limited is not None and dt in LIMITED:
+            not_implemented(limited, dt)
         if float_only and dt.category < D.FLOATING:
             dt = D.get_default_dtype()
             a = a.astype(dt.numpy_dtype)

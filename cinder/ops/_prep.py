@@ -100,7 +100,7 @@ def scalar_as(value, dtype):
 
 
 _INT_RANGE = {d: (int(np.iinfo(d.numpy_dtype).min), int(np.iinfo(d.numpy_dtype).max))
-              for d in (D.uint8, D.int8, D.int16, D.int32, D.int64, D.uint64)}
+              for d in (D.uint8, D.int8, D.int16, D.int32, D.int64) + D.LIMITED_UINTS}
 
 
 def wrap_int(value, dtype):

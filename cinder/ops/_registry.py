@@ -16,6 +16,7 @@ from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, SavedTensor
 from ._dispatch import dispatching, dispatching_property
+from .limited_uint import guarded
 
 __all__ = ["FUNCTIONS", "OPS", "alias", "needs_grad", "node_class", "record", "register"]
 
@@ -220,7 +221,8 @@ def register(name, function=None, *, method=True, inplace=None, family="", nodes
     decorator. ``tags`` default to the family; ``kernels`` maps a device type to a kernel.
     """
     def publish(fn):
-        impl = getattr(fn, "_cinder_impl", fn)
+        # ops that refuse the limited unsigned dtypes get the check (``limited_uint.py``)
+        impl = guarded(name, getattr(fn, "_cinder_impl", fn))
         # A new public object per name, so an alias keeps its own ``__name__``.
         public = dispatching(impl, name, name)
         if function_too:
@@ -230,11 +232,14 @@ def register(name, function=None, *, method=True, inplace=None, family="", nodes
         if method:
             # The method is its own object (``Tensor.add`` is not ``cinder.add``): handlers
             # and error messages tell ``torch.Tensor.add`` from ``torch.add``, as PyTorch's do.
-            meth = _public_method(impl if method is True else method, method_name or name)
+            own = impl if method is True else guarded(name, getattr(method, "_cinder_impl", method))
+            meth = _public_method(own, method_name or name)
             setattr(Tensor, method_name or name, meth)
         inp = inplace
         if inp is True:
             inp = make_inplace(impl, name, pointwise=family == "pointwise")
+        elif inp is not None:
+            inp = guarded(name, getattr(inp, "_cinder_impl", inp))
         if inp is not None:
             inp = _public_method(inp, name + "_")
             setattr(Tensor, name + "_", inp)

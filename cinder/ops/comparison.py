@@ -12,6 +12,7 @@ import numpy as np
 from .. import _dtype as D
 from ._inplace import make_inplace
 from ._pointwise_factory import _COMPLEX
+from .limited_uint import LIMITED, claim
 from ._prep import binary_operands, broadcast_shape, check_tensor_arg, not_implemented, \
     reraise_broadcast, wrap, xp_of
 from ._registry import alias, register, write_out
@@ -30,6 +31,7 @@ def comparison(name, ufunc, *, ordered=False, tensor_other=False, aliases=()):
     as other names of the op (``greater`` for ``gt``).
     """
     np_ufunc = getattr(np, ufunc)
+    limited = claim(name)       # the kernel refusing uint16/32/64, if PyTorch's does
 
     def fn(input, other, *, out=None):
         # unlike ``torch.add(2, t)``, PyTorch's comparisons take no scalar ``input``
@@ -37,9 +39,9 @@ def comparison(name, ufunc, *, ordered=False, tensor_other=False, aliases=()):
         a, b, dt, dev = binary_operands(input, other, name)
         if tensor_other:
             check_tensor_arg(other, name)
-        if ordered and dt in _COMPLEX:
+        if ordered and dt in _COMPLEX or limited is not None and dt in LIMITED:
             broadcast_shape(input._data.shape, np.shape(getattr(other, "_data", other)))
-            not_implemented(f"{name}_cpu", dt)
+            not_implemented(limited if dt in LIMITED else f"{name}_cpu", dt)
         try:
             if dev.type == "cpu":
                 res = np_ufunc(a, b)

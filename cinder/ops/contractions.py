@@ -235,6 +235,9 @@ def einsum(equation, *operands):
     dev = common_device(operands)
     xp = xp_of(operands[0])
     arrays = [as_compute(t, dt, dev) for t in operands]
+    if dt is D.float16 or dt is D.bfloat16:
+        # NumPy has no bfloat16 einsum; PyTorch's bmm accumulates both in float32 and rounds once
+        arrays = [a.astype(np.float32) for a in arrays]
     spec = ",".join(subs) + "->" + out
     try:
         res = _run_route(xp, spec, arrays, route)

@@ -330,7 +330,8 @@ def linalg_vander(x, *, N=None):
         raise RuntimeError("N must be greater than 1.")
     from .creation import ones
     from .shape import cat
-    dt = D.promote_types(x._dtype, D.int64)
+    # integers (the limited unsigned ones too) compute in int64; float and complex as they are
+    dt = D.int64 if x._dtype.category == D.INTEGRAL else x._dtype
     base = x.to(dt).unsqueeze(-1)
     first = ones(tuple(x.shape) + (1,), dtype=dt, device=x.device)
     # running products (as PyTorch): exact integer powers, any dtype, zeros handled by

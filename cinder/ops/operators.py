@@ -12,6 +12,7 @@ from .._tensor import Tensor
 from ._dispatch import dispatch, overloaded_args
 from ._prep import is_scalar
 from ._registry import OPS
+from . import elementwise  # noqa: F401  (registers the shifts ``<<`` and ``>>`` call)
 
 _FLAG = _C.FLAG
 _SUBCLASSES = _C.SUBCLASSES
@@ -174,12 +175,13 @@ def _invert(self):
 # dunder -> the op it calls (a leading "i" marks the augmented form calling ``Tensor.<op>_``)
 _FORWARD = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div",
             "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
-            "or": "bitwise_or", "xor": "bitwise_xor"}
+            "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
+            "rshift": "bitwise_right_shift"}
 # reflected forms: PyTorch's ``s + t``, ``s * t``, ``s & t``... compute ``t.op(s)`` (the tensor
 # first, so a float16 ``1.1 * t`` is ``t.mul(1.1)``, with mul's float32 scalar); ``s // t`` and
-# ``s % t`` compute ``op(s, t)``
+# ``s % t`` (and the shifts) compute ``op(s, t)``
 _COMMUTED = ("add", "mul", "and", "or", "xor")
-_REFLECTED = _COMMUTED + ("floordiv", "mod")
+_REFLECTED = _COMMUTED + ("floordiv", "mod", "lshift", "rshift")
 _COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 _SPECIAL = {"__rsub__": _rsub, "__rtruediv__": _rtruediv, "__rpow__": _rpow,
             "__matmul__": _matmul, "__rmatmul__": _rmatmul, "__neg__": _neg, "__pos__": _pos,

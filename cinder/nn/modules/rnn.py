@@ -221,7 +221,8 @@ class RNNBase(Module):
         """The dtype CPU autocast runs this module's layers in, or None. PyTorch runs LSTM
         without projections as oneDNN's ``mkldnn_rnn_layer`` (on the lower-precision list) and
         the RNN cells through ``linear``, so their outputs and states come in the autocast
-        dtype; GRU and projected LSTM cells mix in the float32 states and stay float32."""
+        dtype; GRU cells mix in the float32 states and stay float32; a projected LSTM is cast at
+        the end of ``_run``."""
         if not STATE.enabled["cpu"] or self.mode == "GRU" or \
                 (self.mode == "LSTM" and self.proj_size > 0):
             return None
@@ -271,6 +272,12 @@ class RNNBase(Module):
                 x = F.dropout(x, self.dropout, True)
         h_n = _OPS["stack"](h_out, 0)
         c_n = _OPS["stack"](c_out, 0) if cx is not None else None
+        if self.mode == "LSTM" and self.proj_size > 0 and STATE.enabled["cpu"]:
+            # PyTorch's projected LSTM (not oneDNN's) runs its gates and the projection as
+            # autocast linears: the output and h come in the autocast dtype, the cell state
+            # (float32 products with c) stays float32; computed here in float32, rounded once
+            low = STATE.dtype["cpu"]
+            x, h_n = _cast(x, low), _cast(h_n, low)
         return x, h_n, c_n
 
     def forward(self, input, hx=None):
@@ -411,6 +418,12 @@ class RNNCellBase(Module):
         if hx.size(1) != self.hidden_size:
             raise RuntimeError(f"hidden0 has inconsistent hidden_size: got {hx.size(1)}, "
                                f"expected {self.hidden_size}")
+        if mode in ("RNN_TANH", "RNN_RELU"):
+            # through torch.rnn_tanh_cell / rnn_relu_cell, as PyTorch's RNNCell (CPU autocast
+            # runs them in the lower precision: they are linear layers in PyTorch)
+            cell = _OPS["rnn_tanh_cell" if mode == "RNN_TANH" else "rnn_relu_cell"]
+            return cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih,
+                        self.bias_hh), None
         _, h, c = rnn_layer(
             input, hx, states[1] if len(states) > 1 else None, self.weight_ih,
             self.weight_hh, self.bias_ih, self.bias_hh, None, mode, [input.size(0)])

@@ -9,6 +9,9 @@ same seed gives the same weights and the same dropout draws. PyTorch's inference
 import copy
 import warnings
 
+from ..._tensor import Tensor
+from ...amp.autocast_mode import STATE
+from ...autograd.grad_mode import is_grad_enabled
 from ...ops import FUNCTIONS as _OPS
 
 from .. import functional as F
@@ -19,6 +22,7 @@ from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
 from .module import Module
+from ..parameter import Parameter
 from .normalization import LayerNorm
 
 __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
@@ -29,6 +33,33 @@ def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """A (sz, sz) float mask: 0 on and below the diagonal, -inf above (no peeking ahead)."""
     return _OPS["triu"](_OPS["full"]((sz, sz), float("-inf"), dtype=dtype, device=device),
                        diagonal=1)
+
+
+def _fast_path_autocast_dtype(layer, src):
+    """The CPU autocast dtype when PyTorch would run ``layer`` through its fused inference
+    kernel (``torch._transformer_encoder_layer_fwd``, whose projections are autocast linears,
+    so the layer's result comes out in the autocast dtype); None when it takes the composite
+    path (training, grad needed, not batch_first, odd head count, hooks...) or autocast is off.
+    """
+    attn = layer.self_attn
+    if not STATE.enabled["cpu"] or src.dim() != 3 or layer.training or \
+            not attn.batch_first or attn.in_proj_bias is None or \
+            not attn._qkv_same_embed_dim or not layer.activation_relu_or_gelu or \
+            layer.norm1.eps != layer.norm2.eps or attn.num_heads % 2 == 1:
+        return None
+    if any(m._forward_hooks or m._forward_pre_hooks for m in layer.modules()):
+        return None
+    tensors = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+               attn.out_proj.bias, layer.norm1.weight, layer.norm1.bias, layer.norm2.weight,
+               layer.norm2.bias, layer.linear1.weight, layer.linear1.bias,
+               layer.linear2.weight, layer.linear2.bias)
+    if any(type(t) not in (Tensor, Parameter) for t in tensors):    # no __torch_function__
+        return None
+    if any(t.device.type != "cpu" for t in tensors):
+        return None
+    if is_grad_enabled() and any(t.requires_grad for t in tensors):
+        return None
+    return STATE.dtype["cpu"]
 
 
 def _get_seq_len(src, batch_first):
@@ -270,6 +301,9 @@ class TransformerEncoderLayer(_LayerBase):
         src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype,
                                    check_other=False)
         x = src
+        low = _fast_path_autocast_dtype(self, src)
+        if low is not None:
+            x = x.to(low)       # the fused kernel's lower-precision activations throughout
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
             x = x + self._ff_block(self.norm2(x))

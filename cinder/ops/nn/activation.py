@@ -8,13 +8,15 @@ but not published as ``cinder.<name>``; ``nn.functional`` calls them.
 """
 
 import math
+import os
 
 import numpy as np
 
 from ... import _dtype as D
 from ... import backend
-from ...autograd import grad_mode
+from ..._runtime import get_num_threads
 from ..._tensor import Tensor
+from ...autograd import grad_mode
 from .._prep import not_implemented, wrap, xp_of
 from ..pointwise import where
 from .._registry import make_inplace, needs_grad, node_class, record, register
@@ -378,13 +380,98 @@ def _row_max(a, axis):
     return a.max(axis=axis, keepdims=True)
 
 
-def _softmax_arr(a, axis, half=None):
-    e = np.exp(a - _row_max(a, axis))
+def _reduced_float_lanes():
+    """How many float16/bfloat16 elements one of PyTorch's CPU vectors holds: 32 where ATen
+    runs its AVX512 kernels (the CPU has avx512f/bw/vl/dq and ``ATEN_CPU_CAPABILITY`` does not
+    lower it), else 16 (AVX2 and the portable build use 32-byte vectors)."""
+    global _LANES
+    if _LANES is None:
+        wanted = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
+        flags = set()
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    if line.startswith("flags"):
+                        flags = set(line.split(":", 1)[1].split())
+                        break
+        except OSError:
+            pass
+        avx512 = {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags
+        _LANES = 32 if avx512 and wanted in ("", "avx512") else 16
+    return _LANES
+
+
+_LANES = None
+
+
+def _scalar_positions(outer, inner):
+    """Which (outer, inner) positions PyTorch's non-last-dim softmax for float16/bfloat16
+    handles in its scalar loop, as a boolean array of shape ``(outer, inner)``.
+
+    The kernel splits the ``outer * inner`` positions into one contiguous chunk per intra-op
+    thread; inside a chunk it runs over each row's stretch (the part of one inner row that lies
+    in the chunk) a vector of lanes at a time, and what is left of a stretch, too short for a
+    whole vector, goes to the scalar loop."""
+    n = outer * inner
+    lanes = _reduced_float_lanes()
+    tasks = max(1, min(get_num_threads(), n))
+    size = -(-n // tasks)
+    p = np.arange(n)
+    begin = p // size * size
+    end = np.minimum(begin + size, n)
+    row = p - p % inner
+    start = np.maximum(begin, row)
+    stop = np.minimum(end, row + inner)
+    return ((p - start) >= (stop - start) // lanes * lanes).reshape(outer, inner)
+
+
+def _scalar_pieces(scalar):
+    """The positions of ``scalar`` (outer, inner) as a few (row slice, column selector) blocks:
+    runs of rows whose scalar positions are the usual tail of the row (a column slice, a view),
+    and the rows a chunk boundary cuts, each with its own columns."""
+    outer, inner = scalar.shape
+    cut = inner // _reduced_float_lanes() * _reduced_float_lanes()
+    typical = scalar[:, cut:].all(axis=1) & ~scalar[:, :cut].any(axis=1)
+    pieces, start = [], 0
+    for i in np.flatnonzero(~typical).tolist() + [outer]:
+        if start < i and cut < inner:
+            pieces.append((slice(start, i), slice(cut, inner)))
+        if i < outer and scalar[i].any():
+            pieces.append((slice(i, i + 1), np.flatnonzero(scalar[i])))
+        start = i + 1
+    return pieces
+
+
+def _scalar_loop_softmax(e, shifted, axis, half):
+    """Softmax over ``axis`` (not the last) as PyTorch's float16/bfloat16 kernel computes it.
+
+    Its scalar loop takes the C library's float32 exponential (correctly rounded, where NumPy's
+    vector one can be an ulp off), adds it to the float32 sum as is, and stores it in the
+    tensor's dtype before the division: the positions that loop handles get those three
+    steps; the vector lanes divide the float32 exponential. Works on ``e`` in place."""
+    outer = int(np.prod(e.shape[:axis]))
+    inner = int(np.prod(e.shape[axis + 1:]))
+    rows = e.reshape(outer, e.shape[axis], inner)
+    src = shifted.reshape(rows.shape)
+    pieces = _scalar_pieces(_scalar_positions(outer, inner))
+    for r, cols in pieces:
+        rows[r, :, cols] = np.exp(src[r, :, cols].astype(np.float64))
     total = e.sum(axis=axis, keepdims=True)
-    if half is not None and axis == a.ndim - 1:
-        e *= 1 / total      # PyTorch's last-dim kernel for float16/bfloat16 scales by 1 / sum
+    for r, cols in pieces:
+        rows[r, :, cols] = rows[r, :, cols].astype(half)
+    e /= total
+    return e
+
+
+def _softmax_arr(a, axis, half=None):
+    shifted = a - _row_max(a, axis)
+    e = np.exp(shifted)
+    if half is None:
+        e /= e.sum(axis=axis, keepdims=True)
+    elif axis == a.ndim - 1:
+        e *= 1 / e.sum(axis=axis, keepdims=True)    # PyTorch's last-dim kernel: times 1 / sum
     else:
-        e /= total
+        _scalar_loop_softmax(e, shifted, axis, half)
     return e
 
 
