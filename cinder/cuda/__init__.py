@@ -7,6 +7,7 @@ enabled".
 """
 
 from .. import backend
+from ..compat import missing_attribute_error as _missing_attribute_error
 from .._device import device as _device_cls
 from .._legacy import CUDA_TYPES
 from .memory import (  # noqa: F401
@@ -181,3 +182,11 @@ def set_stream(stream):
 def stream(stream):
     """Context manager: work in its block goes to ``stream`` (None: no change)."""
     return StreamContext(stream)
+
+
+def __getattr__(name):
+    # ``torch.cuda.amp`` loads on first use (it sits on torch.amp, above this module's import)
+    if name == "amp":
+        import importlib
+        return importlib.import_module(__name__ + ".amp")
+    raise _missing_attribute_error(__name__, name)

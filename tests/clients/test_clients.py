@@ -1,0 +1,164 @@
+"""Unchanged PyTorch client programs run on cinder and print what they print on PyTorch.
+
+Each program in this folder is a small, faithful rendering of a well-known PyTorch client (the
+tutorials' "What is torch.nn really?", the 60-minute blitz and the dynamic net;
+pytorch/examples' MNIST, VAE, DCGAN and word language model; nanoGPT; makemore), written as a
+plain `import torch` script. Each is run twice in a subprocess: by `python` with real PyTorch,
+and by `python -m cinder run` (the no-change path). Their outputs must agree line by line: the
+same text, the same integers (counts, shapes, accuracies), and floats equal within float32
+rounding after a few training steps. Two programs also run in this process with the import
+hook (`cinder.compat.install()`), the `import cinder as torch` way.
+
+Several programs share one interpreter (`_group.py`) because starting PyTorch costs about a
+second each time.
+"""
+
+import contextlib
+import io
+import os
+import re
+import runpy
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+GROUP = os.path.join(HERE, "_group.py")
+
+# Two groups of about equal running time, one per xdist worker.
+GROUPS = {
+    "tutorials_and_examples": ["nn_really", "blitz", "dynamic_net", "mnist", "vae"],
+    "language_models": ["dcgan", "word_lm", "nanogpt", "makemore"],
+}
+
+REL = 1e-4            # losses after a few float32 training steps
+_NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?\b(?:inf|nan)\b")
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def _env():
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               PYTHONWARNINGS="ignore", PYTHONHASHSEED="0")
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def _start(cinder, names):
+    runner = [sys.executable, "-m", "cinder", "run"] if cinder else [sys.executable]
+    return subprocess.Popen(runner + [GROUP] + names, cwd=HERE, env=_env(), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _finish(process, label):
+    out, err = process.communicate(timeout=600)
+    assert process.returncode == 0, f"{label} failed:\n{err[-4000:]}"
+    return out
+
+
+def split_programs(output):
+    """{program name: its printed lines} from a `_group.py` run."""
+    programs, current = {}, None
+    for line in output.splitlines():
+        if line.startswith("##### "):
+            current = programs.setdefault(line[6:], [])
+        elif current is not None:
+            current.append(line)
+    return programs
+
+
+def _last_digit_unit(token):
+    """The size of one unit in the last printed digit of ``token`` ("0.1569" -> 1e-4)."""
+    mantissa, _, exponent = token.lower().partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    return 10.0 ** (int(exponent or 0) - decimals)
+
+
+def _numbers_agree(expected, actual, rel):
+    if not any(c in expected + actual for c in ".eEn"):      # both integers: exact
+        return expected == actual
+    a, b = float(expected), float(actual)
+    if a == b or (a != a and b != b):
+        return True
+    # float32 rounding after a few steps, plus a flip of the last digit a print rounded to
+    slack = rel * max(abs(a), abs(b)) + 2.5 * max(_last_digit_unit(expected),
+                                                 _last_digit_unit(actual))
+    return abs(a - b) <= slack
+
+
+def line_difference(expected, actual, rel=REL):
+    """None when two printed lines agree, else a description of the first difference."""
+    expected, actual = _ADDRESS.sub("0x?", expected), _ADDRESS.sub("0x?", actual)
+    texts = (_NUMBER.split(expected), _NUMBER.split(actual))
+    numbers = (_NUMBER.findall(expected), _NUMBER.findall(actual))
+    if texts[0] != texts[1] or len(numbers[0]) != len(numbers[1]):
+        return "text differs"
+    for e, a in zip(*numbers):
+        if not _numbers_agree(e, a, rel):
+            return f"{e} != {a}"
+    return None
+
+
+def assert_same_output(name, expected, actual):
+    assert len(expected) == len(actual), (
+        f"{name}: {len(expected)} lines on PyTorch, {len(actual)} on cinder\n"
+        + "\n".join(actual[-10:]))
+    for number, (e, a) in enumerate(zip(expected, actual), 1):
+        problem = line_difference(e, a)
+        assert problem is None, f"{name} line {number}: {problem}\n  torch:  {e}\n  cinder: {a}"
+
+
+@pytest.fixture(scope="module")
+def torch_outputs():
+    """PyTorch's output of every program, computed on first use (one run per group)."""
+    cache = {}
+
+    def get(group):
+        if group not in cache:
+            cache[group] = split_programs(_finish(_start(False, GROUPS[group]), "torch"))
+        return cache[group]
+    return get
+
+
+@pytest.mark.parametrize("group", sorted(GROUPS))
+def test_programs_print_what_pytorch_prints(group, torch_outputs):
+    cinder_run = _start(True, GROUPS[group])         # runs while PyTorch's run is read
+    expected = torch_outputs(group)
+    actual = split_programs(_finish(cinder_run, "python -m cinder run"))
+    assert sorted(actual) == sorted(GROUPS[group])
+    for name in GROUPS[group]:
+        assert len(expected[name]) > 5, expected[name]
+        assert_same_output(name, expected[name], actual[name])
+
+
+@pytest.mark.parametrize("name", ["dynamic_net", "nn_really"])
+def test_in_process_with_the_import_hook(name):
+    """`import torch` answered by cinder inside this process gives the same output too."""
+    from cinder import compat
+
+    torch_run = _start(False, [name])                # PyTorch in a subprocess meanwhile
+    buffer = io.StringIO()
+    argv = sys.argv
+    compat.install()
+    try:
+        sys.argv = [name]
+        with contextlib.redirect_stdout(buffer):
+            runpy.run_path(os.path.join(HERE, name + ".py"), run_name="__main__")
+    finally:
+        sys.argv = argv
+        compat.uninstall()
+    expected = split_programs(_finish(torch_run, "torch"))[name]
+    assert_same_output(name, expected, buffer.getvalue().splitlines())
+
+
+def test_line_comparison_catches_differences():
+    """The comparison itself: what must match exactly and what may differ by rounding."""
+    assert line_difference("loss 2.3139544427394867", "loss 2.313954532146454") is None
+    assert line_difference("loss 2.3139", "loss 2.3141") is None           # last printed digit
+    assert line_difference("loss 2.31395", "loss 2.31495") is not None
+    assert line_difference("Accuracy: 3/64", "Accuracy: 4/64") is not None  # integers exact
+    assert line_difference("tensor(8)", "tensor(9)") is not None
+    assert line_difference("<Node object at 0x7f3b58>", "<Node object at 0x7f98f3>") is None
+    assert line_difference("in train: abc", "in train: abd") is not None
+    assert line_difference("x 1e-05", "x 1.00001e-05") is None
