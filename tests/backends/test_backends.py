@@ -43,7 +43,9 @@ def test_defaults_and_unknown_names(expr):
 @NO_GPU
 @pytest.mark.parametrize("expr", ["L.backends.cudnn.is_available()", "L.backends.cudnn.version()",
                                   "L.backends.cuda.is_built()",
-                                  "L.cuda.amp.amp_definitely_not_available()"])
+                                  "L.cuda.amp.amp_definitely_not_available()",
+                                  "L.cuda.is_bf16_supported()",
+                                  "L.cuda.is_bf16_supported(including_emulation=False)"])
 def test_without_a_gpu(expr):
     check(expr)
 

@@ -31,7 +31,16 @@ def tensors():
     print(x_ones, x_rand, sep="\n")
     shape = (2, 3,)
     print(torch.rand(shape), torch.ones(shape), torch.zeros(shape), sep="\n")
+    tensor = torch.rand(3, 4)
+    print(f"Shape of tensor: {tensor.shape}")
+    print(f"Datatype of tensor: {tensor.dtype}")
+    print(f"Device tensor is stored on: {tensor.device}")
+    if torch.accelerator.is_available():
+        tensor = tensor.to(torch.accelerator.current_accelerator())
     tensor = torch.ones(4, 4)
+    print(f"First row: {tensor[0]}")
+    print(f"First column: {tensor[:, 0]}")
+    print(f"Last column: {tensor[..., -1]}")
     tensor[:, 1] = 0
     t1 = torch.cat([tensor, tensor, tensor], dim=1)
     y1 = tensor @ tensor.T
@@ -54,11 +63,22 @@ def autograd_basics():
     external_grad = torch.tensor([1., 1.])
     Q.backward(gradient=external_grad)
     print(9 * a ** 2 == a.grad, -2 * b == b.grad)
+    print(Q, Q.grad_fn, a.grad, b.grad)
     x = torch.rand(5, 5)
     y = torch.rand(5, 5)
     z = torch.rand((5, 5), requires_grad=True)
     print(f"Does `a` require gradients?: {(x + y).requires_grad}")
     print(f"Does `b` require gradients?: {(x + z).requires_grad}")
+    # freeze a network and replace its classifier, as the tutorial does with resnet18
+    model = Net()
+    for param in model.parameters():
+        param.requires_grad = False
+    model.fc3 = nn.Linear(84, 10)
+    optimizer = optim.SGD(model.parameters(), lr=1e-2, momentum=0.9)
+    print([n for n, p in model.named_parameters() if p.requires_grad], len(optimizer.param_groups))
+    model(torch.rand(1, 3, 32, 32)).sum().backward()
+    optimizer.step()
+    print(model.conv1.weight.grad, model.fc3.bias.grad)
 
 
 class LeNet(nn.Module):

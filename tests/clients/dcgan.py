@@ -14,6 +14,7 @@ import tempfile
 
 import torch
 import torch.nn as nn
+import torch.backends.cudnn as cudnn
 import torch.nn.parallel
 import torch.optim as optim
 import torch.utils.data
@@ -33,6 +34,7 @@ opt = parser.parse_args()
 
 random.seed(opt.manualSeed)
 torch.manual_seed(opt.manualSeed)
+cudnn.benchmark = True
 
 nc = 3
 images = torch.rand(12, nc, opt.imageSize, opt.imageSize) * 2 - 1

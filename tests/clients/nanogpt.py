@@ -248,7 +248,7 @@ warmup_iters = 2
 lr_decay_iters = 8
 min_lr = 1e-4
 device = 'cpu'
-dtype = 'float32'
+dtype = 'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'
 
 text = "".join("hello nano gpt, tiny models learn letters. "[(i * 7) % 43] for i in range(800))
 chars = sorted(set(text))

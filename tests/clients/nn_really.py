@@ -49,6 +49,7 @@ def from_scratch(x_train, y_train):
 
     xb, yb = x_train[0:BS], y_train[0:BS]
     preds = model(xb)
+    print(preds[0], preds.shape)
     print("first preds", preds[0].shape, repr(preds[0, :3].tolist()))
     print("start loss", repr(nll(preds, yb).item()), "acc", repr(accuracy(preds, yb).item()))
     n = x_train.shape[0]
@@ -104,6 +105,7 @@ def refactored(x_train, y_train):
                     p -= p.grad * LR
                 model.zero_grad()
     print("module loss", repr(loss_func(model(xb), yb).item()))
+    print(loss_func(model(xb), yb), accuracy(model(xb), yb))
 
     model = Mnist_LinearLayer()
     opt = optim.SGD(model.parameters(), lr=LR)
@@ -187,6 +189,7 @@ class WrappedDataLoader:
 
 def cnns(train_ds, valid_ds):
     """Part three: fit() with validation on a CNN class, a Sequential, and a wrapped loader."""
+    dev = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
     train_dl, valid_dl = get_data(train_ds, valid_ds, BS)
     model = Mnist_CNN()
     opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
@@ -205,7 +208,7 @@ def cnns(train_ds, valid_ds):
     print(model)
 
     def to_images(x, y):
-        return x.view(-1, 1, 28, 28), y
+        return x.view(-1, 1, 28, 28).to(dev), y.to(dev)
 
     train_dl = WrappedDataLoader(train_dl, to_images)
     valid_dl = WrappedDataLoader(valid_dl, to_images)
@@ -216,6 +219,7 @@ def cnns(train_ds, valid_ds):
         nn.AdaptiveAvgPool2d(1),
         Lambda(lambda x: x.view(x.size(0), -1)),
     )
+    model.to(dev)
     opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     fit(EPOCHS, model, F.cross_entropy, opt, train_dl, valid_dl)
 
@@ -224,6 +228,7 @@ def main():
     torch.manual_seed(0)
     x_train, y_train, x_valid, y_valid = map(torch.tensor, get_arrays())
     n, c = x_train.shape
+    print(x_train, y_train)
     print(x_train.shape, y_train.min(), y_train.max(), n, c)
     from_scratch(x_train, y_train)
     refactored(x_train, y_train)

@@ -2,7 +2,8 @@
 
 Each program in this folder is a small, faithful rendering of a well-known PyTorch client (the
 tutorials' "What is torch.nn really?", the 60-minute blitz and the dynamic net;
-pytorch/examples' MNIST, VAE, DCGAN and word language model; nanoGPT; makemore), written as a
+pytorch/examples' MNIST, VAE, DCGAN, word language model and time-sequence prediction;
+nanoGPT; makemore), written as a
 plain `import torch` script. Each is run twice in a subprocess: by `python` with real PyTorch,
 and by `python -m cinder run` (the no-change path). Their outputs must agree line by line: the
 same text, the same integers (counts, shapes, accuracies), and floats equal within float32
@@ -30,7 +31,7 @@ GROUP = os.path.join(HERE, "_group.py")
 # Two groups of about equal running time, one per xdist worker.
 GROUPS = {
     "tutorials_and_examples": ["nn_really", "blitz", "dynamic_net", "mnist", "vae"],
-    "language_models": ["dcgan", "word_lm", "nanogpt", "makemore"],
+    "language_models": ["dcgan", "word_lm", "nanogpt", "makemore", "time_sequence"],
 }
 
 REL = 1e-4            # losses after a few float32 training steps
