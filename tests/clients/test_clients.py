@@ -2,8 +2,8 @@
 
 Each program in this folder is a small, faithful rendering of a well-known PyTorch client (the
 tutorials' "What is torch.nn really?", the 60-minute blitz and the dynamic net;
-pytorch/examples' MNIST, VAE, DCGAN, word language model and time-sequence prediction;
-nanoGPT; makemore), written as a
+pytorch/examples' MNIST, VAE, DCGAN, word language model, time-sequence prediction, super
+resolution and reinforcement learning; nanoGPT; makemore), written as a
 plain `import torch` script. Each is run twice in a subprocess: by `python` with real PyTorch,
 and by `python -m cinder run` (the no-change path). Their outputs must agree line by line: the
 same text, the same integers (counts, shapes, accuracies), and floats equal within float32
@@ -30,7 +30,8 @@ GROUP = os.path.join(HERE, "_group.py")
 
 # Two groups of about equal running time, one per xdist worker.
 GROUPS = {
-    "tutorials_and_examples": ["nn_really", "blitz", "dynamic_net", "mnist", "vae"],
+    "tutorials_and_examples": ["nn_really", "blitz", "dynamic_net", "mnist", "vae",
+                               "super_resolution", "reinforce"],
     "language_models": ["dcgan", "word_lm", "nanogpt", "makemore", "time_sequence"],
 }
 
@@ -133,7 +134,7 @@ def test_programs_print_what_pytorch_prints(group, torch_outputs):
         assert_same_output(name, expected[name], actual[name])
 
 
-@pytest.mark.parametrize("name", ["dynamic_net", "nn_really"])
+@pytest.mark.parametrize("name", ["dynamic_net", "reinforce"])
 def test_in_process_with_the_import_hook(name):
     """`import torch` answered by cinder inside this process gives the same output too."""
     from cinder import compat
