@@ -7,8 +7,9 @@ resolution and reinforcement learning; nanoGPT; makemore), written as a
 plain `import torch` script. Each is run twice in a subprocess: by `python` with real PyTorch,
 and by `python -m cinder run` (the no-change path). Their outputs must agree line by line: the
 same text, the same integers (counts, shapes, accuracies), and floats equal within float32
-rounding after a few training steps. Two programs also run in this process with the import
-hook (`cinder.compat.install()`), the `import cinder as torch` way.
+rounding after a few training steps; and the warnings they print are the same. Two programs
+also run in this process with the import hook (`cinder.compat.install()`), the
+`import cinder as torch` way.
 
 Several programs share one interpreter (`_group.py`) because starting PyTorch costs about a
 second each time.
@@ -42,7 +43,8 @@ _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 def _env():
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               PYTHONWARNINGS="ignore", PYTHONHASHSEED="0")
+               PYTHONHASHSEED="0")
+    env.pop("PYTHONWARNINGS", None)                  # Python's default: each warning once
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
@@ -56,7 +58,16 @@ def _start(cinder, names):
 def _finish(process, label):
     out, err = process.communicate(timeout=600)
     assert process.returncode == 0, f"{label} failed:\n{err[-4000:]}"
-    return out
+    return out, err
+
+
+_WARNING = re.compile(r"\b(\w+Warning): (.*)")
+
+
+def warnings_printed(stderr):
+    """The sorted (category, message) pairs of the warnings a run printed."""
+    return sorted(match.groups() for match in map(_WARNING.search, stderr.splitlines())
+                  if match)
 
 
 def split_programs(output):
@@ -118,7 +129,8 @@ def torch_outputs():
 
     def get(group):
         if group not in cache:
-            cache[group] = split_programs(_finish(_start(False, GROUPS[group]), "torch"))
+            out, err = _finish(_start(False, GROUPS[group]), "torch")
+            cache[group] = split_programs(out), warnings_printed(err)
         return cache[group]
     return get
 
@@ -126,12 +138,14 @@ def torch_outputs():
 @pytest.mark.parametrize("group", sorted(GROUPS))
 def test_programs_print_what_pytorch_prints(group, torch_outputs):
     cinder_run = _start(True, GROUPS[group])         # runs while PyTorch's run is read
-    expected = torch_outputs(group)
-    actual = split_programs(_finish(cinder_run, "python -m cinder run"))
+    expected, expected_warnings = torch_outputs(group)
+    out, err = _finish(cinder_run, "python -m cinder run")
+    actual = split_programs(out)
     assert sorted(actual) == sorted(GROUPS[group])
     for name in GROUPS[group]:
         assert len(expected[name]) > 5, expected[name]
         assert_same_output(name, expected[name], actual[name])
+    assert warnings_printed(err) == expected_warnings     # same warnings, same text
 
 
 @pytest.mark.parametrize("name", ["dynamic_net", "reinforce"])
@@ -150,7 +164,7 @@ def test_in_process_with_the_import_hook(name):
     finally:
         sys.argv = argv
         compat.uninstall()
-    expected = split_programs(_finish(torch_run, "torch"))[name]
+    expected = split_programs(_finish(torch_run, "torch")[0])[name]
     assert_same_output(name, expected, buffer.getvalue().splitlines())
 
 
