@@ -107,3 +107,4 @@ from .amp.autocast_mode import (is_autocast_enabled, set_autocast_enabled,  # no
 from .utils.dlpack import from_dlpack, to_dlpack  # noqa: F401,E402
 from . import backends  # noqa: F401,E402  (torch.backends: cuBLAS/cuDNN/MPS switches)
 from . import accelerator  # noqa: F401,E402  (torch.accelerator: device-agnostic access)
+from . import version  # noqa: F401,E402  (torch.version: __version__, cuda, hip, ...)

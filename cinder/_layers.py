@@ -39,7 +39,7 @@ LAYERS = (
      "cinder.compat", "cinder.distributed", "cinder.backends",
      "cinder.accelerator", "cinder.utils.checkpoint"),
     # 6: libraries on top (torchvision's place) and the package namespace itself
-    ("cinder.vision", "cinder.__main__", "cinder"),
+    ("cinder.vision", "cinder.__main__", "cinder", "cinder.version"),
 )
 
 
