@@ -7,6 +7,7 @@ gradient, MSELoss and its grad_fn chain, a manual SGD step and optim.SGD), then 
 Net, and tested overall and per class. The CIFAR images are seeded random tensors.
 """
 
+import hashlib
 import os
 import sys
 import tempfile
@@ -19,6 +20,18 @@ import torch.optim as optim
 from torch.utils.data import DataLoader, TensorDataset
 
 classes = ('plane', 'car', 'bird', 'cat', 'deer', 'dog', 'frog', 'horse', 'ship', 'truck')
+
+
+def fingerprint(module):
+    """An integer digest of every parameter's name and exact bytes (equal iff bit-equal).
+
+    Parameters only: buffers such as a positional-encoding table are computed with exp/sin,
+    whose last bit may differ between libraries."""
+    digest = hashlib.sha1()
+    for name, tensor in module.named_parameters():
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().numpy().tobytes())
+    return int(digest.hexdigest()[:12], 16)
 
 
 def tensors():
@@ -175,6 +188,7 @@ def cifar10(workdir):
     print(' '.join(f'{classes[labels[j]]:5s}' for j in range(batch_size)))
 
     net = Net()
+    print("initial weights", fingerprint(net))
     criterion = nn.CrossEntropyLoss()
     optimizer = optim.SGD(net.parameters(), lr=0.001, momentum=0.9)
     for epoch in range(2):

@@ -8,6 +8,7 @@ line, and the state_dict checkpoints.
 """
 
 import argparse
+import hashlib
 import os
 import random
 import tempfile
@@ -52,6 +53,18 @@ ngpu = int(opt.ngpu)
 nz = int(opt.nz)
 ngf = int(opt.ngf)
 ndf = int(opt.ndf)
+
+
+def fingerprint(module):
+    """An integer digest of every parameter's name and exact bytes (equal iff bit-equal).
+
+    Parameters only: buffers such as a positional-encoding table are computed with exp/sin,
+    whose last bit may differ between libraries."""
+    digest = hashlib.sha1()
+    for name, tensor in module.named_parameters():
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().numpy().tobytes())
+    return int(digest.hexdigest()[:12], 16)
 
 
 def weights_init(m):
@@ -126,6 +139,7 @@ print(netG)
 netD = Discriminator(ngpu).to(device)
 netD.apply(weights_init)
 print(netD)
+print("initial weights", fingerprint(netG), fingerprint(netD))
 
 criterion = nn.BCELoss()
 fixed_noise = torch.randn(opt.batchSize, nz, 1, 1, device=device)

@@ -12,6 +12,7 @@ the SummaryWriter log; saving the best model's state_dict and loading it back.
 """
 
 import argparse
+import hashlib
 import os
 import random
 import sys
@@ -23,6 +24,18 @@ import torch.nn as nn
 from torch.nn import functional as F
 from torch.utils.data import DataLoader, Dataset
 from torch.utils.tensorboard import SummaryWriter
+
+
+def fingerprint(module):
+    """An integer digest of every parameter's name and exact bytes (equal iff bit-equal).
+
+    Parameters only: buffers such as a positional-encoding table are computed with exp/sin,
+    whose last bit may differ between libraries."""
+    digest = hashlib.sha1()
+    for name, tensor in module.named_parameters():
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().numpy().tobytes())
+    return int(digest.hexdigest()[:12], 16)
 
 
 @dataclass
@@ -489,6 +502,7 @@ def run(args):
         raise ValueError(f'model type {args.type} is not recognized')
     model.to(args.device)
     print(f"model #params: {sum(p.numel() for p in model.parameters())}")
+    print("initial weights", fingerprint(model))
 
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.learning_rate,
                                   weight_decay=args.weight_decay, betas=(0.9, 0.99), eps=1e-8)

@@ -6,6 +6,7 @@ StepLR schedule, and the optional state_dict save.
 """
 
 import argparse
+import hashlib
 import os
 import tempfile
 
@@ -15,6 +16,18 @@ import torch.nn.functional as F
 import torch.optim as optim
 from torch.optim.lr_scheduler import StepLR
 from torch.utils.data import DataLoader, TensorDataset
+
+
+def fingerprint(module):
+    """An integer digest of every parameter's name and exact bytes (equal iff bit-equal).
+
+    Parameters only: buffers such as a positional-encoding table are computed with exp/sin,
+    whose last bit may differ between libraries."""
+    digest = hashlib.sha1()
+    for name, tensor in module.named_parameters():
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().numpy().tobytes())
+    return int(digest.hexdigest()[:12], 16)
 
 
 class Net(nn.Module):
@@ -119,6 +132,7 @@ def main():
     test_loader = DataLoader(dataset2, **test_kwargs)
 
     model = Net().to(device)
+    print("initial weights", fingerprint(model))
     optimizer = optim.Adadelta(model.parameters(), lr=args.lr)
     scheduler = StepLR(optimizer, step_size=1, gamma=args.gamma)
     for epoch in range(1, args.epochs + 1):

@@ -11,6 +11,7 @@ clip_grad_norm_, the checkpoint dict, and resuming from it. sample.py: load the 
 the `_orig_mod.` prefix, generate.
 """
 
+import hashlib
 import inspect
 import math
 import os
@@ -22,6 +23,18 @@ import numpy as np
 import torch
 import torch.nn as nn
 from torch.nn import functional as F
+
+
+def fingerprint(module):
+    """An integer digest of every parameter's name and exact bytes (equal iff bit-equal).
+
+    Parameters only: buffers such as a positional-encoding table are computed with exp/sin,
+    whose last bit may differ between libraries."""
+    digest = hashlib.sha1()
+    for name, tensor in module.named_parameters():
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().numpy().tobytes())
+    return int(digest.hexdigest()[:12], 16)
 
 
 class LayerNorm(nn.Module):
@@ -362,6 +375,7 @@ def main():
         model.crop_block_size(block_size)
         model_args['block_size'] = block_size
     model.to(device)
+    print("initial weights", fingerprint(model))
     optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2), device_type)
     iter_num = train(model, optimizer, 0, 1e9, model_args, max_iters // 2)
 

@@ -7,6 +7,7 @@ back. The low/high resolution pairs are seeded random images (the original crops
 """
 
 import argparse
+import hashlib
 import os
 import tempfile
 from math import log10
@@ -16,6 +17,18 @@ import torch.nn as nn
 import torch.nn.init as init
 import torch.optim as optim
 from torch.utils.data import DataLoader, TensorDataset
+
+
+def fingerprint(module):
+    """An integer digest of every parameter's name and exact bytes (equal iff bit-equal).
+
+    Parameters only: buffers such as a positional-encoding table are computed with exp/sin,
+    whose last bit may differ between libraries."""
+    digest = hashlib.sha1()
+    for name, tensor in module.named_parameters():
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().numpy().tobytes())
+    return int(digest.hexdigest()[:12], 16)
 
 
 class Net(nn.Module):
@@ -73,6 +86,10 @@ def main():
     print('===> Building model')
     model = Net(upscale_factor=opt.upscale_factor).to(device)
     criterion = nn.MSELoss()
+    # init.orthogonal_ goes through a QR factorisation (LAPACK), equal to about 1e-7 only: the
+    # digest covers the biases, the sums below the orthogonal weights
+    print("initial biases", fingerprint(nn.ParameterList(
+        [model.conv1.bias, model.conv2.bias, model.conv3.bias, model.conv4.bias])))
     optimizer = optim.Adam(model.parameters(), lr=opt.lr)
     print(model, repr(model.conv1.weight.sum().item()), repr(model.conv4.weight.std().item()))
 

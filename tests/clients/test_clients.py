@@ -178,3 +178,11 @@ def test_line_comparison_catches_differences():
     assert line_difference("<Node object at 0x7f3b58>", "<Node object at 0x7f98f3>") is None
     assert line_difference("in train: abc", "in train: abd") is not None
     assert line_difference("x 1e-05", "x 1.00001e-05") is None
+    assert line_difference("initial weights 93272709820216", "initial weights 93272709820217")
+
+
+def test_warnings_are_read_from_stderr():
+    stderr = ("/x/a.py:3: UserWarning: pin_memory is set\n  loader = f()\n"
+              "/y/b.py:9: FutureWarning: deprecated\n  s = g()\n")
+    assert warnings_printed(stderr) == [("FutureWarning", "deprecated"),
+                                        ("UserWarning", "pin_memory is set")]

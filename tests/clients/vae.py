@@ -6,12 +6,25 @@ their log lines, and sampling from the prior under no_grad.
 """
 
 import argparse
+import hashlib
 
 import torch
 import torch.utils.data
 from torch import nn, optim
 from torch.nn import functional as F
 from torch.utils.data import DataLoader, TensorDataset
+
+
+def fingerprint(module):
+    """An integer digest of every parameter's name and exact bytes (equal iff bit-equal).
+
+    Parameters only: buffers such as a positional-encoding table are computed with exp/sin,
+    whose last bit may differ between libraries."""
+    digest = hashlib.sha1()
+    for name, tensor in module.named_parameters():
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().numpy().tobytes())
+    return int(digest.hexdigest()[:12], 16)
 
 
 class VAE(nn.Module):
@@ -73,6 +86,7 @@ def main():
                              batch_size=args.batch_size, shuffle=False)
 
     model = VAE().to(device)
+    print("initial weights", fingerprint(model))
     optimizer = optim.Adam(model.parameters(), lr=1e-3)
 
     def train(epoch):

@@ -10,6 +10,7 @@ model type runs in turn.
 """
 
 import argparse
+import hashlib
 import math
 import os
 import random
@@ -19,6 +20,18 @@ import tempfile
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+
+def fingerprint(module):
+    """An integer digest of every parameter's name and exact bytes (equal iff bit-equal).
+
+    Parameters only: buffers such as a positional-encoding table are computed with exp/sin,
+    whose last bit may differ between libraries."""
+    digest = hashlib.sha1()
+    for name, tensor in module.named_parameters():
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().numpy().tobytes())
+    return int(digest.hexdigest()[:12], 16)
 
 
 class Dictionary(object):
@@ -219,6 +232,7 @@ def run(args):
         model = RNNModel(args.model, ntokens, args.emsize, args.nhid, args.nlayers,
                          args.dropout, args.tied).to(device)
     criterion = nn.NLLLoss()
+    print("initial weights", fingerprint(model))
 
     def repackage_hidden(h):
         """Wraps hidden states in new Tensors, to detach them from their history."""
