@@ -16,6 +16,7 @@ second each time.
 """
 
 import contextlib
+import gzip
 import io
 import os
 import re
@@ -23,6 +24,7 @@ import runpy
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -186,3 +188,36 @@ def test_warnings_are_read_from_stderr():
               "/y/b.py:9: FutureWarning: deprecated\n  s = g()\n")
     assert warnings_printed(stderr) == [("FutureWarning", "deprecated"),
                                         ("UserWarning", "pin_memory is set")]
+
+
+def _first_mnist_example(root):
+    """The first training image after ToTensor and Normalize, and its label, read with NumPy."""
+    raw = os.path.join(root, "MNIST", "raw")
+    with gzip.open(os.path.join(raw, "train-images-idx3-ubyte.gz")) as f:
+        pixels = np.frombuffer(f.read(), dtype=np.uint8, offset=16)[:784]
+    with gzip.open(os.path.join(raw, "train-labels-idx1-ubyte.gz")) as f:
+        label = int(np.frombuffer(f.read(), dtype=np.uint8, offset=8)[0])
+    image = (pixels.astype(np.float32) / np.float32(255) - np.float32(0.1307)) / np.float32(0.3081)
+    return image, label
+
+
+def test_torchvision_pipeline_on_the_offline_mnist():
+    """pytorch/examples' MNIST with its own `from torchvision import datasets, transforms`.
+
+    Run on cinder only: this machine's torchvision does not import with torch 2.13 (it was built
+    for another torch), so the data it reads are checked against NumPy instead.
+    """
+    data = os.path.join(ROOT, "examples", "data")
+    done = subprocess.run(
+        [sys.executable, "-m", "cinder", "run", os.path.join(HERE, "mnist_torchvision.py"),
+         "--data", data, "--limit", "128"], env=_env(), capture_output=True, text=True,
+        timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    image, label = _first_mnist_example(data)
+    assert lines[0].split()[:-1] == ["4000", "1000", "torch.Size([1,", "28,", "28])", str(label)]
+    assert abs(float(lines[0].split()[-1]) - float(image.sum())) < 1e-3
+    losses = [float(line.rsplit(" ", 1)[1]) for line in lines if line.startswith("Train Epoch")]
+    assert len(losses) == 1 and 0 < losses[0] < 5
+    match = re.search(r"Accuracy: (\d+)/128", done.stdout)
+    assert match and int(match.group(1)) > 13          # above chance after one short epoch
