@@ -1,7 +1,8 @@
 """Unchanged PyTorch client programs run on cinder and print what they print on PyTorch.
 
 Each program in this folder is a small, faithful rendering of a well-known PyTorch client (the
-tutorials' "What is torch.nn really?", the 60-minute blitz and the dynamic net;
+tutorials' "What is torch.nn really?", the 60-minute blitz, the dynamic net and the seq2seq
+translation with attention;
 pytorch/examples' MNIST, VAE, DCGAN, word language model, time-sequence prediction, super
 resolution and reinforcement learning; nanoGPT; makemore), written as a
 plain `import torch` script. Each is run twice in a subprocess: by `python` with real PyTorch,
@@ -35,7 +36,7 @@ GROUP = os.path.join(HERE, "_group.py")
 GROUPS = {
     "tutorials_and_examples": ["nn_really", "blitz", "dynamic_net", "mnist", "vae",
                                "super_resolution", "reinforce"],
-    "language_models": ["dcgan", "word_lm", "nanogpt", "makemore", "time_sequence"],
+    "language_models": ["dcgan", "word_lm", "nanogpt", "makemore", "time_sequence", "seq2seq"],
 }
 
 REL = 1e-4            # losses after a few float32 training steps
