@@ -8,7 +8,6 @@ line, and the state_dict checkpoints.
 """
 
 import argparse
-import hashlib
 import os
 import random
 import tempfile
@@ -19,6 +18,8 @@ import torch.backends.cudnn as cudnn
 import torch.nn.parallel
 import torch.optim as optim
 import torch.utils.data
+
+from _digest import fingerprint  # this folder's helper: a digest of the weights
 
 parser = argparse.ArgumentParser()
 parser.add_argument('--batchSize', type=int, default=4, help='input batch size')
@@ -53,18 +54,6 @@ ngpu = int(opt.ngpu)
 nz = int(opt.nz)
 ngf = int(opt.ngf)
 ndf = int(opt.ndf)
-
-
-def fingerprint(module):
-    """An integer digest of every parameter's name and exact bytes (equal iff bit-equal).
-
-    Parameters only: buffers such as a positional-encoding table are computed with exp/sin,
-    whose last bit may differ between libraries."""
-    digest = hashlib.sha1()
-    for name, tensor in module.named_parameters():
-        digest.update(name.encode())
-        digest.update(tensor.detach().cpu().numpy().tobytes())
-    return int(digest.hexdigest()[:12], 16)
 
 
 def weights_init(m):

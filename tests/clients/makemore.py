@@ -12,7 +12,6 @@ the SummaryWriter log; saving the best model's state_dict and loading it back.
 """
 
 import argparse
-import hashlib
 import os
 import random
 import sys
@@ -25,17 +24,7 @@ from torch.nn import functional as F
 from torch.utils.data import DataLoader, Dataset
 from torch.utils.tensorboard import SummaryWriter
 
-
-def fingerprint(module):
-    """An integer digest of every parameter's name and exact bytes (equal iff bit-equal).
-
-    Parameters only: buffers such as a positional-encoding table are computed with exp/sin,
-    whose last bit may differ between libraries."""
-    digest = hashlib.sha1()
-    for name, tensor in module.named_parameters():
-        digest.update(name.encode())
-        digest.update(tensor.detach().cpu().numpy().tobytes())
-    return int(digest.hexdigest()[:12], 16)
+from _digest import fingerprint  # this folder's helper: a digest of the weights
 
 
 @dataclass
