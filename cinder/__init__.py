@@ -105,3 +105,7 @@ from .amp.autocast_mode import (is_autocast_enabled, set_autocast_enabled,  # no
                                 set_autocast_cache_enabled, clear_autocast_cache,
                                 autocast_increment_nesting, autocast_decrement_nesting)
 from .utils.dlpack import from_dlpack, to_dlpack  # noqa: F401,E402
+from . import backends  # noqa: F401,E402  (torch.backends: cuBLAS/cuDNN/MPS switches)
+from . import accelerator  # noqa: F401,E402  (torch.accelerator: device-agnostic access)
+from . import version  # noqa: F401,E402  (torch.version: __version__, cuda, hip, ...)
+from . import jit  # noqa: F401,E402  (torch.jit: the eager helpers; no TorchScript)

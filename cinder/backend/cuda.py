@@ -9,7 +9,8 @@ import numpy as np
 
 __all__ = ["pinned_empty", "is_pinned", "device_properties", "mem_get_info", "memory_stats",
            "reset_peak", "empty_cache", "new_stream", "current_stream", "default_stream",
-           "set_current_stream", "new_event", "event_elapsed_ms", "current_device", "set_device"]
+           "set_current_stream", "new_event", "event_elapsed_ms", "current_device", "set_device",
+           "runtime_version"]
 
 # cudaMemoryTypeHost: the pointer is page-locked host memory registered with CUDA
 _MEMORY_TYPE_HOST = 1
@@ -23,6 +24,15 @@ def _cp():
 # ----------------------------------------------------------------------------------------------
 # Devices
 # ----------------------------------------------------------------------------------------------
+
+
+def runtime_version():
+    """The CUDA runtime's version as PyTorch spells it ("12.4"), or None without CUDA."""
+    from . import cuda_is_available
+    if not cuda_is_available():
+        return None
+    number = _cp().cuda.runtime.runtimeGetVersion()        # e.g. 12040
+    return f"{number // 1000}.{number % 1000 // 10}"
 
 
 def current_device():

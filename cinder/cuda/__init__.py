@@ -7,7 +7,10 @@ enabled".
 """
 
 from .. import backend
+from ..compat import missing_attribute_error as _missing_attribute_error
 from .._device import device as _device_cls
+from .._dtype import bfloat16 as _bfloat16
+from ..ops.creation import tensor as _tensor
 from .._legacy import CUDA_TYPES
 from .memory import (  # noqa: F401
     empty_cache,
@@ -27,6 +30,7 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "devi
            "device_of", "get_device_name", "get_device_capability", "get_device_properties",
            "synchronize", "is_initialized", "init", "Stream", "Event", "StreamContext",
            "current_stream", "default_stream", "stream", "set_stream", "empty_cache",
+           "is_bf16_supported",
            "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
            "memory_stats", "reset_peak_memory_stats", "reset_max_memory_allocated",
            "mem_get_info", "manual_seed", "manual_seed_all", "seed", "seed_all"]
@@ -158,6 +162,25 @@ def get_device_capability(device=None):
     return props.major, props.minor
 
 
+def is_bf16_supported(including_emulation=True):
+    """Whether the current CUDA device can compute in bfloat16 (False without a GPU).
+
+    Devices of compute capability 8.0 and newer have it natively; for older ones, with
+    ``including_emulation``, the answer is whether a bfloat16 tensor can be made there.
+    """
+    if not is_available():
+        return False
+    if get_device_properties(current_device()).major >= 8:
+        return True
+    if not including_emulation:
+        return False
+    try:
+        _tensor([1.0], dtype=_bfloat16, device="cuda")
+    except Exception:  # noqa: BLE001 - any failure means "not supported"
+        return False
+    return True
+
+
 def current_stream(device=None):
     """The stream work on ``device`` goes to in this thread."""
     backend.cupy_module()
@@ -181,3 +204,11 @@ def set_stream(stream):
 def stream(stream):
     """Context manager: work in its block goes to ``stream`` (None: no change)."""
     return StreamContext(stream)
+
+
+def __getattr__(name):
+    # ``torch.cuda.amp`` loads on first use (it sits on torch.amp, above this module's import)
+    if name == "amp":
+        import importlib
+        return importlib.import_module(__name__ + ".amp")
+    raise _missing_attribute_error(__name__, name)

@@ -5,7 +5,7 @@ import importlib
 
 # Submodules load on first use: ``utils.hooks`` is imported while the core itself is still
 # loading (autograd's graph needs it), before ``utils.data`` could be.
-_LAZY = ("data", "deterministic", "dlpack", "safetensors", "tensorboard")
+_LAZY = ("checkpoint", "data", "deterministic", "dlpack", "safetensors", "tensorboard")
 
 
 def __getattr__(name):

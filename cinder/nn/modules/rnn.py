@@ -123,6 +123,21 @@ class RNNBase(Module):
     def flatten_parameters(self):
         """Kept for API compatibility: cinder's weights need no flat cuDNN buffer."""
 
+    def __getstate__(self):
+        # PyTorch keeps ``_flat_weights`` (the parameters in flat order) in the instance dict
+        # and its __setstate__ reads it: a whole model pickled here must carry it to load there.
+        state = super().__getstate__() if hasattr(super(), "__getstate__") else self.__dict__
+        return dict(state, _flat_weights=self._flat_weights)
+
+    def __setstate__(self, state):
+        state = dict(state)
+        state.pop("_flat_weights", None)        # a property here, derived from the names
+        state.pop("_flat_weight_refs", None)
+        if "all_weights" in state:              # pickles from PyTorch before 1.0
+            state["_all_weights"] = state.pop("all_weights")
+        state.setdefault("proj_size", 0)        # LSTMs pickled before PyTorch 1.8
+        super().__setstate__(state)
+
     def reset_parameters(self):
         """Every weight and bias ~ U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
