@@ -109,3 +109,5 @@ from . import backends  # noqa: F401,E402  (torch.backends: cuBLAS/cuDNN/MPS swi
 from . import accelerator  # noqa: F401,E402  (torch.accelerator: device-agnostic access)
 from . import version  # noqa: F401,E402  (torch.version: __version__, cuda, hip, ...)
 from . import jit  # noqa: F401,E402  (torch.jit: the eager helpers; no TorchScript)
+from . import compiler  # noqa: F401,E402  (torch.compiler: markers and queries)
+from ._dynamo.eval_frame import compile  # noqa: F401,E402  (torch.compile, run eagerly)

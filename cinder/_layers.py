@@ -37,7 +37,8 @@ LAYERS = (
      "cinder.utils.data", "cinder.utils.deterministic", "cinder.utils.dlpack",
      "cinder.utils.safetensors", "cinder.utils.tensorboard", "cinder.utils._visdom",
      "cinder.compat", "cinder.distributed", "cinder.backends",
-     "cinder.accelerator", "cinder.utils.checkpoint", "cinder.jit"),
+     "cinder.accelerator", "cinder.utils.checkpoint", "cinder.jit", "cinder._dynamo",
+     "cinder.compiler"),
     # 6: libraries on top (torchvision's place) and the package namespace itself
     ("cinder.vision", "cinder.__main__", "cinder", "cinder.version"),
 )

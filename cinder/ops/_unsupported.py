@@ -37,7 +37,7 @@ FAMILIES = (
      r"CallStack|DeepCopyMemoTable|DeserializationStorageContext|"
      r"SerializationStorageContext|PyTorchFile|ScriptModuleSerializer|OperatorInfo|"
      r"DispatchKey|DispatchKeySet|ExcludeDispatchKeyGuard|PRIVATE_OPS|Tag$|"
-     r"\w+Type$|Sym|sym_|compile$|compiled_|import_ir_module|parse_ir|parse_schema|"
+     r"\w+Type$|Sym|sym_|compiled_|import_ir_module|parse_ir|parse_schema|"
      r"parse_type_comment|merge_type_from_type_comment|unify_type_list|fork$|wait$|"
      r"Future$|while_loop$|cond$|JITException|Capsule|ScriptObject|"
      r"set_autocast|get_autocast|is_autocast|clear_autocast|autocast_|BufferDict|"
@@ -46,7 +46,7 @@ FAMILIES = (
      r"DisableTorchFunction|AVG$|SUM$|Type$)"),
     ("dtypes cinder does not provide", "NumPy has no float8, float4, complex32, bit-packed or "
      "sub-byte integer types",
-     r"^(float8_\w+|float4_\w+|complex32|chalf|bits\w+|u?int[1-7]|uint(16|32)|bit)$"),
+     r"^(float8_\w+|float4_\w+|complex32|chalf|bits\w+|u?int[1-7]|bit)$"),
     ("first-class dimensions", "functorch.dim's Dim objects, which Tensor.index binds "
      "positions to, are not implemented",
      r"^index$"),
