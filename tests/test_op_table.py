@@ -38,6 +38,7 @@ NON_OP_FUNCTIONS |= {
     "set_warn_always", "is_warn_always_enabled", "set_flush_denormal", "set_num_interop_threads",
     "get_num_interop_threads", "init_num_threads", "get_device_module", "get_file_path",
     "vmap",                                                        # a function transform
+    "compile",                                                     # torch.compile (eager)
     "from_dlpack", "to_dlpack",                                    # utils.dlpack exchange
     "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
     "is_autocast_cpu_enabled", "set_autocast_cpu_enabled", "get_autocast_cpu_dtype",
