@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import return_types
 from ._linalg_common import (LinAlgError, batch_prefix, check_float, check_same_dtype,
-                             check_square, host, new, raise_singular, real_dtype,
+                             check_square, host, lapack_2d, new, raise_singular, real_dtype,
                              singular_info)
 from ._reduction_factory import out_type
 from ._prep import xp_of
@@ -128,7 +128,7 @@ def _solve(A, B, left, fname, check_errors=True):
     b = xp.broadcast_to(b, batch + b.shape[-2:])
     bad = 0
     try:
-        x = xp.linalg.solve(a, b)
+        x = _solve_arrays(xp, a, b)
     except np.linalg.LinAlgError:
         if check_errors:
             raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix "
@@ -142,6 +142,16 @@ def _solve(A, B, left, fname, check_errors=True):
         record(SolveNode, (A, B), (result,), A=A, B_shape=tuple(B.shape), vector=vector,
                left=left)
     return result, new(np.broadcast_to(np.asarray(bad, np.int32), batch).copy(), A, D.int32)
+
+
+def _solve_arrays(xp, a, b):
+    """``a x = b`` by LU with partial pivoting (gesv; one matrix: SciPy's LAPACK directly)."""
+    gesv = lapack_2d("gesv", a, b)
+    if gesv is not None:
+        x, info = gesv(a, b)[2:]
+        if info == 0:
+            return x
+    return xp.linalg.solve(a, b)
 
 
 def linalg_solve(A, B, *, left=True, out=None):
