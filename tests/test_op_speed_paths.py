@@ -45,3 +45,18 @@ def test_einsum_sum_grad_and_empty():
     np.testing.assert_array_equal(grads[0], grads[1])
     c, t = _both(np.zeros((0, 3), np.float32))
     _same_values(cinder.einsum("ij->j", c).numpy(), torch.einsum("ij->j", t).numpy(), 0)
+
+
+@pytest.mark.parametrize("dim", [1, 0, (1, 2), (0, 1), 2, (0, 2), -1])
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_logsumexp_dims(dim, keepdim, dtype):
+    arr = (RNG.standard_normal((3, 4, 5)) * 3).astype(dtype)
+    arr[0, 1, 2] = -np.inf
+    c, t = _both(arr)
+    tol = 1e-2 if dtype is np.float16 else 1e-5
+    _same_values(cinder.logsumexp(c, dim, keepdim).numpy(),
+                 torch.logsumexp(t, dim, keepdim).numpy(), tol)
+    # a permuted (not C-contiguous) input takes the reduction path
+    _same_values(cinder.logsumexp(c.permute(2, 0, 1), dim, keepdim).numpy(),
+                 torch.logsumexp(t.permute(2, 0, 1), dim, keepdim).numpy(), tol)

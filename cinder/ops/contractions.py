@@ -22,6 +22,7 @@ from ._prep import (
     wrap,
     xp_of,
 )
+from ._reduction_factory import sum_by_matmul
 from ._registry import needs_grad, node_class, record, register, write_out
 from ._prep import result_type
 
@@ -98,7 +99,7 @@ def _run_route(xp, spec, arrays, route):
     if route[0] == "sum":
         if not route[1]:                  # a pure permutation: a new array, as einsum's
             return a.transpose(route[2]).copy()
-        res = _sum_by_matmul(xp, a, route[1])
+        res = sum_by_matmul(xp, a, route[1])
         if res is None:
             # (integers and bool sum in int64, as torch.sum and so PyTorch's einsum do)
             res = a.sum(axis=route[1], dtype=np.int64 if a.dtype.kind in "biu" else a.dtype)
@@ -106,27 +107,6 @@ def _run_route(xp, spec, arrays, route):
             res.transpose(route[2]))
     res = _einsum_matmul(xp, a, arrays[1], route[1:]) if route[0] == "gemm" else None
     return res if res is not None else xp.einsum(spec, *arrays, optimize=route == "plan")
-
-
-def _sum_by_matmul(xp, a, axes):
-    """The sum of a C-contiguous float32/float64 array over a leading or a trailing block of
-    its axes, as a product with a vector of ones (BLAS gemv, about twice as fast as NumPy's
-    reduction over a leading axis); None for other sums. Only partial sums of at most 2**16
-    terms each: gemv adds each output's terms in a few running partial sums, so its rounding
-    stays that of a plain reduction."""
-    k, nd = len(axes), a.ndim
-    if a.dtype.char not in "fd" or k == nd or not a.size or not a.flags.c_contiguous:
-        return None
-    if axes == tuple(range(k)):
-        n = math.prod(a.shape[:k])
-        res = None if n > 1 << 16 else xp.matmul(xp.ones(n, a.dtype), a.reshape(n, -1))
-    elif axes == tuple(range(nd - k, nd)):
-        n = math.prod(a.shape[nd - k:])
-        res = None if n > 1 << 16 else xp.matmul(a.reshape(-1, n), xp.ones(n, a.dtype))
-    else:
-        return None
-    return None if res is None else res.reshape(tuple(m for i, m in enumerate(a.shape)
-                                                      if i not in axes))
 
 
 def _check_sizes(subs, shapes):
