@@ -60,3 +60,18 @@ def test_logsumexp_dims(dim, keepdim, dtype):
     # a permuted (not C-contiguous) input takes the reduction path
     _same_values(cinder.logsumexp(c.permute(2, 0, 1), dim, keepdim).numpy(),
                  torch.logsumexp(t.permute(2, 0, 1), dim, keepdim).numpy(), tol)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-20, 3e18, 1e19])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cdist_gemm_clamp(scale, dtype):
+    # near-duplicate points make small negative squared distances that must clamp to 0;
+    # huge coordinates take the plain ``maximum`` (doubling them could overflow)
+    a = (RNG.standard_normal((30, 3)) * scale).astype(dtype)
+    b = np.concatenate([a[:10], (RNG.standard_normal((20, 3)) * scale).astype(dtype)])
+    (ca, ta), (cb, tb) = _both(a), _both(b)
+    got = cinder.cdist(ca, cb).numpy()
+    want = torch.cdist(ta, tb).numpy()
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * scale, equal_nan=True)
+    assert (got[np.isfinite(got)] >= 0).all()

@@ -385,8 +385,22 @@ def _euclid_mm(xp, a, b):
     left = xp.concatenate([a * a.dtype.type(-2), an, xp.ones_like(an)], -1)
     right = xp.concatenate([b, xp.ones_like(bn), bn], -1)
     d2 = xp.matmul(left, xp.swapaxes(right, -1, -2))
-    xp.maximum(d2, 0, out=d2)
+    _clamp_at_zero(xp, d2, float(an.max()) + float(bn.max()) if an.size and bn.size else 0.0)
     return xp.sqrt(d2, out=d2)
+
+
+def _clamp_at_zero(xp, d2, bound):
+    """``max(d2, 0)`` in place. ``(d2 + |d2|) / 2`` equals it exactly (doubling and halving a
+    float are exact, denormals included) and takes three fast passes where NumPy's
+    ``maximum`` takes about twice as long; it is used while no ``d2`` can overflow when
+    doubled (each is at most ``2 * (|a|^2 + |b|^2)``, here bounded by ``bound``)."""
+    if not bound < xp.finfo(d2.dtype).max / 8:        # (NaN bounds too)
+        xp.maximum(d2, 0, out=d2)
+        return
+    half = d2.dtype.type(0.5)
+    tmp = xp.abs(d2)
+    xp.add(d2, tmp, out=d2)
+    xp.multiply(d2, half, out=d2)
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
