@@ -55,16 +55,18 @@ def check_float(A, fname, what="input"):
                        f"Got {A._dtype.scalar_name}")
 
 
+# (the checks read the array's shape: Tensor.dim()/.shape are dispatched ops, ~1 us a call)
 def check_matrix(A, fname, name="A"):
-    if A.dim() < 2:
+    if A._data.ndim < 2:
         raise RuntimeError(f"{fname}: The input tensor {name} must have at least 2 dimensions.")
 
 
 def check_square(A, fname, name="A"):
     check_matrix(A, fname, name)
-    if A.shape[-1] != A.shape[-2]:
+    shape = A._data.shape
+    if shape[-1] != shape[-2]:
         raise RuntimeError(f"{fname}: {name} must be batches of square matrices, but they are "
-                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+                           f"{shape[-2]} by {shape[-1]} matrices")
 
 
 def check_same_dtype(A, B, fname):

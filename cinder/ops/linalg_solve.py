@@ -105,7 +105,8 @@ SolveNode = node_class("LinalgSolveExBackward0", {"A": _solve_grad_A, "B": _solv
 
 def _is_vector_rhs(A, B):
     # PyTorch treats B as a batch of vectors when it is 1-D or has exactly A's batch shape
-    return B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    a, b = A._data.shape, B._data.shape
+    return len(b) == 1 or (len(b) == len(a) - 1 and b == a[:-1])
 
 
 def _solve(A, B, left, fname, check_errors=True):
@@ -123,9 +124,11 @@ def _solve(A, B, left, fname, check_errors=True):
         raise RuntimeError(f"{fname}: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({a.shape[-2]}x{a.shape[-1]} "
                            f"and {rows}x{cols})")
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a = xp.broadcast_to(a, batch + a.shape[-2:])
-    b = xp.broadcast_to(b, batch + b.shape[-2:])
+    batch = a.shape[:-2]
+    if batch or b.ndim > 2:             # (one matrix each: nothing to broadcast)
+        batch = np.broadcast_shapes(batch, b.shape[:-2])
+        a = xp.broadcast_to(a, batch + a.shape[-2:])
+        b = xp.broadcast_to(b, batch + b.shape[-2:])
     bad = 0
     try:
         x = _solve_arrays(xp, a, b)
@@ -141,7 +144,9 @@ def _solve(A, B, left, fname, check_errors=True):
     if needs_grad(A, B):
         record(SolveNode, (A, B), (result,), A=A, B_shape=tuple(B.shape), vector=vector,
                left=left)
-    return result, new(np.broadcast_to(np.asarray(bad, np.int32), batch).copy(), A, D.int32)
+    info = np.zeros(batch, np.int32) if isinstance(bad, int) else \
+        np.broadcast_to(np.asarray(bad, np.int32), batch).copy()
+    return result, new(info, A, D.int32)
 
 
 def _solve_arrays(xp, a, b):
