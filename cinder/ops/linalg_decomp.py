@@ -176,9 +176,14 @@ def _svd_arrays(xp, a, full_matrices):
     """(U, S, Vh) of ``a`` by the divide-and-conquer driver (gesdd, PyTorch's default)."""
     gesdd = lapack_2d("gesdd", a)
     if gesdd is not None:
-        u, s, vh, info = gesdd(a, compute_uv=1, full_matrices=int(full_matrices))
+        # LAPACK reads column-major arrays: a C-ordered ``a`` is the column-major ``a.T``
+        # (no copy), and ``a.T = U' S Vh'`` gives ``a = Vh'.T S U'.T``, whose factors come
+        # back C-ordered
+        flip = a.flags.c_contiguous
+        u, s, vh, info = gesdd(a.T if flip else a, compute_uv=1,
+                               full_matrices=int(full_matrices))
         if info == 0:
-            return u, s, vh
+            return (vh.T, s, u.T) if flip else (u, s, vh)
     return xp.linalg.svd(a, full_matrices=full_matrices)
 
 
@@ -280,7 +285,12 @@ def _eigh_arrays(xp, a, UPLO, vectors):
     ``UPLO`` triangle, by the divide-and-conquer driver (syevd/heevd, as PyTorch)."""
     evd = lapack_2d("heevd" if a.dtype.kind == "c" else "syevd", a)
     if evd is not None:
-        w, v, info = evd(a, compute_v=int(vectors), lower=int(UPLO == "L"))
+        lower = UPLO == "L"
+        if a.dtype.kind == "f" and a.flags.c_contiguous:
+            # (a real symmetric matrix read from ``a``'s lower triangle is the one read from
+            # the column-major ``a.T``'s upper triangle: LAPACK then needs no transposed copy)
+            a, lower = a.T, not lower
+        w, v, info = evd(a, compute_v=int(vectors), lower=int(lower))
         if info == 0:
             return (w, v) if vectors else w
     return xp.linalg.eigh(a, UPLO=UPLO) if vectors else xp.linalg.eigvalsh(a, UPLO=UPLO)

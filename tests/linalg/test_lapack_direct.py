@@ -48,9 +48,13 @@ def test_solve_one_matrix_and_batches(dtype, batch):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape", [(5, 5), (6, 4), (4, 6), (2, 5, 3)])
+@pytest.mark.parametrize("shape", [(5, 5), (6, 4), (4, 6), (2, 5, 3), "transposed"])
 def test_svd_one_matrix_and_batches(dtype, shape):
-    ca, ta = _both(_matrix(shape, dtype))
+    if shape == "transposed":           # a column-major matrix: LAPACK reads it as it is
+        ca, ta = _both(_matrix((4, 6), dtype))
+        ca, ta, shape = ca.mT, ta.mT, (6, 4)
+    else:
+        ca, ta = _both(_matrix(shape, dtype))
     for full in (True, False):
         got, want = cinder.linalg.svd(ca, full_matrices=full), torch.linalg.svd(ta, full)
         for g, w in zip(got, want):
@@ -64,10 +68,13 @@ def test_svd_one_matrix_and_batches(dtype, shape):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("batch", [(), (3,)])
+@pytest.mark.parametrize("batch", [(), (3,), (1,)])
 def test_eigh_reads_one_triangle(dtype, batch):
     # not Hermitian: each UPLO must read only its own triangle, on both paths
     ca, ta = _both(_matrix(batch + (5, 5), dtype))
+    if batch == (1,):                   # a column-major matrix: LAPACK reads it as it is
+        ca, ta = ca[0].mT, ta[0].mT
+        batch = ()
     for uplo in ("L", "U"):
         got, want = cinder.linalg.eigh(ca, UPLO=uplo), torch.linalg.eigh(ta, UPLO=uplo)
         _close(got.eigenvalues.numpy(), want.eigenvalues.numpy(), dtype)
