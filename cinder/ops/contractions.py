@@ -385,7 +385,10 @@ def _euclid_mm(xp, a, b):
     left = xp.concatenate([a * a.dtype.type(-2), an, xp.ones_like(an)], -1)
     right = xp.concatenate([b, xp.ones_like(bn), bn], -1)
     d2 = xp.matmul(left, xp.swapaxes(right, -1, -2))
-    _clamp_at_zero(xp, d2, float(an.max()) + float(bn.max()) if an.size and bn.size else 0.0)
+    if d2.size < 1 << 14:                # (small: one call costs less than the bound)
+        xp.maximum(d2, 0, out=d2)
+    else:
+        _clamp_at_zero(xp, d2, float(an.max()) + float(bn.max()))
     return xp.sqrt(d2, out=d2)
 
 
@@ -412,8 +415,10 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     dev = common_device((x1, x2))
     xp = xp_of(x1)
     batch = broadcast_shape(x1._data.shape[:-2], x2._data.shape[:-2])
-    a = xp.broadcast_to(as_compute(x1, dt, dev), batch + x1._data.shape[-2:])
-    b = xp.broadcast_to(as_compute(x2, dt, dev), batch + x2._data.shape[-2:])
+    a, b = as_compute(x1, dt, dev), as_compute(x2, dt, dev)
+    if batch:                           # (two matrices: nothing to broadcast)
+        a = xp.broadcast_to(a, batch + a.shape[-2:])
+        b = xp.broadcast_to(b, batch + b.shape[-2:])
     n1, n2 = a.shape[-2], b.shape[-2]
     # (PyTorch's rule for the GEMM formula, whose rounding differs from the direct sum's)
     use_mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or (
