@@ -95,11 +95,12 @@ def accumulate(xp, ufunc, arr, axis, dt):
 def sum_by_matmul(xp, a, axes, keepdims=False):
     """The sum of a C-contiguous float32/float64 array over a leading or a trailing block of
     its axes, as a product with a vector of ones (BLAS gemv, about twice as fast as NumPy's
-    reduction over a leading axis); None for other sums. Only partial sums of at most 2**16
-    terms each: gemv adds each output's terms in a few running partial sums, so its rounding
-    stays that of a plain reduction."""
+    reduction over a leading axis); None for other sums, and for arrays under 2**14 elements
+    (there the vector of ones and the call cost more than the reduction). Only partial sums of
+    at most 2**16 terms each: gemv adds each output's terms in a few running partial sums, so
+    its rounding stays that of a plain reduction."""
     k, nd = len(axes), a.ndim
-    if a.dtype.char not in "fd" or k == nd or not a.size or not a.flags.c_contiguous:
+    if a.dtype.char not in "fd" or k == nd or a.size < 1 << 14 or not a.flags.c_contiguous:
         return None
     if axes == tuple(range(k)):
         n = _prod(a.shape[:k])
