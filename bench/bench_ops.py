@@ -1,7 +1,12 @@
 """Benchmarks of the issue-6 tensor ops: cinder vs PyTorch in the same process, one thread
 each, at a small (1e3 elements) and a large (1e6 elements or 512x512) size.
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_ops.py
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_ops.py [--only SUBSTR ...]
+
+`--only` keeps the rows whose label contains one of the given substrings (for profiling one op;
+the reported median is over the rows run). `--rounds N` times every row N times, cinder and
+PyTorch alternating, and keeps each library's best time (on a shared, noisy machine a burst of
+load then spoils one round of a row, not the row).
 
 Prints a Markdown table: best-of-N time per call for each library and the ratio cinder /
 PyTorch (lower is better; < 1 means cinder is faster), then the median ratio.
@@ -12,6 +17,7 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+import argparse  # noqa: E402
 import statistics  # noqa: E402
 import timeit  # noqa: E402
 
@@ -81,11 +87,22 @@ def cases(n, side):
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", default=None,
+                        help="run only the rows whose label contains one of these substrings")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="time each row this many times (alternating), keep the best")
+    args = parser.parse_args()
     rows = []
     for n, side, size in ((1000, 32, "1e3 / 32²"), (1_000_000, 512, "1e6 / 512²")):
         for label, build in cases(n, side):
-            tc = best_time(build(cinder))
-            tt = best_time(build(torch))
+            if args.only and not any(word in label for word in args.only):
+                continue
+            fc, ft = build(cinder), build(torch)
+            tc = tt = float("inf")
+            for _ in range(max(1, args.rounds)):
+                tc = min(tc, best_time(fc))
+                tt = min(tt, best_time(ft))
             rows.append((label, size, tc, tt, tc / tt))
     print("| op | size | cinder | PyTorch | ratio |")
     print("|---|---|---|---|---|")

@@ -8,8 +8,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import return_types
-from ._linalg_common import (LinAlgError, check_float, check_matrix, check_square, host, new,
-                             real_dtype)
+from ._linalg_common import (LinAlgError, check_float, check_matrix, check_square, host,
+                             lapack_2d, new, real_dtype)
 from ._prep import xp_of
 from ._registry import needs_grad, node_class, record, register
 from .linalg_solve import _out, linalg_solve_triangular
@@ -156,7 +156,7 @@ def _svd(A, full_matrices, fname):
     m, n = a.shape[-2:]
     k = min(m, n)
     if a.size:
-        u, s, vh = xp.linalg.svd(a, full_matrices=full_matrices)
+        u, s, vh = _svd_arrays(xp, a, full_matrices)
     else:
         mu, nv = (m, n) if full_matrices else (k, k)
         u = xp.zeros(a.shape[:-2] + (m, mu), a.dtype)
@@ -170,6 +170,30 @@ def _svd(A, full_matrices, fname):
     if needs_grad(A):
         record(SvdNode, (A,), (U, S, Vh), U=U, S=S, Vh=Vh, full_matrices=full_matrices)
     return U, S, Vh
+
+
+def _svd_arrays(xp, a, full_matrices):
+    """(U, S, Vh) of ``a`` by the divide-and-conquer driver (gesdd, PyTorch's default)."""
+    gesdd = lapack_2d("gesdd", a)
+    if gesdd is not None:
+        # LAPACK reads column-major arrays: a C-ordered ``a`` is the column-major ``a.T``
+        # (no copy), and ``a.T = U' S Vh'`` gives ``a = Vh'.T S U'.T``, whose factors come
+        # back C-ordered
+        flip = a.flags.c_contiguous
+        u, s, vh, info = gesdd(a.T if flip else a, compute_uv=1,
+                               full_matrices=int(full_matrices))
+        if info == 0:
+            return (vh.T, s, u.T) if flip else (u, s, vh)
+    return xp.linalg.svd(a, full_matrices=full_matrices)
+
+
+def _svdvals_array(xp, a):
+    gesdd = lapack_2d("gesdd", a)
+    if gesdd is not None:
+        s, info = gesdd(a, compute_uv=0)[1::2]
+        if info == 0:
+            return s
+    return xp.linalg.svd(a, compute_uv=False)
 
 
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
@@ -186,7 +210,7 @@ def linalg_svdvals(A, *, driver=None, out=None):
     check_matrix(A, "linalg.svdvals")
     a = A._data
     xp = xp_of(A)
-    s = xp.linalg.svd(a, compute_uv=False) if a.size else \
+    s = _svdvals_array(xp, a) if a.size else \
         xp.zeros(a.shape[:-2] + (min(a.shape[-2:]),), a.real.dtype)
     return _out(out, new(s, A, real_dtype(A._dtype)))
 
@@ -245,7 +269,7 @@ def _eigh(A, UPLO, fname):
     xp = xp_of(A)
     a = A._data
     if a.size:
-        w, v = xp.linalg.eigh(a, UPLO=UPLO)
+        w, v = _eigh_arrays(xp, a, UPLO, True)
     else:
         w = xp.zeros(a.shape[:-1], a.real.dtype)
         v = a.copy()
@@ -254,6 +278,22 @@ def _eigh(A, UPLO, fname):
     if needs_grad(A):
         record(EighNode, (A,), (L, V), L=L, V=V)
     return L, V
+
+
+def _eigh_arrays(xp, a, UPLO, vectors):
+    """Eigenvalues (and eigenvectors when ``vectors``) of the Hermitian ``a`` read from its
+    ``UPLO`` triangle, by the divide-and-conquer driver (syevd/heevd, as PyTorch)."""
+    evd = lapack_2d("heevd" if a.dtype.kind == "c" else "syevd", a)
+    if evd is not None:
+        lower = UPLO == "L"
+        if a.dtype.kind == "f" and a.flags.c_contiguous:
+            # (a real symmetric matrix read from ``a``'s lower triangle is the one read from
+            # the column-major ``a.T``'s upper triangle: LAPACK then needs no transposed copy)
+            a, lower = a.T, not lower
+        w, v, info = evd(a, compute_v=int(vectors), lower=int(lower))
+        if info == 0:
+            return (w, v) if vectors else w
+    return xp.linalg.eigh(a, UPLO=UPLO) if vectors else xp.linalg.eigvalsh(a, UPLO=UPLO)
 
 
 def linalg_eigh(A, UPLO="L", *, out=None):
@@ -269,7 +309,7 @@ def linalg_eigvalsh(A, UPLO="L", *, out=None):
     check_float(A, "linalg.eigvalsh")
     check_square(A, "linalg.eigvalsh")
     xp = xp_of(A)
-    w = xp.linalg.eigvalsh(A._data, UPLO=UPLO) if A._data.size else \
+    w = _eigh_arrays(xp, A._data, UPLO, False) if A._data.size else \
         xp.zeros(A.shape[:-1], A._data.real.dtype)
     return _out(out, new(w, A, real_dtype(A._dtype)))
 

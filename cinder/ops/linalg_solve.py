@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import return_types
 from ._linalg_common import (LinAlgError, batch_prefix, check_float, check_same_dtype,
-                             check_square, host, new, raise_singular, real_dtype,
+                             check_square, host, lapack_2d, new, raise_singular, real_dtype,
                              singular_info)
 from ._reduction_factory import out_type
 from ._prep import xp_of
@@ -105,7 +105,8 @@ SolveNode = node_class("LinalgSolveExBackward0", {"A": _solve_grad_A, "B": _solv
 
 def _is_vector_rhs(A, B):
     # PyTorch treats B as a batch of vectors when it is 1-D or has exactly A's batch shape
-    return B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    a, b = A._data.shape, B._data.shape
+    return len(b) == 1 or (len(b) == len(a) - 1 and b == a[:-1])
 
 
 def _solve(A, B, left, fname, check_errors=True):
@@ -123,12 +124,14 @@ def _solve(A, B, left, fname, check_errors=True):
         raise RuntimeError(f"{fname}: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({a.shape[-2]}x{a.shape[-1]} "
                            f"and {rows}x{cols})")
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a = xp.broadcast_to(a, batch + a.shape[-2:])
-    b = xp.broadcast_to(b, batch + b.shape[-2:])
+    batch = a.shape[:-2]
+    if batch or b.ndim > 2:             # (one matrix each: nothing to broadcast)
+        batch = np.broadcast_shapes(batch, b.shape[:-2])
+        a = xp.broadcast_to(a, batch + a.shape[-2:])
+        b = xp.broadcast_to(b, batch + b.shape[-2:])
     bad = 0
     try:
-        x = xp.linalg.solve(a, b)
+        x = _solve_arrays(xp, a, b)
     except np.linalg.LinAlgError:
         if check_errors:
             raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix "
@@ -141,7 +144,19 @@ def _solve(A, B, left, fname, check_errors=True):
     if needs_grad(A, B):
         record(SolveNode, (A, B), (result,), A=A, B_shape=tuple(B.shape), vector=vector,
                left=left)
-    return result, new(np.broadcast_to(np.asarray(bad, np.int32), batch).copy(), A, D.int32)
+    info = np.zeros(batch, np.int32) if isinstance(bad, int) else \
+        np.broadcast_to(np.asarray(bad, np.int32), batch).copy()
+    return result, new(info, A, D.int32)
+
+
+def _solve_arrays(xp, a, b):
+    """``a x = b`` by LU with partial pivoting (gesv; one matrix: SciPy's LAPACK directly)."""
+    gesv = lapack_2d("gesv", a, b)
+    if gesv is not None:
+        x, info = gesv(a, b)[2:]
+        if info == 0:
+            return x
+    return xp.linalg.solve(a, b)
 
 
 def linalg_solve(A, B, *, left=True, out=None):

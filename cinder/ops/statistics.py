@@ -8,7 +8,7 @@ from .._tensor import Tensor, wrap_dim
 from ..autograd.grad_mode import no_grad
 from ._prep import as_compute, check_tensor_arg, common_device, dims_arg, wrap, xp_of
 from ._registry import make_inplace, needs_grad, node_class, record, register, write_out
-from ._reduction_factory import Reduced, reduced_shape, reduction, unreduce
+from ._reduction_factory import Reduced, reduced_shape, reduction, sum_by_matmul, unreduce
 from ._prep import broadcast_shape, result_type
 
 # ----------------------------------------------------------------------------------------------
@@ -38,7 +38,10 @@ def logsumexp(input, dim, keepdim=False):
         m = xp.where(xp.isfinite(m), m, 0)
         with np.errstate(all="ignore"):
             shifted = a - m
-            sums = xp.exp(shifted, out=shifted).sum(axis=axes, keepdims=True)
+            terms = xp.exp(shifted, out=shifted)
+            sums = sum_by_matmul(xp, terms, axes, keepdims=True)
+            if sums is None:
+                sums = terms.sum(axis=axes, keepdims=True)
             res = xp.log(sums, out=sums)
             res += m
         if not keepdim:
