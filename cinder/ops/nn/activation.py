@@ -375,7 +375,8 @@ def _row_max(a, axis):
     classifier's (N, C) logits) one row at a time, ~4x slower than reducing the transposed
     copy across rows with the vectorised elementwise maximum; the maximum is exact either
     way (NaN propagates in both)."""
-    if axis == 1 and a.ndim == 2 and a.shape[1] <= 128 and a.shape[0] >= 64:
+    if (axis == 1 and a.ndim == 2 and a.shape[1] <= 128 and a.shape[0] >= 64
+            and isinstance(a, np.ndarray)):      # (CuPy reduces rows in parallel anyway)
         return np.ascontiguousarray(a.T).max(axis=0)[:, None]
     return a.max(axis=axis, keepdims=True)
 

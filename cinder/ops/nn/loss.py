@@ -88,9 +88,10 @@ def _nll_pick(input, target, weight, ignore_index, classes):
             # The common batch: every target a valid class and none ignored, so the mask,
             # the bounds error and the ``where`` are not needed (same values).
             t = t.copy()        # saved for backward: later edits of target must not reach it
-            picked = a[np.arange(t.shape[0]), t]
+            xp = xp_of(input)
+            picked = a[xp.arange(t.shape[0]), t]
             if weight is None:
-                return picked, np.ones(t.shape[0], a.dtype), t
+                return picked, xp.ones(t.shape[0], a.dtype), t
             return picked, weight._data.astype(a.dtype, copy=False)[t], t
     valid = t != ignore_index
     bad = valid & ((t < 0) | (t >= classes))
