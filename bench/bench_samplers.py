@@ -18,6 +18,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import cinder  # noqa: E402
+from bench_distributions import normal_rsample_backward  # noqa: E402  (the same case)
 
 torch.set_num_threads(1)
 RNG = np.random.default_rng(0)
@@ -31,8 +32,6 @@ W = RNG.standard_normal((10000, 64)).astype(np.float32)
 IDX = RNG.integers(0, 10000, 100000)
 OFF = np.sort(RNG.choice(100000, 1000, replace=False))
 OFF[0] = 0
-LOC = RNG.standard_normal(100_000, dtype=np.float32)
-SCALE = RNG.random(100_000, dtype=np.float32) + 0.5
 
 
 def _grid_backward(lib, img, grid, mode):
@@ -50,15 +49,6 @@ def _bag_backward(lib, mode):
 
     def step():
         lib.embedding_bag(w, idx, off, False, mode)[0].sum().backward()
-    return step
-
-
-def _rsample_backward(lib):
-    loc = lib.tensor(LOC, requires_grad=True)
-    scale = lib.tensor(SCALE, requires_grad=True)
-
-    def step():
-        lib.distributions.Normal(loc, scale).rsample().sum().backward()
     return step
 
 
@@ -88,7 +78,7 @@ def cases(lib):
         ("embedding_bag max fwd+bwd", _bag_backward(lib, 2)),
         ("Poisson(300).sample, 10k", lambda: lib.poisson(rate300)),
         ("Binomial(100, 0.3).sample, 10k", lambda: lib.binomial(count100, prob03)),
-        ("Normal.rsample + backward, 100k", _rsample_backward(lib)),
+        ("Normal.rsample + backward, 100k", normal_rsample_backward(lib)),
         ("randn(100000)", lambda: lib.randn(100_000)),
     ]
 

@@ -39,7 +39,7 @@ def comparison(name, ufunc, *, ordered=False, tensor_other=False, aliases=()):
         a, b, dt, dev = binary_operands(input, other, name)
         if tensor_other:
             check_tensor_arg(other, name)
-        if ordered and dt in _COMPLEX or limited is not None and dt in LIMITED:
+        if (ordered and dt in _COMPLEX) or (limited is not None and dt in LIMITED):
             broadcast_shape(input._data.shape, np.shape(getattr(other, "_data", other)))
             not_implemented(limited if dt in LIMITED else f"{name}_cpu", dt)
         try:

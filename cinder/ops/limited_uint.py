@@ -18,6 +18,7 @@ import functools
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ._prep import not_implemented
 
 __all__ = ["LIMITED", "REFUSED", "claim", "guarded"]
 
@@ -457,11 +458,6 @@ def _refused(name, kernel, operands, args, kwargs):
     return None if kernel is None else (kernel, dt)
 
 
-def _raise(found):
-    kernel, dt = found
-    raise NotImplementedError(f"\"{kernel}\" not implemented for '{dt.scalar_name}'")
-
-
 # The dtype standing in for the unsigned tensors while an op's argument checks run (int64,
 # unless the op refuses integers with an error of its own)
 STAND_IN = {"dist": D.float64}
@@ -526,7 +522,7 @@ def guarded(name, fn):
         def checked(*args, **kwargs):
             found = kernel(args, kwargs)
             if found is not None:
-                _raise(found)
+                not_implemented(*found)
             return fn(*args, **kwargs)
     else:
 
@@ -538,7 +534,7 @@ def guarded(name, fn):
                     found = _refused(name, kernel, operands, args, kwargs)
                     if found is not None:
                         _argument_errors_first(name, fn, args, kwargs)
-                        _raise(found)
+                        not_implemented(*found)
                     break
             return fn(*args, **kwargs)
 

@@ -148,10 +148,11 @@ def _relu_kernel(xp, a):
     if xp is np and a.ndim and a.shape[-1] >= 16 and a.dtype.kind == "f":
         # NumPy's maximum with a broadcast scalar runs its slow strided loop (~4x slower on
         # 32K floats); a row of zeros broadcast over the rows keeps the vectorised loop.
-        # Same values: max(0, x) element by element, NaN propagated (zeros first: -0.0
-        # stays -0.0, as in PyTorch).
+        # Same values as below.
         return np.maximum(np.zeros(a.shape[-1], a.dtype), a)
-    return xp.maximum(a, 0).astype(a.dtype, copy=False)
+    # zero first: where x is -0.0 the maximum hands back its second operand, so -0.0 stays
+    # -0.0, as in PyTorch; NaN propagates
+    return xp.maximum(0, a).astype(a.dtype, copy=False)
 
 
 def _zeros_grad(grad, s):

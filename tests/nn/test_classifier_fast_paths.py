@@ -18,14 +18,16 @@ def _close(c, t, **kw):
     np.testing.assert_allclose(c.detach().numpy(), t.detach().numpy(), **kw)
 
 
-def test_relu_wide_rows_keeps_signs_nan_and_inf():
-    a = np.random.default_rng(0).standard_normal((8, 40)).astype(np.float32)
-    a[0, :6] = [-0.0, 0.0, np.nan, np.inf, -np.inf, -3.0]
+@pytest.mark.parametrize("shape", [(8, 40), (8, 6), (6,)])    # the wide-row path and the rest
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_relu_keeps_signs_nan_and_inf(shape, dtype):
+    a = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+    a.reshape(-1)[:6] = [-0.0, 0.0, np.nan, np.inf, -np.inf, -3.0]
     c, t = _pair(a)
     rc, rt = cinder.relu(c).numpy(), torch.relu(t).numpy()
     np.testing.assert_array_equal(rc, rt)
     np.testing.assert_array_equal(np.signbit(rc), np.signbit(rt))
-    assert rc.dtype == np.float32
+    assert rc.dtype == dtype
 
 
 @pytest.mark.parametrize("fn", ["log_softmax", "softmax"])
