@@ -1,20 +1,17 @@
 """Bernoulli distribution over {0, 1}."""
 
-from numbers import Number
-
 import cinder
 from cinder.nn.functional import binary_cross_entropy_with_logits
 
 from . import constraints
+from ._probs_logits import _ProbsOrLogits
 from .exp_family import ExponentialFamily
-from .utils import (
-    broadcast_all, check_probs_or_logits, expand_probs_or_logits, lazy_property,
-    logits_to_probs, probs_to_logits)
+from .utils import broadcast_all, expand_probs_or_logits
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(_ProbsOrLogits, ExponentialFamily):
     """Bernoulli distribution given by ``probs`` (of a 1) or ``logits`` (their log-odds)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -23,16 +20,8 @@ class Bernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        check_probs_or_logits(probs, logits)
-        if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = cinder.Size() if is_scalar else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._store_probs_or_logits(probs, logits)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Bernoulli, _instance)
@@ -41,9 +30,6 @@ class Bernoulli(ExponentialFamily):
         super(Bernoulli, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
 
     @property
     def mean(self):
@@ -58,18 +44,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         shape = self._extended_shape(sample_shape)

@@ -3,21 +3,21 @@
 import cinder
 
 from . import constraints
+from ._probs_logits import _ProbsOrLogits
 from .distribution import Distribution
-from .utils import (
-    check_probs_or_logits, expand_probs_or_logits, lazy_property, logits_to_probs,
-    probs_to_logits)
+from .utils import check_probs_or_logits, expand_probs_or_logits
 
 __all__ = ["Categorical"]
 
 
-class Categorical(Distribution):
+class Categorical(_ProbsOrLogits, Distribution):
     """Distribution over K categories given by ``probs`` (normalised along the last dim) or
     unnormalised log-probabilities ``logits``."""
 
     arg_constraints = {"probs": constraints.simplex,
                        "logits": constraints.independent(constraints.real, 1)}
     has_enumerate_support = True
+    _binary = False  # softmax / log over the last dim link probs and logits
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         check_probs_or_logits(probs, logits)
@@ -44,24 +44,9 @@ class Categorical(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
-
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self._num_events - 1)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     @property
     def mean(self):
@@ -105,3 +90,28 @@ class Categorical(Distribution):
         if expand:
             values = values.expand((-1,) + self._batch_shape)
         return values
+
+
+class _CategoricalWrapper:
+    """A family built on a Categorical held in ``_categorical``: the parameters, their shape
+    and new tensors all come from it."""
+
+    def _wrap_categorical(self, probs, logits):
+        """Build the inner Categorical; return the (batch_shape, event_shape) it implies."""
+        self._categorical = Categorical(probs=probs, logits=logits)
+        return self._categorical.batch_shape, self._categorical.param_shape[-1:]
+
+    def _new(self, *args, **kwargs):
+        return self._categorical._new(*args, **kwargs)
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def probs(self):
+        return self._categorical.probs

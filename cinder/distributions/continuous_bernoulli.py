@@ -1,21 +1,20 @@
 """Continuous Bernoulli distribution on [0, 1] (Loaiza-Ganem and Cunningham, NeurIPS 2019)."""
 
 import math
-from numbers import Number
 
 import cinder
 from cinder.nn.functional import binary_cross_entropy_with_logits
 
 from . import constraints
+from ._probs_logits import _ProbsOrLogits
 from .exp_family import ExponentialFamily
 from .utils import (
-    broadcast_all, check_probs_or_logits, clamp_probs, expand_probs_or_logits, lazy_property,
-    logits_to_probs, probs_to_logits)
+    broadcast_all, clamp_probs, expand_probs_or_logits, lazy_property, logits_to_probs)
 
 __all__ = ["ContinuousBernoulli"]
 
 
-class ContinuousBernoulli(ExponentialFamily):
+class ContinuousBernoulli(_ProbsOrLogits, ExponentialFamily):
     """The density ``C(p) * p**x * (1 - p)**(1 - x)`` on [0, 1], given by ``probs`` p in (0, 1)
     or by ``logits`` (whose sigmoid is p). Unlike the Bernoulli, p is not a probability.
 
@@ -29,22 +28,15 @@ class ContinuousBernoulli(ExponentialFamily):
     has_rsample = True
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        check_probs_or_logits(probs, logits)
+        self._store_probs_or_logits(probs, logits)
         if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
             # checked before the clamp below would hide a bad value
             if validate_args is not None:
                 if not self.arg_constraints["probs"].check(self.probs).all():
                     raise ValueError("The parameter probs has invalid values")
-            self.probs = clamp_probs(self.probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = cinder.Size() if is_scalar else self._param.size()
+            self.probs = self._param = clamp_probs(self.probs)
         self._lims = lims
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(ContinuousBernoulli, _instance)
@@ -54,9 +46,6 @@ class ContinuousBernoulli(ExponentialFamily):
         super(ContinuousBernoulli, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
 
     def _outside_unstable_region(self):
         return cinder.max(cinder.le(self.probs, self._lims[0]),
@@ -102,16 +91,9 @@ class ContinuousBernoulli(ExponentialFamily):
         return cinder.where(self._outside_unstable_region(), variances, taylor)
 
     @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
     def probs(self):
+        # kept off 0 and 1 as the given probs are (the normaliser is singular there)
         return clamp_probs(logits_to_probs(self.logits, is_binary=True))
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         shape = self._extended_shape(sample_shape)

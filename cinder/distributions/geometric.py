@@ -6,14 +6,14 @@ import cinder
 from cinder.nn.functional import binary_cross_entropy_with_logits
 
 from . import constraints
+from ._probs_logits import _LazyProbsLogits
 from .distribution import Distribution
-from .utils import (
-    broadcast_all, check_probs_or_logits, lazy_property, logits_to_probs, probs_to_logits)
+from .utils import broadcast_all, check_probs_or_logits
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(_LazyProbsLogits, Distribution):
     """Geometric distribution with success probability ``probs`` (or ``logits``)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -59,14 +59,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=cinder.Size()):  # noqa: B008 - Size is an immutable tuple
         shape = self._extended_shape(sample_shape)

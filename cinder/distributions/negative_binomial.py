@@ -4,16 +4,15 @@ import cinder
 from cinder.nn.functional import logsigmoid
 
 from . import constraints
+from ._probs_logits import _ProbsOrLogits
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import (
-    broadcast_all, check_probs_or_logits, expand_probs_or_logits, lazy_property,
-    logits_to_probs, probs_to_logits)
+from .utils import expand_probs_or_logits, lazy_property
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(_ProbsOrLogits, Distribution):
     """Number of successes (probability ``probs`` each) before ``total_count`` failures."""
 
     arg_constraints = {"total_count": constraints.greater_than_eq(0),
@@ -22,14 +21,7 @@ class NegativeBinomial(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        check_probs_or_logits(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        self._store_probs_or_logits(probs, logits, total_count)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -40,9 +32,6 @@ class NegativeBinomial(Distribution):
         super(NegativeBinomial, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
 
     @property
     def mean(self):
@@ -55,18 +44,6 @@ class NegativeBinomial(Distribution):
     @property
     def variance(self):
         return self.mean / cinder.sigmoid(-self.logits)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     @lazy_property
     def _gamma(self):
