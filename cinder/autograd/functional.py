@@ -405,18 +405,10 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
-    Tensor = _tensor_class()
 
     def ensure_single_output_function(*inp):
-        out = func(*inp)
-        is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
-        _check_requires_grad(t_out, "outputs", strict=strict)
-        if is_out_tuple or not isinstance(out, Tensor):
-            raise RuntimeError("The function given to hessian should return a single Tensor")
-        if out.nelement() != 1:
-            raise RuntimeError("The Tensor returned by the function given to hessian should "
-                               "contain a single element")
-        return out.squeeze()
+        _, outputs = _scalar_function_outputs(func, inp, "hessian", strict)
+        return outputs[0].squeeze()
 
     def jac_func(*inp):
         jac = jacobian(ensure_single_output_function, inp, create_graph=True)

@@ -4,32 +4,20 @@ import math
 
 import cinder
 
-from . import constraints
+from ._folded import _FoldedAtZero
 from .cauchy import Cauchy
-from .transformed_distribution import TransformedDistribution
-from .transforms import AbsTransform
 
 __all__ = ["HalfCauchy"]
 
 
-class HalfCauchy(TransformedDistribution):
+class HalfCauchy(_FoldedAtZero):
     """The absolute value of a zero-median Cauchy variable of scale ``scale``."""
 
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
-
-    def __init__(self, scale, validate_args=None):
-        base_dist = Cauchy(0, scale, validate_args=False)
-        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
+    _base_family = Cauchy
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(HalfCauchy, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def scale(self):
-        return self.base_dist.scale
 
     @property
     def mean(self):
@@ -37,28 +25,10 @@ class HalfCauchy(TransformedDistribution):
                            device=self.scale.device)
 
     @property
-    def mode(self):
-        return cinder.zeros_like(self.scale)
-
-    @property
     def variance(self):
         return self.base_dist.variance
 
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        value = cinder.as_tensor(value, dtype=self.base_dist.scale.dtype,
-                                 device=self.base_dist.scale.device)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return cinder.where(value >= 0, log_prob, -math.inf)
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)
+    def _value_for_log_prob(self, value):
+        # numbers and other dtypes are taken in the scale's dtype and device, as PyTorch does
+        return cinder.as_tensor(value, dtype=self.base_dist.scale.dtype,
+                                device=self.base_dist.scale.device)

@@ -473,11 +473,10 @@ def _linspace_array(start, end, steps, dt):
                         b - step * (steps - 1 - i).astype(acc)).astype(acc)
 
 
-def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False, pin_memory=False):
-    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
-    dtype = check_dtype("linspace", dtype, None)
-    check_options("linspace", layout, pin_memory, out, dtype)
+def _spaced_args(name, start, end, steps, out, dtype, layout, pin_memory):
+    """Check linspace's and logspace's shared arguments; return (start, end, result dtype)."""
+    dtype = check_dtype(name, dtype, None)
+    check_options(name, layout, pin_memory, out, dtype)
     start, end = _num(start), _num(end)
     if not isinstance(steps, (int, np.integer)) or steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -485,7 +484,14 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         dtype = out._dtype
     dt = _resolve_dtype(dtype)
     if dt is D.bool and steps > 1:   # (one step is filled without a kernel)
-        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
+    return start, end, dt
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    start, end, dt = _spaced_args("linspace", start, end, steps, out, dtype, layout, pin_memory)
     arr = _linspace_array(start, end, int(steps), dt)
     if dt.category == D.INTEGRAL:
         arr = np.trunc(arr)
@@ -498,16 +504,7 @@ register("linspace", linspace, method=False, family="creation")
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """``base ** linspace(start, end, steps)``."""
-    dtype = check_dtype("logspace", dtype, None)
-    check_options("logspace", layout, pin_memory, out, dtype)
-    start, end = _num(start), _num(end)
-    if not isinstance(steps, (int, np.integer)) or steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    if dtype is None and out is not None:
-        dtype = out._dtype
-    dt = _resolve_dtype(dtype)
-    if dt is D.bool and steps > 1:
-        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
+    start, end, dt = _spaced_args("logspace", start, end, steps, out, dtype, layout, pin_memory)
     exps = _linspace_array(start, end, int(steps),
                            D.complex128 if dt.category == D.COMPLEX else D.float64)
     with np.errstate(all="ignore"):
