@@ -8,26 +8,47 @@ from ._registry import register
 
 
 def _window(name, window_length, periodic, dtype, device, requires_grad, values):
-    from .. import tensor
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got "
                            f"window_length={window_length}")
     dt = dtype or D.get_default_dtype()
     if dt.category < D.FLOATING:
         raise RuntimeError(f"{name} expects floating point dtypes, got: {dt.scalar_name}")
-    if window_length <= 1:
-        arr = np.ones(window_length)
+    n_total = window_length + 1 if periodic else window_length
+    return _sampled_window(window_length, n_total, values, dt, device, requires_grad)
+
+
+def _sampled_window(length, n_total, values, dt, device, requires_grad):
+    """The first ``length`` of ``values(n, n_total)`` at n = 0 .. n_total - 1 (a periodic
+    window samples one point more than it keeps), as a tensor; all ones for length <= 1.
+    Shared with ``torch.signal.windows``."""
+    from .. import tensor
+    if length <= 1:
+        arr = np.ones(length)
     else:
-        n_total = window_length + 1 if periodic else window_length
-        arr = values(np.arange(n_total, dtype=np.float64), n_total)[:window_length]
+        arr = values(np.arange(n_total, dtype=np.float64), n_total)[:length]
     t = tensor(arr.astype(dt.numpy_dtype), dtype=dt, device=device)
     return t.requires_grad_(True) if requires_grad else t
 
 
 def _cosine_sum(coeffs):
+    """The window ``sum_k (-1)**k coeffs[k] cos(2 pi k n / (N - 1))``."""
     def values(n, total):
         phase = 2 * np.pi * n / (total - 1)
         return sum(c * np.cos(k * phase) * (-1) ** k for k, c in enumerate(coeffs))
+    return values
+
+
+def _triangle(n, total):
+    """The Bartlett window: a triangle from 0 up to 1 and back to 0."""
+    return 1 - np.abs(2 * n / (total - 1) - 1)
+
+
+def _kaiser(beta):
+    """The Kaiser window ``I0(beta sqrt(1 - (2n/(N-1) - 1)^2)) / I0(beta)``."""
+    def values(n, total):
+        r = 2 * n / (total - 1) - 1
+        return np.i0(beta * np.sqrt(np.clip(1 - r * r, 0, None))) / np.i0(beta)
     return values
 
 
@@ -56,17 +77,14 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
                     pin_memory=False, requires_grad=False):
     """Triangular (Bartlett) window."""
     return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad,
-                   lambda n, total: 1 - np.abs(2 * n / (total - 1) - 1))
+                   _triangle)
 
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
                   device=None, pin_memory=False, requires_grad=False):
     """Kaiser window ``I0(beta sqrt(1 - (2n/(N-1) - 1)^2)) / I0(beta)``."""
-    def values(n, total):
-        r = 2 * n / (total - 1) - 1
-        return np.i0(beta * np.sqrt(np.clip(1 - r * r, 0, None))) / np.i0(beta)
     return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad,
-                   values)
+                   _kaiser(beta))
 
 
 for _fn in (hann_window, hamming_window, blackman_window, bartlett_window, kaiser_window):

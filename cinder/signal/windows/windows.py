@@ -5,42 +5,29 @@
 import numpy as np
 
 from ... import _dtype as D
+from ...ops.windows import _cosine_sum, _kaiser, _sampled_window, _triangle
 
 
 def _make(name, M, sym, dtype, device, requires_grad, values):
-    from ... import tensor
     if M < 0:
         raise ValueError(f"{name} requires non-negative window length, got M={M}")
     dt = dtype or D.get_default_dtype()
     if dt.category != D.FLOATING:
         raise ValueError(f"{name} expects float32 or float64 dtypes, got: {dt}")
-    if M <= 1:
-        arr = np.ones(M)
-    else:
-        total = M if sym else M + 1
-        arr = values(np.arange(total, dtype=np.float64), total)[:M]
-    t = tensor(arr.astype(dt.numpy_dtype), dtype=dt, device=device)
-    return t.requires_grad_(True) if requires_grad else t
-
-
-def _cos_sum(a):
-    def values(n, total):
-        phase = 2 * np.pi * n / (total - 1)
-        return sum(c * np.cos(k * phase) * (-1) ** k for k, c in enumerate(a))
-    return values
+    return _sampled_window(M, M if sym else M + 1, values, dt, device, requires_grad)
 
 
 def general_cosine(M, *, a, sym=True, dtype=None, layout=None, device=None,
                    requires_grad=False):
     """Sum of cosines with coefficients ``a`` (alternating signs)."""
-    return _make("general_cosine", M, sym, dtype, device, requires_grad, _cos_sum(a))
+    return _make("general_cosine", M, sym, dtype, device, requires_grad, _cosine_sum(a))
 
 
 def general_hamming(M, *, alpha=0.54, sym=True, dtype=None, layout=None, device=None,
                     requires_grad=False):
     """``alpha - (1 - alpha) cos(2 pi n / (M - 1))``."""
     return _make("general_hamming", M, sym, dtype, device, requires_grad,
-                 _cos_sum((alpha, 1 - alpha)))
+                 _cosine_sum((alpha, 1 - alpha)))
 
 
 def hann(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
@@ -69,7 +56,7 @@ def nuttall(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=
 def bartlett(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
     """Triangular window reaching zero at both ends."""
     return _make("bartlett", M, sym, dtype, device, requires_grad,
-                 lambda n, total: 1 - np.abs(2 * n / (total - 1) - 1))
+                 _triangle)
 
 
 def cosine(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
@@ -106,10 +93,6 @@ def kaiser(M, *, beta=12.0, sym=True, dtype=None, layout=None, device=None,
     """Kaiser window with shape parameter ``beta``."""
     if beta < 0:
         raise ValueError(f"beta must be non-negative, got: {beta} instead.")
-
-    def values(n, total):
-        r = 2 * n / (total - 1) - 1
-        return np.i0(beta * np.sqrt(np.clip(1 - r * r, 0, None))) / np.i0(beta)
-    return _make("kaiser", M, sym, dtype, device, requires_grad, values)
+    return _make("kaiser", M, sym, dtype, device, requires_grad, _kaiser(beta))
 
 
