@@ -3,6 +3,7 @@ functions, the weakly-bound hook wrapper, and the small pieces of ``Module``'s s
 loading, ``to()`` parsing and call bookkeeping. ``module.py`` re-exports the public names."""
 
 import functools
+import warnings
 import weakref
 from collections import OrderedDict
 
@@ -135,6 +136,25 @@ class _CallState:
         self.kwargs = kwargs
         self.result = None
         self.called = set()
+
+
+def _run_always_called(module, state, hooks, always_called, with_kwargs, what):
+    """Run the ``always_call`` hooks of ``hooks`` that ``state`` has not run yet (forward
+    raised); a hook's own error becomes a warning naming ``what``, so the original error is
+    the one re-raised."""
+    for hook_id, hook in hooks.items():
+        if hook_id in always_called and hook_id not in state.called:
+            try:
+                if hook_id in with_kwargs:
+                    out = hook(module, state.args, state.kwargs, state.result)
+                else:
+                    out = hook(module, state.args, state.result)
+                if out is not None:
+                    state.result = out
+            except Exception as e:
+                warnings.warn(f"{what} with ``always_call=True`` raised an exception that was "
+                              f"silenced as another error was raised in forward: {str(e)}",
+                              stacklevel=3)
 
 
 def _remove_from(name, *dicts_or_sets):

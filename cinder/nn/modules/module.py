@@ -643,29 +643,12 @@ class Module:
     def _run_always_called_hooks(self, state):
         """After forward raised: run the ``always_call`` forward hooks that have not run;
         their own errors become warnings (the original error is re-raised)."""
-        for hook_id, hook in _global_forward_hooks.items():
-            if hook_id in _global_forward_hooks_always_called and hook_id not in state.called:
-                try:
-                    out = hook(self, state.args, state.result)
-                    if out is not None:
-                        state.result = out
-                except Exception as e:
-                    warnings.warn("global module forward hook with ``always_call=True`` raised an "
-                                  "exception that was silenced as another error was raised in "
-                                  f"forward: {str(e)}", stacklevel=2)
-        for hook_id, hook in self._forward_hooks.items():
-            if hook_id in self._forward_hooks_always_called and hook_id not in state.called:
-                try:
-                    if hook_id in self._forward_hooks_with_kwargs:
-                        out = hook(self, state.args, state.kwargs, state.result)
-                    else:
-                        out = hook(self, state.args, state.result)
-                    if out is not None:
-                        state.result = out
-                except Exception as e:
-                    warnings.warn("module forward hook with ``always_call=True`` raised an "
-                                  "exception that was silenced as another error was raised in "
-                                  f"forward: {str(e)}", stacklevel=2)
+        G._run_always_called(self, state, _global_forward_hooks,
+                             _global_forward_hooks_always_called, (),
+                             "global module forward hook")
+        G._run_always_called(self, state, self._forward_hooks,
+                             self._forward_hooks_always_called, self._forward_hooks_with_kwargs,
+                             "module forward hook")
 
     # ------------------------------------------------------------------------------------------
     # Attribute routing
