@@ -177,6 +177,18 @@ class Distribution:
                 "__init__ method must also define a custom .expand() method.")
         return self.__new__(type(self)) if _instance is None else _instance
 
+    def _expand_attrs(self, cls, batch_shape, _instance, names):
+        """``expand`` for a family ``cls`` whose batch is carried by the attributes ``names``
+        (parameter tensors or inner distributions): a new instance holding each of them
+        expanded to ``batch_shape``, with this one's event shape and validation setting."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = cinder.Size(batch_shape)
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        super(cls, new).__init__(batch_shape, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def __repr__(self):
         param_names = [k for k, _ in self.arg_constraints.items() if k in self.__dict__]
         args_string = ", ".join(

@@ -23,13 +23,7 @@ class OneHotCategorical(_CategoricalWrapper, Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = cinder.Size(batch_shape)
-        new._categorical = self._categorical.expand(batch_shape)
-        super(OneHotCategorical, new).__init__(batch_shape, self.event_shape,
-                                               validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_attrs(OneHotCategorical, batch_shape, _instance, ("_categorical",))
 
     @property
     def _param(self):
