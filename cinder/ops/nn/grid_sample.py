@@ -38,14 +38,8 @@ def _reflect(coord, low2, high2):
 
 
 def _source_coord(coord, size, padding_mode, align_corners):
-    ix = _unnormalize(coord, size, align_corners)
-    if padding_mode == "border":
-        return ix.clamp(0, size - 1)
-    if padding_mode == "reflection":
-        ix = _reflect(ix, 0, 2 * (size - 1)) if align_corners else \
-            _reflect(ix, -1, 2 * size - 1)
-        return ix.clamp(0, size - 1)
-    return ix
+    """The source pixel position of a normalized grid coordinate, after the padding rule."""
+    return _bounded(_unnormalize(coord, size, align_corners), size, padding_mode, align_corners)
 
 
 def _gather_points(input, flat_index, valid):
@@ -245,7 +239,8 @@ def _cubic_weights(t):
 
 
 def _bounded(pos, size, padding_mode, align_corners):
-    """Integer neighbour positions (float tensors) after the padding rule."""
+    """Positions (float tensors) after the padding rule: clamped to the border, or reflected
+    at it then clamped; left alone for zeros padding."""
     if padding_mode == "border":
         return pos.clamp(0, size - 1)
     if padding_mode == "reflection":
