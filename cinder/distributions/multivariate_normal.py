@@ -33,6 +33,16 @@ def _precision_to_scale_tril(P):
     return cinder.linalg.solve_triangular(L_inv, Id, upper=False)
 
 
+def _scale_tril_of(scale_tril, covariance_matrix, precision_matrix):
+    """The lower Cholesky factor of the covariance, from whichever one of the three
+    parametrisations is given (also used by Wishart)."""
+    if scale_tril is not None:
+        return scale_tril
+    if covariance_matrix is not None:
+        return cinder.linalg.cholesky(covariance_matrix)
+    return _precision_to_scale_tril(precision_matrix)
+
+
 class MultivariateNormal(Distribution):
     """Normal distribution over vectors, given by ``loc`` and exactly one of
     ``covariance_matrix``, ``precision_matrix`` or ``scale_tril`` (its Cholesky factor)."""
@@ -64,12 +74,8 @@ class MultivariateNormal(Distribution):
                 setattr(self, attr, matrix.expand(batch_shape + (-1, -1)))
         self.loc = loc.expand(batch_shape + (-1,))
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = cinder.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_of(scale_tril, covariance_matrix,
+                                                        precision_matrix)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(MultivariateNormal, _instance)
