@@ -113,32 +113,32 @@ class _NoParamDecoratorContextManager(_DecoratorContextManager):
         return cls()(orig_func)
 
 
-class no_grad(_NoParamDecoratorContextManager):
+class _SwitchGradMode(_NoParamDecoratorContextManager):
+    """Grad mode set to ``_enabled`` inside the block, and back to what it was on exit."""
+
+    _enabled = None
+
+    def __init__(self):
+        self.prev = False
+
+    def __enter__(self):
+        self.prev = STATE.grad_enabled
+        STATE.grad_enabled = self._enabled
+
+    def __exit__(self, *exc):
+        STATE.grad_enabled = self.prev
+
+
+class no_grad(_SwitchGradMode):
     """Disable gradient recording inside the block (results have ``requires_grad=False``)."""
 
-    def __init__(self):
-        self.prev = False
-
-    def __enter__(self):
-        self.prev = STATE.grad_enabled
-        STATE.grad_enabled = False
-
-    def __exit__(self, *exc):
-        STATE.grad_enabled = self.prev
+    _enabled = False
 
 
-class enable_grad(_NoParamDecoratorContextManager):
+class enable_grad(_SwitchGradMode):
     """Enable gradient recording inside the block, e.g. inside a ``no_grad`` region."""
 
-    def __init__(self):
-        self.prev = False
-
-    def __enter__(self):
-        self.prev = STATE.grad_enabled
-        STATE.grad_enabled = True
-
-    def __exit__(self, *exc):
-        STATE.grad_enabled = self.prev
+    _enabled = True
 
 
 class set_grad_enabled(_DecoratorContextManager):
