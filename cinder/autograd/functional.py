@@ -434,7 +434,10 @@ def _scalar_function_outputs(func, inputs, name, strict):
     return is_outputs_tuple, outputs
 
 
-def _prepare_hessian_product(func, inputs, v, create_graph, name):
+def _hessian_product_start(func, inputs, v, create_graph, strict, name):
+    """What vhp and hvp share (under enable_grad): check and prepare ``inputs`` and ``v``, run
+    ``func`` and take its gradient with a graph. Returns ``(is_inputs_tuple, inputs, v,
+    is_outputs_tuple, outputs, jac)``."""
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", name)
     inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
     if v is not None:
@@ -443,7 +446,10 @@ def _prepare_hessian_product(func, inputs, v, create_graph, name):
         _validate_v(v, inputs, is_inputs_tuple)
     else:
         _check_v_none(inputs, "input to the user-provided function is")
-    return is_inputs_tuple, inputs, v
+    is_outputs_tuple, outputs = _scalar_function_outputs(func, inputs, name, strict)
+    jac = _autograd_grad(outputs, inputs, create_graph=True)
+    _check_requires_grad(jac, "jacobian", strict=strict)
+    return is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
@@ -465,11 +471,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
         output (tuple): ``(func_output, vhp)``, ``vhp`` shaped like ``inputs``.
     """
     with grad_mode.enable_grad():
-        is_inputs_tuple, inputs, v = _prepare_hessian_product(func, inputs, v, create_graph,
-                                                              "vhp")
-        is_outputs_tuple, outputs = _scalar_function_outputs(func, inputs, "vhp", strict)
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict=strict)
+        is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _hessian_product_start(
+            func, inputs, v, create_graph, strict, "vhp")
     return _product_result(jac, inputs, v, inputs, outputs, is_outputs_tuple, is_inputs_tuple,
                            strict, create_graph, "double_back")
 
@@ -497,11 +500,8 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         For twice continuously differentiable functions the two are equal, so prefer ``vhp``.
     """
     with grad_mode.enable_grad():
-        is_inputs_tuple, inputs, v = _prepare_hessian_product(func, inputs, v, create_graph,
-                                                              "hvp")
-        is_outputs_tuple, outputs = _scalar_function_outputs(func, inputs, "hvp", strict)
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict=strict)
+        is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _hessian_product_start(
+            func, inputs, v, create_graph, strict, "hvp")
         grad_jac = tuple(_zeros_like(inp, requires_grad=True) for inp in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict=strict)
