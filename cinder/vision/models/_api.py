@@ -205,6 +205,22 @@ def build_model(make, enum, weights, progress, kwargs, when_weighted=None, fix_k
     return model
 
 
+def build_with_aux_heads(make, weights, progress, kwargs):
+    """``make(**kwargs)`` for googlenet and inception_v3, loading ``weights`` (already checked)
+    when given: their checkpoints hold the auxiliary heads and were trained on transformed
+    input, so then ``aux_logits`` must be True, ``transform_input`` defaults to True and the
+    random init is skipped. The caller drops the heads afterwards if they were not asked for."""
+    if weights is not None:
+        kwargs.setdefault("transform_input", True)
+        ovewrite_named_param(kwargs, "aux_logits", True)
+        ovewrite_named_param(kwargs, "init_weights", False)
+        ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
+    model = make(**kwargs)
+    if weights is not None:
+        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
+    return model
+
+
 def make_builder(name, enum, make, doc, **options):
     """A registered public builder ``name(*, weights=None, progress=True, **kwargs)`` that
     runs :func:`build_model` with ``make`` (``options``: its when_weighted/fix_keys)."""

@@ -6,7 +6,7 @@ from collections import namedtuple
 from ... import nn
 from ...nn import functional as F
 from ...ops import FUNCTIONS as _F
-from ._api import WeightsEnum, builder, handle_legacy, ovewrite_named_param, weights
+from ._api import WeightsEnum, build_with_aux_heads, builder, handle_legacy, weights
 
 __all__ = ["GoogLeNet", "GoogLeNetOutputs", "_GoogLeNetOutputs", "GoogLeNet_Weights",
            "googlenet"]
@@ -164,14 +164,8 @@ def googlenet(*, weights=None, progress=True, **kwargs):
     dropped unless ``aux_logits=True``: they were not trained)."""
     weights = handle_legacy(GoogLeNet_Weights, weights, kwargs)
     original_aux_logits = kwargs.get("aux_logits", False)
+    model = build_with_aux_heads(GoogLeNet, weights, progress, kwargs)
     if weights is not None:
-        kwargs.setdefault("transform_input", True)
-        ovewrite_named_param(kwargs, "aux_logits", True)
-        ovewrite_named_param(kwargs, "init_weights", False)
-        ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = GoogLeNet(**kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
         if not original_aux_logits:
             model.aux_logits = False
             model.aux1 = model.aux2 = None

@@ -7,7 +7,7 @@ from collections import namedtuple
 from ... import nn
 from ...nn import functional as F
 from ...ops import FUNCTIONS as _F
-from ._api import WeightsEnum, builder, handle_legacy, ovewrite_named_param, weights
+from ._api import WeightsEnum, build_with_aux_heads, builder, handle_legacy, weights
 from .googlenet import BasicConv2d
 
 __all__ = ["Inception3", "InceptionOutputs", "_InceptionOutputs", "Inception_V3_Weights",
@@ -266,15 +266,8 @@ def inception_v3(*, weights=None, progress=True, **kwargs):
     loaded, then dropped unless ``aux_logits=True``)."""
     weights = handle_legacy(Inception_V3_Weights, weights, kwargs)
     original_aux_logits = kwargs.get("aux_logits", True)
-    if weights is not None:
-        kwargs.setdefault("transform_input", True)
-        ovewrite_named_param(kwargs, "aux_logits", True)
-        ovewrite_named_param(kwargs, "init_weights", False)
-        ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = Inception3(**kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-        if not original_aux_logits:
-            model.aux_logits = False
-            model.AuxLogits = None
+    model = build_with_aux_heads(Inception3, weights, progress, kwargs)
+    if weights is not None and not original_aux_logits:
+        model.aux_logits = False
+        model.AuxLogits = None
     return model
