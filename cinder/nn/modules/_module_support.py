@@ -157,6 +157,16 @@ def _run_always_called(module, state, hooks, always_called, with_kwargs, what):
                               stacklevel=3)
 
 
+def _attribute_at(root, target):
+    """``(owning module, name, value)`` of the attribute at the dotted path ``target`` below
+    ``root`` (for get_parameter and get_buffer)."""
+    module_path, _, name = target.rpartition(".")
+    mod = root.get_submodule(module_path)
+    if not hasattr(mod, name):
+        raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+    return mod, name, getattr(mod, name)
+
+
 def _remove_from(name, *dicts_or_sets):
     for d in dicts_or_sets:
         if name in d:

@@ -112,16 +112,6 @@ _HOOK_TABLES = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks",
                 "_load_state_dict_post_hooks")
 
 
-def _attribute_at(root, target):
-    """``(owning module, name, value)`` of the attribute at the dotted path ``target`` below
-    ``root`` (for get_parameter and get_buffer)."""
-    module_path, _, name = target.rpartition(".")
-    mod = root.get_submodule(module_path)
-    if not hasattr(mod, name):
-        raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
-    return mod, name, getattr(mod, name)
-
-
 class Module:
     """Base class for all neural network modules; subclass it and define ``forward``.
 
@@ -259,14 +249,14 @@ class Module:
 
     def get_parameter(self, target):
         """The parameter at the dotted path ``target``."""
-        _, name, param = _attribute_at(self, target)
+        _, name, param = G._attribute_at(self, target)
         if not isinstance(param, Parameter):
             raise AttributeError("`" + name + "` is not an nn.Parameter")
         return param
 
     def get_buffer(self, target):
         """The buffer at the dotted path ``target``."""
-        mod, name, buffer = _attribute_at(self, target)
+        mod, name, buffer = G._attribute_at(self, target)
         if name not in mod._buffers:
             raise AttributeError("`" + name + "` is not a buffer")
         return buffer
