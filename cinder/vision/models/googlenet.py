@@ -15,6 +15,28 @@ GoogLeNetOutputs = namedtuple("GoogLeNetOutputs", ["logits", "aux_logits2", "aux
 _GoogLeNetOutputs = GoogLeNetOutputs
 
 
+def _truncated_normal_init(model, default_std):
+    """torchvision's init of GoogLeNet and Inception v3: conv and linear weights from a normal
+    truncated to [-2, 2], of std ``default_std`` unless the layer carries its own ``stddev``;
+    batch norms at weight 1, bias 0."""
+    for m in model.modules():
+        if isinstance(m, (nn.Conv2d, nn.Linear)):
+            std = float(getattr(m, "stddev", default_std))
+            nn.init.trunc_normal_(m.weight, mean=0.0, std=std, a=-2, b=2)
+        elif isinstance(m, nn.BatchNorm2d):
+            nn.init.constant_(m.weight, 1)
+            nn.init.constant_(m.bias, 0)
+
+
+def _renormalize_input(x):
+    """Inputs normalised for ImageNet, re-normalised to the mean-0.5, std-0.5 scaling the
+    ported weights expect (``transform_input=True``)."""
+    mean, std = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+    chans = [_F["unsqueeze"](x[:, c], 1) * (std[c] / 0.5) + (mean[c] - 0.5) / 0.5
+             for c in range(3)]
+    return _F["cat"](chans, 1)
+
+
 class BasicConv2d(nn.Module):
     """Conv (no bias), batch norm (eps 0.001), ReLU."""
 
@@ -114,21 +136,10 @@ class GoogLeNet(nn.Module):
         self.dropout = nn.Dropout(p=dropout)
         self.fc = nn.Linear(1024, num_classes)
         if init_weights:
-            for m in self.modules():
-                if isinstance(m, (nn.Conv2d, nn.Linear)):
-                    nn.init.trunc_normal_(m.weight, mean=0.0, std=0.01, a=-2, b=2)
-                elif isinstance(m, nn.BatchNorm2d):
-                    nn.init.constant_(m.weight, 1)
-                    nn.init.constant_(m.bias, 0)
+            _truncated_normal_init(self, 0.01)
 
     def _transform_input(self, x):
-        """Map inputs normalised for ImageNet back to the [-1, 1] scaling the weights expect."""
-        if not self.transform_input:
-            return x
-        mean, std = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
-        chans = [_F["unsqueeze"](x[:, c], 1) * (std[c] / 0.5) + (mean[c] - 0.5) / 0.5
-                 for c in range(3)]
-        return _F["cat"](chans, 1)
+        return _renormalize_input(x) if self.transform_input else x
 
     def _forward(self, x):
         x = self.maxpool1(self.conv1(x))

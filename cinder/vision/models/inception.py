@@ -8,7 +8,7 @@ from ... import nn
 from ...nn import functional as F
 from ...ops import FUNCTIONS as _F
 from ._api import WeightsEnum, build_with_aux_heads, builder, handle_legacy, weights
-from .googlenet import BasicConv2d
+from .googlenet import BasicConv2d, _renormalize_input, _truncated_normal_init
 
 __all__ = ["Inception3", "InceptionOutputs", "_InceptionOutputs", "Inception_V3_Weights",
            "inception_v3"]
@@ -215,25 +215,10 @@ class Inception3(nn.Module):
         self.dropout = nn.Dropout(p=dropout)
         self.fc = nn.Linear(2048, num_classes)
         if init_weights:
-            self._init_weights()
-
-    def _init_weights(self):
-        # truncated normals in [-2, 2]; std 0.1 unless the layer carries its own ``stddev``
-        for m in self.modules():
-            if isinstance(m, (nn.Conv2d, nn.Linear)):
-                std = float(getattr(m, "stddev", 0.1))
-                nn.init.trunc_normal_(m.weight, mean=0.0, std=std, a=-2, b=2)
-            elif isinstance(m, nn.BatchNorm2d):
-                nn.init.constant_(m.weight, 1)
-                nn.init.constant_(m.bias, 0)
+            _truncated_normal_init(self, 0.1)   # the aux head's layers carry their own stddev
 
     def _transform_input(self, x):
-        """Map ImageNet-normalised inputs to the [-1, 1] scaling of the ported weights."""
-        if not self.transform_input:
-            return x
-        mean, std = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
-        return _cat([_F["unsqueeze"](x[:, c], 1) * (std[c] / 0.5) + (mean[c] - 0.5) / 0.5
-                     for c in range(3)])
+        return _renormalize_input(x) if self.transform_input else x
 
     def _forward(self, x):
         for name in ("Conv2d_1a_3x3", "Conv2d_2a_3x3", "Conv2d_2b_3x3", "maxpool1",
