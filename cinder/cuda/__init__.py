@@ -76,7 +76,8 @@ class device:
     """Context manager that selects a device for its block and restores the previous one."""
 
     def __init__(self, device):
-        self.idx = _get_device_index(device, optional=True) if device is not None else -1
+        # None means the current device (None itself on a machine without CUDA, as there)
+        self.idx = _get_device_index(device, optional=True)
         self.prev_idx = -1
 
     def __enter__(self):
