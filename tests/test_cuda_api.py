@@ -37,6 +37,15 @@ LIBS = (torch, cinder)
     "L.zeros(2, device='cuda').pin_memory()", "L.ones(3).pin_memory().device",
     "(lambda p: p.pin_memory() is p)(L.zeros(2).pin_memory())",
     "L.zeros(2, device='cuda').is_pinned()",
+    # every device argument goes through torch.cuda._utils._get_device_index
+    "L.cuda.set_device('cuda:0')", "L.cuda.set_device(L.device('cuda', 0))",
+    "L.cuda.set_device(L.cuda.device(0))", "L.cuda.set_device(None)",
+    "L.cuda.set_device('cpu')", "L.cuda.synchronize(L.cuda.device(0))",
+    "L.cuda.current_stream(L.cuda.device(0)).device", "L.cuda.default_stream('cuda').device",
+    "L.cuda.Stream('cuda:0').device", "L.cuda.Stream('cpu')",
+    "type(L.cuda.memory_allocated(L.cuda.device(0)))", "type(L.cuda.memory_stats('cuda:0'))",
+    "L.cuda.get_device_capability(L.device('cuda'))",
+    "(lambda d: (d.idx, d.prev_idx))(L.cuda.device('cuda:0'))",
 ])
 def test_cuda_api_matches_torch(expr):
     got, want = outcome(expr, cinder), outcome(expr, torch)

@@ -49,6 +49,11 @@ DEVICE_EXPRS = [
     "L.tensor([1], device='cuda')",
     "L.zeros(2).type('torch.cuda.FloatTensor') and None",
     "L.randn(2, 3, device=L.device('cpu')).shape",
+    # torch.cuda's device arguments, read by torch.cuda._utils._get_device_index
+    "L.cuda.set_device(None)", "L.cuda.set_device('cpu')", "L.cuda.set_device(-1)",
+    "L.cuda.device(0).idx", "L.cuda.device('cuda:1').idx", "L.cuda.device(None).idx",
+    "L.cuda.device_of(L.zeros(2)).idx", "L.cuda.device(L.device('cuda', 2)).idx",
+    "L.cuda.device('cpu')",
 ]
 
 

@@ -25,6 +25,7 @@ from .memory import (  # noqa: F401
 )
 from .random import manual_seed, manual_seed_all, seed, seed_all  # noqa: F401
 from .streams import Event, Stream, StreamContext  # noqa: F401
+from ._utils import _get_device_index
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "device",
            "device_of", "get_device_name", "get_device_capability", "get_device_properties",
@@ -58,20 +59,6 @@ def init():
     backend.cupy_module()
 
 
-def _device_index(device, optional=True):
-    """The device index that ``device`` (None, int, 'cuda:N' or a device) names; None means
-    the current device."""
-    if device is None:
-        return current_device()
-    if isinstance(device, str):
-        device = _device_cls(device)
-    if hasattr(device, "type"):
-        if device.type != "cuda":
-            raise ValueError(f"Expected a cuda device, but got: {device}")
-        return current_device() if device.index is None else device.index
-    return int(device)
-
-
 def current_device():
     """The index of the currently selected device."""
     backend.cupy_module()
@@ -80,7 +67,7 @@ def current_device():
 
 def set_device(device):
     """Select the device later CUDA work goes to (a negative index does nothing)."""
-    index = _device_index(device)
+    index = _get_device_index(device)
     if index >= 0:
         backend.cuda.set_device(index)
 
@@ -89,7 +76,8 @@ class device:
     """Context manager that selects a device for its block and restores the previous one."""
 
     def __init__(self, device):
-        self.idx = _device_index(device, optional=True) if device is not None else -1
+        # None means the current device (None itself on a machine without CUDA, as there)
+        self.idx = _get_device_index(device, optional=True)
         self.prev_idx = -1
 
     def __enter__(self):
@@ -115,7 +103,7 @@ class device_of(device):
 def synchronize(device=None):
     """Wait until all work queued on ``device`` (the current one by default) is done."""
     backend.cupy_module()
-    backend.synchronize(_device_cls("cuda", _device_index(device)))
+    backend.synchronize(_device_cls("cuda", _get_device_index(device, optional=True)))
 
 
 class _CudaDeviceProperties:
@@ -145,7 +133,7 @@ class _CudaDeviceProperties:
 def get_device_properties(device=None):
     """The properties (name, capability, memory, SM count...) of ``device``."""
     backend.cupy_module()
-    index = _device_index(device)
+    index = _get_device_index(device, optional=True)
     if not 0 <= index < device_count():
         raise AssertionError("Invalid device id")
     return _CudaDeviceProperties(backend.cuda.device_properties(index))
@@ -184,14 +172,14 @@ def is_bf16_supported(including_emulation=True):
 def current_stream(device=None):
     """The stream work on ``device`` goes to in this thread."""
     backend.cupy_module()
-    index = _device_index(device)
+    index = _get_device_index(device, optional=True)
     return Stream._wrap(backend.cuda.current_stream(index), index)
 
 
 def default_stream(device=None):
     """``device``'s default stream."""
     backend.cupy_module()
-    index = _device_index(device)
+    index = _get_device_index(device, optional=True)
     return Stream._wrap(backend.cuda.default_stream(index), index)
 
 

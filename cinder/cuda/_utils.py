@@ -3,7 +3,6 @@
 
 from .. import _utils
 from .._device import device as _device_cls
-from . import device as cuda_device
 
 __all__ = ["_get_device_index"]
 
@@ -24,6 +23,7 @@ def _get_device_index(device, optional=False, allow_cpu=False):
                 raise ValueError(f"Expected a cuda or cpu device, but got: {device}")
         elif device.type != "cuda":
             raise ValueError(f"Expected a cuda device, but got: {device}")
+    from . import device as cuda_device     # (the package imports this module)
     if isinstance(device, cuda_device):
         return device.idx
     return _utils._get_device_index(device, optional, allow_cpu)

@@ -8,6 +8,7 @@ reuse). Peaks are recorded by ``cinder.backend.cuda`` from the first counter cal
 from collections import OrderedDict
 
 from .. import backend
+from ._utils import _get_device_index
 
 __all__ = ["empty_cache", "memory_allocated", "max_memory_allocated", "memory_reserved",
            "max_memory_reserved", "memory_stats", "reset_peak_memory_stats",
@@ -18,8 +19,7 @@ def _stats(device):
     """The backend's counters for ``device``, or None when CUDA is not usable."""
     if not backend.cuda_is_available():
         return None
-    from . import _device_index
-    return backend.cuda.memory_stats(_device_index(device))
+    return backend.cuda.memory_stats(_get_device_index(device, optional=True))
 
 
 def memory_stats(device=None):
@@ -63,8 +63,7 @@ def max_memory_reserved(device=None):
 def reset_peak_memory_stats(device=None):
     """Restart the peak counters from the current usage."""
     backend.cupy_module()
-    from . import _device_index
-    backend.cuda.reset_peak(_device_index(device))
+    backend.cuda.reset_peak(_get_device_index(device, optional=True))
 
 
 def reset_max_memory_allocated(device=None):
@@ -81,5 +80,4 @@ def empty_cache():
 def mem_get_info(device=None):
     """(free, total) bytes of ``device`` as the driver sees them."""
     backend.cupy_module()
-    from . import _device_index
-    return backend.cuda.mem_get_info(_device_index(device))
+    return backend.cuda.mem_get_info(_get_device_index(device, optional=True))

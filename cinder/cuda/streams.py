@@ -5,6 +5,7 @@ in a stream that other streams or the host can wait for, and can time work betwe
 """
 
 from .. import backend
+from ._utils import _get_device_index
 from .._device import device as _device_cls
 
 __all__ = ["Stream", "Event", "StreamContext"]
@@ -16,8 +17,7 @@ class Stream:
     def __init__(self, device=None, priority=0, **kwargs):
         if not backend.cuda_is_available():
             raise RuntimeError("torch.cuda.Stream requires CUDA support")
-        from . import _device_index
-        self.device_index = _device_index(device)
+            self.device_index = _get_device_index(device, optional=True)
         self._handle = backend.cuda.new_stream(self.device_index, priority)
 
     @classmethod

@@ -4,6 +4,9 @@ This is done once here, not in each op: ``binary_operands`` gives the kernel two
 array and a Python scalar) already in the result dtype and on one device.
 """
 
+import math
+
+import ml_dtypes
 import numpy as np
 
 from .. import _dtype as D
@@ -107,34 +110,49 @@ def wrap_int(value, dtype):
     """An out-of-range Python int as PyTorch casts it to an integer dtype: modulo 2**bits."""
     lo, hi = _INT_RANGE[dtype]
     if dtype is D.int64 or dtype is D.uint64:
-        raise RuntimeError(f"value cannot be converted to type {dtype.name}_t without overflow")
+        overflow_error(dtype)
     span = hi - lo + 1
     return (value - lo) % span + lo
 
 
-_F32_MAX = float(np.finfo(np.float32).max)
+_FLOAT_MAX = {D.float32: float(np.finfo(np.float32).max), D.float16: 65504.0,
+              D.bfloat16: float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)}
+
+
+# The C++ names PyTorch's overflow message gives the scalar types (the rest are "<name>_t").
+_C_TYPE_NAMES = {D.int32: "int", D.float32: "float", D.float64: "double",
+                 D.float16: "c10::Half", D.bfloat16: "c10::BFloat16"}
+
+
+def overflow_error(dtype):
+    """PyTorch's error for a scalar that does not fit ``dtype``."""
+    cname = _C_TYPE_NAMES.get(dtype, f"{dtype.name}_t")
+    raise RuntimeError(f"value cannot be converted to type {cname} without overflow")
 
 
 def checked_scalar(value, dtype):
     """A Python scalar converted for storing into a ``dtype`` tensor (``fill_``, ``clamp``
     bounds), with PyTorch's overflow check: integers must fit the dtype, except that an
-    unsigned dtype also takes negative values down to -max (they wrap, two's complement)."""
+    unsigned dtype also takes negative values down to -max (they wrap, two's complement); a
+    float stored into an integer dtype must lie in its range (it then truncates)."""
     if isinstance(value, np.generic):
         value = value.item()
-    if dtype.category == D.INTEGRAL and isinstance(value, int) and not isinstance(value, bool):
+    if dtype.category == D.INTEGRAL and not isinstance(value, bool):
         lo, hi = _INT_RANGE[dtype]
-        if value > hi or (value < lo and (lo < 0 or -value > hi)):
-            cname = "uint8_t" if dtype is D.uint8 else f"{dtype.name}_t"
-            raise RuntimeError(f"value cannot be converted to type {cname} without overflow")
-        return value if value >= lo else value + hi + 1
-    if dtype is D.float32 and isinstance(value, float) and abs(value) > _F32_MAX \
-            and value != float("inf") and value != float("-inf"):
-        # PyTorch checks a double against float's range (the half types just become inf)
-        raise RuntimeError("value cannot be converted to type float without overflow")
+        if isinstance(value, int):
+            if not -2**63 <= value < 2**64:     # no C++ scalar holds it
+                raise OverflowError("int too big to convert")
+            if value > hi or (value < lo and (lo < 0 or -value > hi)):
+                overflow_error(dtype)
+            return value if value >= lo else value + hi + 1
+        if isinstance(value, float) and not lo <= value <= hi:     # (NaN too)
+            overflow_error(dtype)
+    if dtype in _FLOAT_MAX and isinstance(value, float) and \
+            _FLOAT_MAX[dtype] < abs(value) < math.inf:
+        # a finite double beyond the type's largest finite value (inf and NaN pass)
+        overflow_error(dtype)
     if dtype.category < D.COMPLEX and isinstance(value, complex):
-        cname = {D.float32: "float", D.float64: "double", D.float16: "at::Half",
-                 D.bfloat16: "at::BFloat16"}.get(dtype, f"{dtype.name}_t")
-        raise RuntimeError(f"value cannot be converted to type {cname} without overflow")
+        overflow_error(dtype)
     return scalar_as(value, dtype)
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import _runtime, backend
 from .._device import CPU, as_device
+from .._random_engine import _fma32, _fma64
 from .._tensor import Tensor, make_tensor
 from .._storage import adopt_numpy
 from ..autograd import grad_mode
@@ -458,10 +459,47 @@ register("range", range_, method=False, family="creation")
 
 
 def _linspace_array(start, end, steps, dt):
-    """PyTorch's linspace: the first half counts up from ``start``, the second half down from
-    ``end`` (so both ends are exact), computed in the result type (double for integers)."""
-    acc = np.float32 if dt in (D.float16, D.bfloat16) else \
-        (np.float64 if dt.category < D.FLOATING else dt.numpy_dtype.type)
+    """PyTorch's CPU linspace, value for value: the first half counts up from ``start``, the
+    second half down from ``end`` (so both ends are exact). Its kernel computes in the result
+    type (in double for integers, from ``start`` and ``end`` truncated to integers), and the
+    compiler fuses ``start + step * i`` into one fused multiply-add, rounded once; half types
+    round after every operation instead (``c10::Half`` arithmetic goes through float), and
+    complex types count each part on its own. One step is a plain fill with ``start``."""
+    integral = dt.category == D.INTEGRAL
+    if steps == 1:                          # (only ``start`` must fit)
+        value = checked_scalar(start, dt) if integral else start
+        return np.array([value], dtype=_linspace_acc(dt))
+    if dt.category == D.COMPLEX:
+        part = D.float32 if dt is D.complex64 else D.float64
+        start, end = builtins.complex(start), builtins.complex(end)
+        return (_linspace_array(start.real, end.real, steps, part)
+                + 1j * _linspace_array(start.imag, end.imag, steps, part)).astype(
+                    dt.numpy_dtype)
+    start, end = checked_scalar(start, dt), checked_scalar(end, dt)    # both must fit
+    if dt in (D.float16, D.bfloat16):
+        return _linspace_half(start, end, steps, dt.numpy_dtype.type)
+    acc = _linspace_acc(dt)
+    a, b = (acc(math.trunc(v) if integral else v) for v in (start, end))
+    with np.errstate(all="ignore"):
+        step = (b - a) / acc(steps - 1)
+    if not (np.isfinite(step) and max(abs(float(a)), abs(float(b))) < 2.0 ** 900):
+        return _linspace_plain(a, b, steps, acc)    # (the fused emulation would overflow)
+    i = np.arange(steps)
+    up = i < steps // 2
+    count = np.where(up, i, steps - 1 - i).astype(acc)
+    fma = _fma32 if acc is np.float32 else _fma64
+    return fma(np.where(up, step, -step), count, np.where(up, a, b)).astype(acc, copy=False)
+
+
+def _linspace_acc(dt):
+    """The NumPy type linspace's values are computed in for ``dt``."""
+    if dt.category == D.INTEGRAL or dt is D.bool:
+        return np.float64
+    return np.float32 if dt in (D.float16, D.bfloat16) else dt.numpy_dtype.type
+
+
+def _linspace_plain(start, end, steps, acc):
+    """linspace with each operation rounded: ``start + step * i`` as two roundings."""
     if steps == 1:
         return np.array([start], dtype=acc)
     a, b = acc(start), acc(end)
@@ -473,29 +511,55 @@ def _linspace_array(start, end, steps, dt):
                         b - step * (steps - 1 - i).astype(acc)).astype(acc)
 
 
-def _spaced_args(name, start, end, steps, out, dtype, layout, pin_memory):
-    """Check linspace's and logspace's shared arguments; return (start, end, result dtype)."""
+def _linspace_half(start, end, steps, half_type):
+    """linspace in float16/bfloat16: every product and sum is computed in float32 and rounded
+    back to the half type, the index included (``c10::Half(i)``)."""
+    def r(x):
+        return np.asarray(x, dtype=np.float32).astype(half_type).astype(np.float32)
+    a, b = r(start), r(end)
+    if steps == 1:
+        return a.reshape(1)
+    step = r(r(b - a) / r(steps - 1))
+    i = np.arange(steps, dtype=np.float32)
+    half = steps // 2
+    with np.errstate(all="ignore"):
+        up = r(a + r(step * r(i[:half])))
+        down = r(b - r(step * r(steps - 1 - i[half:])))
+    return np.concatenate([up, down])
+
+
+def _spaced_arguments(name, start, end, steps, dtype, out, layout, pin_memory):
+    """linspace/logspace's checked arguments: (start, end, steps, result dtype). Without a
+    dtype, complex endpoints give the default complex type."""
     dtype = check_dtype(name, dtype, None)
     check_options(name, layout, pin_memory, out, dtype)
     start, end = _num(start), _num(end)
-    if not isinstance(steps, (int, np.integer)) or steps < 0:
+    if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"steps of type {type(steps).__name__}, but expected an int")
+    if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if dtype is None and out is not None:
         dtype = out._dtype
     dt = _resolve_dtype(dtype)
+    if dtype is None and (isinstance(start, builtins.complex) or
+                          isinstance(end, builtins.complex)):
+        dt = dt.to_complex()
     if dt is D.bool and steps > 1:   # (one step is filled without a kernel)
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
-    return start, end, dt
+    return start, end, int(steps), dt
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
-    start, end, dt = _spaced_args("linspace", start, end, steps, out, dtype, layout, pin_memory)
-    arr = _linspace_array(start, end, int(steps), dt)
-    if dt.category == D.INTEGRAL:
-        arr = np.trunc(arr)
-    return _finish(arr.astype(dt.numpy_dtype), dt, device, requires_grad, out)
+    start, end, steps, dt = _spaced_arguments("linspace", start, end, steps, dtype, out,
+                                              layout, pin_memory)
+    arr = _linspace_array(start, end, steps, dt)
+    with np.errstate(all="ignore"):     # (values outside an integer dtype wrap, as in C)
+        arr = np.trunc(arr).astype(dt.numpy_dtype) if dt.category == D.INTEGRAL else \
+            arr.astype(dt.numpy_dtype)
+    return _finish(arr, dt, device, requires_grad, out)
 
 
 register("linspace", linspace, method=False, family="creation")
@@ -504,12 +568,33 @@ register("linspace", linspace, method=False, family="creation")
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """``base ** linspace(start, end, steps)``."""
-    start, end, dt = _spaced_args("logspace", start, end, steps, out, dtype, layout, pin_memory)
-    exps = _linspace_array(start, end, int(steps),
-                           D.complex128 if dt.category == D.COMPLEX else D.float64)
-    with np.errstate(all="ignore"):
-        arr = np.power(float(base), exps)
-    return _finish(arr.astype(dt.numpy_dtype), dt, device, requires_grad, out)
+    start, end, steps, dt = _spaced_arguments("logspace", start, end, steps, dtype, out,
+                                              layout, pin_memory)
+    # PyTorch's kernel: exponents in double (complex double), rounded after each operation,
+    # and C's pow, which NumPy's vectorised power can differ from in the last bit: results
+    # kept in double or truncated to integers take C's pow element by element
+    if dt.category == D.INTEGRAL and steps > 1:     # integer endpoints, as linspace's
+        start, end = math.trunc(checked_scalar(start, dt)), math.trunc(checked_scalar(end, dt))
+    exps = _linspace_plain(start, end, steps,
+                           np.complex128 if dt.category == D.COMPLEX else np.float64)
+    base = float(base)
+    if dt is D.float64 or dt.category == D.INTEGRAL:
+        arr = np.fromiter((_c_pow(base, e) for e in exps.tolist()), np.float64, steps)
+    else:
+        with np.errstate(all="ignore"):
+            arr = np.power(base, exps)
+    with np.errstate(all="ignore"):     # (inf and NaN into integers, as C's cast)
+        arr = arr.astype(dt.numpy_dtype)
+    return _finish(arr, dt, device, requires_grad, out)
+
+
+def _c_pow(base, exponent):
+    """C's ``pow`` (``math.pow`` raises where C returns inf or NaN)."""
+    try:
+        return math.pow(base, exponent)
+    except (OverflowError, ValueError):
+        with np.errstate(all="ignore"):
+            return float(np.power(base, exponent))
 
 
 register("logspace", logspace, method=False, family="creation")

@@ -18,7 +18,7 @@ from .. import _dtype as D
 from .. import backend
 from .._tensor import Tensor, contiguous_strides, make_tensor, wrap_dim
 from ._inplace import make_inplace
-from ._prep import as_compute, scalar_as, wrap, xp_of
+from ._prep import as_compute, checked_scalar, scalar_as, wrap, xp_of
 from ._registry import (check_inplace, needs_grad, node_class, publish_attribute, record,
                         register)
 from .view_select import _slice
@@ -345,7 +345,9 @@ def _value_tensor(self, value):
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
-        arr = np.array(scalar_as(value, self._dtype), dtype=self._dtype.numpy_dtype)
+        # PyTorch checks the value's range, except for the half types (cast unchecked)
+        check = scalar_as if self._dtype in (D.float16, D.bfloat16) else checked_scalar
+        arr = np.array(check(value, self._dtype), dtype=self._dtype.numpy_dtype)
         return make_tensor(arr, self._dtype)
     raise TypeError(f"can't assign a {_qualname(value)} to a {self.type()}")
 
@@ -479,7 +481,7 @@ def masked_fill(input, mask, value):
                                f"tensor with {value.dim()} dimension(s).")
         v = as_compute(value, input._dtype, input._device)
     else:
-        v = scalar_as(value, input._dtype)
+        v = checked_scalar(value, input._dtype)
     m = as_compute(mask, D.bool, input._device)
     try:
         res = xp.where(m, v, input._data)
@@ -716,7 +718,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     key = _along_dim_key("scatter", input, d, index, src)
     out = input._data.copy()
     flat = out if out.ndim else out.reshape(1)
-    vals = scalar_as(value, input._dtype) if src is None else _src_block(src, index)
+    vals = checked_scalar(value, input._dtype) if src is None else _src_block(src, index)
     xp = xp_of(input)
     if reduce is None:
         flat[key] = vals

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, wrap_dim
-from ._prep import check_tensor_arg, not_implemented, scalar_as, wrap, xp_of
+from ._prep import check_tensor_arg, checked_scalar, not_implemented, scalar_as, wrap, xp_of
 from ._registry import (
     make_inplace,
     needs_grad,
@@ -260,7 +260,7 @@ def index_fill(input, dim, index, value):
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value._data.ndim} dimension(s).")
     v = value._data.astype(input._data.dtype) if tensor_value else \
-        scalar_as(value, input._dtype)
+        checked_scalar(value, input._dtype)
     res = input._data.copy()
     res.reshape(-1)[_index_linear(input, d, idx).reshape(-1)] = v
     result = wrap(res, input._dtype, input._device)

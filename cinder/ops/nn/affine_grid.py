@@ -10,7 +10,9 @@ def _coords(steps, align_corners, like):
     if steps <= 1:
         return FUNCTIONS["zeros"](max(steps, 0), dtype=like.dtype, device=like.device)
     line = FUNCTIONS["linspace"](-1, 1, steps, dtype=like.dtype, device=like.device)
-    return line if align_corners else line * ((steps - 1) / steps)
+    # two roundings, times (steps - 1) then over steps, as PyTorch's kernel: grid_sample's
+    # gradient jumps where a coordinate crosses a pixel centre, so the last bit matters
+    return line if align_corners else line * (steps - 1) / steps
 
 
 def affine_grid_generator(theta, size, align_corners):
