@@ -89,6 +89,10 @@ OVERFLOW = [
     "L.zeros(2, dtype=L.float16).fill_(float('-inf'))",
     "L.zeros(2, dtype=L.bfloat16).fill_(3.395e38)", "L.zeros(2, dtype=L.bool).fill_(2.5)",
     "L.full((2,), -3.5, dtype=L.uint8)", "L.full((2,), 1e5, dtype=L.float16)",
+    # a one-element fill stores the half types' value unchecked
+    "L.full((1,), 1e5, dtype=L.float16)", "L.zeros(1, dtype=L.bfloat16).fill_(1e39)",
+    "L.zeros(0, dtype=L.float16).fill_(1e5)", "L.full((1,), 1e39)",
+    "L.zeros(1, dtype=L.uint8).fill_(300)",
     "L.zeros(2, dtype=L.uint8).masked_fill(L.tensor([True, False]), -3.5)",
     "L.zeros(2, dtype=L.float16).masked_fill(L.tensor([True, False]), 1e5)",
     "L.zeros(2, dtype=L.uint8).masked_fill(L.tensor([True, False]), -1)",

@@ -156,6 +156,15 @@ def checked_scalar(value, dtype):
     return scalar_as(value, dtype)
 
 
+def fill_scalar(value, dtype, numel):
+    """``fill_``'s conversion of a Python scalar: ``checked_scalar``, except that PyTorch fills
+    a one-element tensor by a direct store, which converts a double to the half types without
+    the range check (1e5 becomes inf)."""
+    if numel == 1 and dtype in (D.float16, D.bfloat16):
+        return scalar_as(value, dtype)
+    return checked_scalar(value, dtype)
+
+
 def not_implemented(kernel, dt):
     """PyTorch's error for a dtype a kernel has no implementation for."""
     raise NotImplementedError(f'"{kernel}" not implemented for \'{dt.scalar_name}\'')

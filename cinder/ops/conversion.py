@@ -7,7 +7,7 @@ from .. import backend
 from .._device import CPU, as_device
 from .._device import device as device_cls
 from .._tensor import Tensor, make_tensor
-from ._prep import checked_scalar, is_scalar, xp_of
+from ._prep import fill_scalar, is_scalar, xp_of
 from ._prep import result_type as _result_type
 from ._registry import check_fits, inplace_only, needs_grad, node_class, record, register
 
@@ -96,7 +96,7 @@ def _fill_value(self, value, name):
             raise RuntimeError(f"{name} only supports 0-dimension value tensor but got tensor "
                                f"with {value.dim()} dimensions.")
         return value.item(), value
-    return checked_scalar(value, self._dtype), None
+    return fill_scalar(value, self._dtype, self._data.size), None
 
 
 def _fill_write(self, value):

@@ -14,7 +14,8 @@ from .._random_engine import _fma32, _fma64
 from .._tensor import Tensor, make_tensor
 from .._storage import adopt_numpy
 from ..autograd import grad_mode
-from ._prep import check_tensor_arg, checked_scalar, common_device, result_type, wrap, xp_of
+from ._prep import (check_tensor_arg, checked_scalar, common_device, fill_scalar, result_type,
+                    wrap, xp_of)
 from ._creation_factory import check_dtype, check_options, filled, is_int_arg
 from ._creation_factory import finish as _finish
 from ._registry import needs_grad, node_class, record, register, write_out
@@ -313,7 +314,7 @@ def _fill_if_deterministic(arr):
 def _fill_with(arr, value):
     # the fill value converted as fill_ converts it (PyTorch's overflow errors, float16 through
     # float32)
-    arr[...] = checked_scalar(value, D.from_numpy_dtype(arr.dtype))
+    arr[...] = fill_scalar(value, D.from_numpy_dtype(arr.dtype), arr.size)
 
 
 # One entry per family: cinder.<name>, cinder.<name>_like and Tensor.new_<name>.
