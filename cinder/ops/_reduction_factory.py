@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import return_types
+from ..backend import scan as blocked_scan
 from .._tensor import Tensor
 from ._prep import check_tensor_arg, dims_arg, xp_of
 from ._registry import needs_grad, record, register, write_out
@@ -83,13 +84,48 @@ _SCAN_ACC = {D.float32: np.float64, D.complex64: np.complex128, D.float16: np.fl
 def accumulate(xp, ufunc, arr, axis, dt):
     """Running ``ufunc`` ("add" or "multiply") of ``arr`` along ``axis`` with a ``dt``
     result, accumulated in PyTorch's type. One copy in the accumulator type, scanned in
-    place (``ufunc.accumulate`` skips the argument handling of ``np.cumsum``)."""
-    buf = arr.astype(_SCAN_ACC.get(dt, dt.numpy_dtype))
+    place (``ufunc.accumulate`` skips the argument handling of ``np.cumsum``); a few long
+    float runs go through the blocked scans of ``backend.scan`` instead."""
+    if xp is np and arr.ndim and arr.shape[axis] >= blocked_scan.MIN_LENGTH:
+        res = _blocked_accumulate(ufunc, arr, axis, dt)
+        if res is not None:
+            return res
+    acc = _SCAN_ACC.get(dt, dt.numpy_dtype)
+    if acc != dt.numpy_dtype and arr.dtype != dt.numpy_dtype:
+        # PyTorch converts the input to the result's dtype first (float64 data summed into a
+        # float32 result: each value rounded to float32, then carried in float64)
+        arr = arr.astype(dt.numpy_dtype)
+    buf = arr.astype(acc)
     if xp is np:
         getattr(np, ufunc).accumulate(buf, axis=axis, out=buf)
     else:
         buf = (xp.cumsum if ufunc == "add" else xp.cumprod)(buf, axis=axis)
     return buf.astype(dt.numpy_dtype, copy=False)
+
+
+def _blocked_accumulate(ufunc, arr, axis, dt):
+    """``accumulate`` for at most ``_BLOCKED_LINES`` long lines of float32/float64 data with a
+    float result at least as wide (PyTorch carries these in float64): each line scanned by
+    blocks, in float64 too but in another order, so within float64 rounding of the
+    sequential scan. None where that does not apply, or where a line holds values (non-finite,
+    zero, out of range) for which the orders could disagree by more than rounding."""
+    out_dt = dt.numpy_dtype
+    if arr.dtype.char not in "fd" or out_dt.char not in "fd" or out_dt.itemsize < arr.itemsize:
+        return None
+    length = arr.shape[axis]
+    if arr.size // length > _BLOCKED_LINES:
+        return None
+    lines = np.moveaxis(arr, axis, -1)
+    res = np.empty(lines.shape, out_dt)
+    scan = blocked_scan.running_sum if ufunc == "add" else blocked_scan.running_prod
+    for src, dst in zip(lines.reshape(-1, length), res.reshape(-1, length)):
+        if not scan(src, dst):
+            return None
+    return res if axis in (-1, arr.ndim - 1) else np.ascontiguousarray(np.moveaxis(res, -1, axis))
+
+
+# (many lines: NumPy's own accumulate runs them one after another at the same speed)
+_BLOCKED_LINES = 16
 
 
 def sum_by_matmul(xp, a, axes, keepdims=False):
