@@ -11,7 +11,7 @@ import cinder
 from cinder.backend import scan as blocked
 
 RNG = np.random.default_rng(11)
-LONG = 3 * blocked.MIN_LENGTH + 5          # a few blocks and a ragged tail
+LONG = 3 * blocked.MIN_LENGTH["multiply"] + 5          # a few blocks and a ragged tail
 
 
 def both(arr):

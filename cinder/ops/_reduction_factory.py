@@ -77,8 +77,8 @@ def acc_dtype(dt):
 # PyTorch's CPU scans (cumsum, cumprod) carry the running value in ``acc_type``: double for
 # float32, complex<double> for complex64, float for the half types. Accumulating in the same
 # type gives its results bit for bit (a float32 accumulator differs in most elements).
-_SCAN_ACC = {D.float32: np.float64, D.complex64: np.complex128, D.float16: np.float32,
-             D.bfloat16: np.float32}
+_SCAN_ACC = {D.float32: np.dtype(np.float64), D.complex64: np.dtype(np.complex128),
+             D.float16: np.dtype(np.float32), D.bfloat16: np.dtype(np.float32)}
 
 
 def accumulate(xp, ufunc, arr, axis, dt):
@@ -86,21 +86,28 @@ def accumulate(xp, ufunc, arr, axis, dt):
     result, accumulated in PyTorch's type. One copy in the accumulator type, scanned in
     place (``ufunc.accumulate`` skips the argument handling of ``np.cumsum``); a few long
     float runs go through the blocked scans of ``backend.scan`` instead."""
-    if xp is np and arr.ndim and arr.shape[axis] >= blocked_scan.MIN_LENGTH:
+    if xp is np and arr.shape[axis] >= blocked_scan.MIN_LENGTH[ufunc]:
         res = _blocked_accumulate(ufunc, arr, axis, dt)
         if res is not None:
             return res
-    acc = _SCAN_ACC.get(dt, dt.numpy_dtype)
-    if acc != dt.numpy_dtype and arr.dtype != dt.numpy_dtype:
-        # PyTorch converts the input to the result's dtype first (float64 data summed into a
-        # float32 result: each value rounded to float32, then carried in float64)
-        arr = arr.astype(dt.numpy_dtype)
-    buf = arr.astype(acc)
+    target = dt.numpy_dtype
+    acc = _SCAN_ACC.get(dt)
+    if acc is None:
+        buf = arr.astype(target)
+    else:
+        if arr.dtype != target:
+            # PyTorch converts the input to the result's dtype first (float64 data summed
+            # into a float32 result: each value rounded to float32, then carried in float64)
+            arr = arr.astype(target)
+        buf = arr.astype(acc)
     if xp is np:
-        getattr(np, ufunc).accumulate(buf, axis=axis, out=buf)
+        _UFUNCS[ufunc].accumulate(buf, axis, None, buf)
     else:
         buf = (xp.cumsum if ufunc == "add" else xp.cumprod)(buf, axis=axis)
-    return buf.astype(dt.numpy_dtype, copy=False)
+    return buf if acc is None else buf.astype(target)
+
+
+_UFUNCS = {"add": np.add, "multiply": np.multiply}
 
 
 def _blocked_accumulate(ufunc, arr, axis, dt):

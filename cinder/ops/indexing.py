@@ -602,6 +602,11 @@ def _along_dim_key(name, input, d, index, src=None):
     if not isinstance(index, Tensor) or index._dtype not in (D.int64, D.int32):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     shape, ishape = input._data.shape, index._data.shape
+    if (len(shape) == 1 == len(ishape) and index._device is input._device
+            and (src is None or src._data.shape[:1] >= ishape) and index_within(
+                index._data, shape[0])):
+        # (the 1-d call with every position in range: nothing else to check)
+        return (index._data,)
     if len(ishape) != len(shape) and not (len(ishape) <= 1 and len(shape) <= 1):
         what = "input" if name == "gather" else "self"
         raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} "

@@ -154,7 +154,9 @@ def _index_arg(name, input, dim, index, source=None):
     low = -n if name == "index_fill" else 0
     if not within and (lo < low or int(idx.max()) >= n):
         _index_out_of_range(name, input, d, int(idx[(idx < low) | (idx >= n)][0]), n)
-    if source is not None:
+    if source is not None and not (source._data.ndim == 1 == input._data.ndim
+                                   and source._data.shape[0] == idx.size):
+        # (the 1-d call passes at once; the general comparison of slice shapes follows)
         sshape = list(source._data.shape or (1,))
         ishape = list(input._data.shape or (1,))
         if len(sshape) != len(ishape) or sshape[:d] + sshape[d + 1:] != ishape[:d] + \
@@ -182,8 +184,10 @@ def _index_out_of_range(name, input, d, bad, n):
 def _index_linear(input, d, idx):
     """Flat positions in ``input``, shaped like the source, of ``index_*(dim=d, index=idx)``
     (computed with ``input``'s array module, so the positions live on its device)."""
+    if input._data.ndim <= 1:
+        return idx
     xp = xp_of(input)
-    shape = input._data.shape or (1,)
+    shape = input._data.shape
     outer = math.prod(shape[:d])
     inner = math.prod(shape[d + 1:])
     if outer == inner == 1:
