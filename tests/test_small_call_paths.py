@@ -57,3 +57,38 @@ def test_inf_minus_inf_in_scatter_add_prints_no_warning():
                           text=True, env=env, timeout=120, check=True)
     assert done.stdout.split() == ["[nan,", "1.0]"] * 2
     assert "encountered" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("name", ["sum", "max", "amax", "argmax", "median", "matmul", "mm", "bmm",
+                                  "addmm", "scatter_add", "index_add"])
+def test_hot_ops_run_without_the_limited_uint_wrapper(name):
+    # (the refusal of uint16/32/64 moved into the op, where the dtype is examined anyway)
+    from cinder.ops._registry import OPS
+    assert not getattr(OPS[name].impl, "_limited_uint_checked", False)
+
+
+@pytest.mark.parametrize("expr", [
+    "L.ones(2, 3, dtype=L.uint16).sum()", "L.sum(input=L.ones(2, 3, dtype=L.uint16), dim=1)",
+    "L.ones(2, 3, dtype=L.uint16).max()",
+    "L.ones(2, 3, dtype=L.uint16).max(1)", "L.ones(0, dtype=L.uint64).max()",
+    "L.ones(2, 3, dtype=L.uint32).amax(5)", "L.ones(2, 3, dtype=L.uint16).median()",
+    "L.ones(2, 2, dtype=L.uint16) @ L.ones(2, 3, dtype=L.uint16)",
+    "L.ones(2, 2, dtype=L.uint16) @ L.ones(3, 3, dtype=L.uint16)",
+    "L.ones(2, 0, dtype=L.uint16) @ L.ones(0, 3, dtype=L.uint16)",
+    "L.ones(3, dtype=L.uint32) @ L.ones(3, dtype=L.uint32)",
+    "L.mm(L.ones(2, 2, dtype=L.uint64), L.ones(2, 3, dtype=L.uint64))",
+    "L.bmm(L.ones(1, 2, 2, dtype=L.uint64), L.ones(1, 2, 3, dtype=L.uint64))",
+    "L.addmm(L.zeros(2, 3, dtype=L.uint16), L.ones(2, 2, dtype=L.uint16), "
+    "L.ones(2, 3, dtype=L.uint16), beta=2)",
+    "L.zeros(2, 3, dtype=L.uint16).addmm_(L.ones(2, 2, dtype=L.uint16), "
+    "L.ones(2, 3, dtype=L.uint16))",
+    "L.zeros(3, dtype=L.uint16).scatter_add(0, L.tensor([0, 1]), L.ones(2, dtype=L.uint16))",
+    "L.zeros(3, dtype=L.uint16).scatter_add_(0, L.tensor([0, 1]), L.ones(2, dtype=L.uint16))",
+    "L.zeros(0, dtype=L.uint16).scatter_add(0, L.tensor([], dtype=L.long), "
+    "L.ones(0, dtype=L.uint16))",
+    "L.zeros(3, dtype=L.uint32).index_add(0, L.tensor([0, 1]), L.ones(2, dtype=L.uint32))",
+    "L.zeros(3, dtype=L.uint32).index_add_(0, L.tensor([0, 1]), L.ones(2, dtype=L.uint32))",
+    "L.zeros(3, dtype=L.uint32).index_add(0, L.tensor([0, 1]), L.ones(2))",
+])
+def test_limited_uint_refusals_kept(expr):
+    check(expr)

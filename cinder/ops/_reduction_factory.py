@@ -28,6 +28,7 @@ from .. import _dtype as D
 from .. import return_types
 from ..backend import scan as blocked_scan
 from .._tensor import Tensor
+from . import limited_uint
 from ._prep import check_tensor_arg, dims_arg, xp_of
 from ._registry import needs_grad, record, register, write_out
 
@@ -294,12 +295,21 @@ def reduction(name, *, nodes=(), returns=None, has_out=True, check_out=None, ove
     function that passes the dispatch point).
     """
     label = error_name or name
+    # the refusal of uint16/32/64 inputs (limited_uint.py), tested here on the input's dtype
+    # instead of in a wrapper around every call
+    spec = limited_uint.REFUSED.get(name)
+    limited = None
+    if (spec is not None and spec[1] == limited_uint.SELF and method is True and inplace is None
+            and not getattr(spec[0], "decides", False)):
+        limited = limited_uint.claim_check(name)
 
     def build(body):
         @functools.wraps(body)
         def fn(input, *args, out=None, **kwargs):
             if not isinstance(input, Tensor):
                 check_tensor_arg(input, label, "input", 1)
+            if limited is not None and input._dtype in limited_uint.LIMITED:
+                limited(fn, (input, *args), kwargs if out is None else {**kwargs, "out": out})
             if overloads is not None and args and isinstance(args[0], D.dtype):
                 invalid_combination(label, "Tensor, torch.dtype", overloads)
             if out is not None:

@@ -17,6 +17,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import backend
 from .._tensor import Tensor, contiguous_strides, make_tensor, wrap_dim
+from . import limited_uint
 from ._inplace import make_inplace
 from ._prep import as_compute, scalar_as, wrap, xp_of
 from ._registry import (check_inplace, needs_grad, node_class, publish_attribute, record,
@@ -677,8 +678,14 @@ ScatterValueNode = node_class("ScatterBackward1", {
     "self": lambda grad, s: grad.scatter(s.dim, s.index, 0)})
 
 
+# (its refusal of uint16/32/64 inputs, tested in the body: see limited_uint.claim_check)
+_REFUSE_SCATTER_ADD = limited_uint.claim_check("scatter_add")
+
+
 def scatter_add(input, dim, index, src):
     """``out[index[i][j]][j] += src[i][j]`` along ``dim`` (duplicates accumulate)."""
+    if input._dtype in limited_uint.LIMITED:
+        _REFUSE_SCATTER_ADD(scatter_add, (input, dim, index, src), {})
     d = wrap_dim(dim, input._data.ndim)
     key = _along_dim_key("scatter_add", input, d, index, src)
     out = input._data.copy()

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, wrap_dim
+from . import limited_uint
 from ._prep import check_tensor_arg, not_implemented, scalar_as, wrap, xp_of
 from ._registry import (
     make_inplace,
@@ -208,9 +209,15 @@ def _index_source_grad(grad, s):
     return g.reshape(s.source_sizes) if not s.source_sizes else g
 
 
+# (its refusal of uint16/32/64 operands, tested in the body: see limited_uint.claim_check)
+_REFUSE_INDEX_ADD = limited_uint.claim_check("index_add")
+
+
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     """``input`` with ``alpha * source`` added at ``index`` along ``dim`` (repeats add up)."""
     check_tensor_arg(source, "index_add", "source", 3)
+    if input._dtype in limited_uint.LIMITED or source._dtype in limited_uint.LIMITED:
+        _REFUSE_INDEX_ADD(index_add, (input, dim, index, source), {"alpha": alpha, "out": out})
     d, idx = _index_arg("index_add", input, dim, index, source)
     if source._dtype is not input._dtype:
         raise RuntimeError(f"index_add_(): self ({input._dtype.scalar_name}) and source "
