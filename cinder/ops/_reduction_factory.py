@@ -125,9 +125,8 @@ def _blocked_accumulate(ufunc, arr, axis, dt):
         return None
     lines = np.moveaxis(arr, axis, -1)
     res = np.empty(lines.shape, out_dt)
-    scan = blocked_scan.running_sum if ufunc == "add" else blocked_scan.running_prod
     for src, dst in zip(lines.reshape(-1, length), res.reshape(-1, length)):
-        if not scan(src, dst):
+        if not blocked_scan.running_scan(ufunc, src, dst):
             return None
     return res if axis in (-1, arr.ndim - 1) else np.ascontiguousarray(np.moveaxis(res, -1, axis))
 
