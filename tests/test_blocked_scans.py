@@ -155,9 +155,9 @@ def test_helpers_refuse_what_they_cannot_do_exactly():
     out = np.empty(LONG, np.float32)
     x = np.ones(LONG, np.float32)
     x[100] = np.nan
-    assert blocked.running_scan("add", x, out) is False
+    assert blocked.running_scan("add", x[None], out[None]) is False
     x[100] = 0.0
-    assert blocked.running_scan("multiply", x, out) is False
+    assert blocked.running_scan("multiply", x[None], out[None]) is False
     x[100] = 1.0
-    assert blocked.running_scan("add", x, out) is True
+    assert blocked.running_scan("add", x[None], out[None]) is True
     np.testing.assert_array_equal(out, np.arange(1, LONG + 1, dtype=np.float32))
