@@ -161,3 +161,53 @@ def test_helpers_refuse_what_they_cannot_do_exactly():
     x[100] = 1.0
     assert blocked.running_scan("add", x[None], out[None]) is True
     np.testing.assert_array_equal(out, np.arange(1, LONG + 1, dtype=np.float32))
+
+
+@pytest.mark.parametrize("shape, dim", [((300, 1000), 0), ((4, 300, 100), 1), ((16, 4096), 0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.complex64])
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+def test_wide_steps_along_leading_dims_are_exact(shape, dim, dtype, op):
+    # (one vectorised step per position along ``dim``, in the sequential order)
+    x = RNG.uniform(0.99, 1.01, shape)
+    if dtype is np.int64:
+        x = RNG.integers(-2, 3, shape)
+    elif dtype is np.complex64:
+        x = x + 1j * RNG.uniform(-1e-3, 1e-3, shape)
+    c, t = both(x.astype(dtype))
+    got, want = getattr(cinder, op)(c, dim), getattr(torch, op)(t, dim)
+    if dtype is np.complex64 and op == "cumprod":
+        # (complex<double> products round differently in rare last bits, as on the 1-d path)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    else:
+        exact(got, want)
+
+
+@pytest.mark.parametrize("shape", [(2000, 100), (500, 37), (3, 6000)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+def test_many_lines_along_the_last_dim(shape, dtype, op):
+    x = (RNG.uniform(0.999, 1.001, shape) * RNG.choice([-1.0, 1.0], shape)).astype(dtype)
+    c, t = both(x)
+    got, want = getattr(cinder, op)(c, -1), getattr(torch, op)(t, -1)
+    bound = sum_bound(x, -1) if op == "cumsum" else prod_bound(want, shape[-1])
+    close_scan(got, want, bound)
+
+
+def test_leading_negative_zeros_of_a_long_sum():
+    # PyTorch adds every element to a running 0.0, so -0.0 comes out as 0.0
+    x = np.zeros(LONG, np.float32)
+    x[: LONG // 2] = -0.0
+    x[LONG // 2:] = RNG.standard_normal(LONG - LONG // 2)
+    c, t = both(x)
+    got, want = cinder.cumsum(c, 0), torch.cumsum(t, 0)
+    assert not np.signbit(got.numpy()[: LONG // 2]).any()
+    close_scan(got, want, sum_bound(x, 0))
+
+
+def test_leading_negative_zeros_along_a_leading_dim():
+    x = np.full((40, 300), -0.0, np.float32)
+    x[20:] = 1.5
+    c, t = both(x)
+    got, want = cinder.cumsum(c, 0), torch.cumsum(t, 0)
+    exact(got, want)
+    assert np.array_equal(np.signbit(got.numpy()), np.signbit(want.numpy()))

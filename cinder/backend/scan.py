@@ -74,7 +74,7 @@ def _scan_whole_segments(ufunc, src, done, carry):
     # identity (which also turns a leading -0.0 of a sum into 0.0, as PyTorch's 0 + x does)
     starts = np.empty((r, m))
     starts[:, 0] = ufunc.identity
-    starts[:, 1:] = ends[:, :-1]
+    ufunc(ends[:, :-1], ufunc.identity, out=starts[:, 1:])
     flat = rows.reshape(_ROWS, r * m)
     ufunc(flat, starts.reshape(r * m), out=flat)
     done.reshape(r * m, _ROWS)[...] = flat.T

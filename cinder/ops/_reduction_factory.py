@@ -124,6 +124,7 @@ def _scan_by_slices(ufunc, buf, axis):
     each element is combined with the running value in the sequential order, so the results
     are PyTorch's bit for bit."""
     steps = np.moveaxis(buf, axis, 0)
+    ufunc(steps[0], ufunc.identity, out=steps[0])    # (PyTorch's 0 + x turns -0.0 into 0.0)
     for i in range(1, steps.shape[0]):
         ufunc(steps[i - 1], steps[i], out=steps[i])
 
