@@ -211,3 +211,10 @@ def test_leading_negative_zeros_along_a_leading_dim():
     got, want = cinder.cumsum(c, 0), torch.cumsum(t, 0)
     exact(got, want)
     assert np.array_equal(np.signbit(got.numpy()), np.signbit(want.numpy()))
+
+
+@pytest.mark.parametrize("shape, dim", [((0, 300), 0), ((2, 0, 300), 1), ((300, 0), 1)])
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+def test_empty_scans(shape, dim, op):
+    c, t = both(np.ones(shape, np.float32))
+    exact(getattr(cinder, op)(c, dim), getattr(torch, op)(t, dim))

@@ -102,7 +102,7 @@ def accumulate(xp, ufunc, arr, axis, dt):
             arr = arr.astype(target)
         buf = arr.astype(acc)
     if xp is np:
-        if axis < buf.ndim - 1 and buf.size >= _SLICED * buf.shape[axis]:
+        if axis < buf.ndim - 1 and buf.shape[axis] and buf.size >= _SLICED * buf.shape[axis]:
             _scan_by_slices(_UFUNCS[ufunc], buf, axis)
         else:
             _UFUNCS[ufunc].accumulate(buf, axis, None, buf)

@@ -112,11 +112,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     """Reduces ``src`` into ``input`` at ``index`` along ``dim`` with ``reduce`` ('sum',
     'prod', 'mean', 'amax' or 'amin'); ``include_self=False`` leaves the old values out."""
     check_tensor_arg(src, "scatter_reduce", "src", 4)
-    _check_reduce(reduce)
-    if src._dtype is not input._dtype:
-        raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
     d = wrap_dim(dim, max(input._data.ndim, 1))
     key = _along_dim_key("scatter_reduce", input, d, index, src)
+    _check_reduce(reduce)
     xp = xp_of(input)
     res = input._data.copy()
     flat = res.reshape(-1)
@@ -148,6 +146,9 @@ def _index_arg(name, input, dim, index, source=None):
         raise IndexError(f"{name}(): Index is supposed to be a vector")
     idx = index._data.reshape(-1)
     n = (input._data.shape or (1,))[d]
+    if name in _META_CHECKED and source is not None:
+        _check_source(name, input, d, idx.size, source)
+        source = None       # (checked: the comparison of slice shapes below is index_copy's)
     # (the common case, every index in [0, n), costs one reduction). Only index_fill
     # counts negative positions from the end; the others refuse them, as PyTorch does.
     within = index_within(idx, n)
@@ -155,9 +156,7 @@ def _index_arg(name, input, dim, index, source=None):
     low = -n if name == "index_fill" else 0
     if not within and (lo < low or int(idx.max()) >= n):
         _index_out_of_range(name, input, d, int(idx[(idx < low) | (idx >= n)][0]), n)
-    if source is not None and not (source._data.ndim == 1 == input._data.ndim
-                                   and source._data.shape[0] == idx.size):
-        # (the 1-d call passes at once; the general comparison of slice shapes follows)
+    if source is not None:
         sshape = list(source._data.shape or (1,))
         ishape = list(input._data.shape or (1,))
         if len(sshape) != len(ishape) or sshape[:d] + sshape[d + 1:] != ishape[:d] + \
@@ -168,6 +167,35 @@ def _index_arg(name, input, dim, index, source=None):
                                f"slice shape: {sshape[:d] + sshape[d + 1:]} at dimension {d}.")
     # (negative positions count from the end; without any, the index is used as it is)
     return d, xp_of(index).where(idx < 0, idx + n, idx) if lo < 0 else idx
+
+
+# ops whose source PyTorch checks in its shared meta function, before the index's values
+_META_CHECKED = ("index_add", "index_reduce")
+
+
+def _check_source(name, input, d, count, source):
+    """PyTorch's checks of index_add's / index_reduce's ``source`` against ``input`` and the
+    ``count`` positions of the index, in its order: dtype, dim, count, other sizes."""
+    if source._dtype is not input._dtype:
+        raise RuntimeError(f"{name}_(): self ({input._dtype.scalar_name}) and source "
+                           f"({source._dtype.scalar_name}) must have the same scalar type")
+    shape, sshape = input._data.shape, source._data.shape
+    if len(shape) == 1 == len(sshape) and sshape[0] == count:
+        return              # (the 1-d call)
+    if d != 0 and d >= len(sshape):
+        raise RuntimeError(f"{name}_(): Indexing dim {d} is out of bounds of the source tensor "
+                           f"with dim {len(sshape)}")
+    size = sshape[d] if sshape else 1
+    if count != size:
+        raise RuntimeError(f"{name}_(): Number of indices ({count}) should be equal to "
+                           f"source.size(dim): ({size}), for dim: {d}")
+    rest, srest = list(shape), list(sshape)
+    if rest and srest:
+        del rest[d], srest[d]
+    if rest != srest:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(shape)} source.shape = "
+                           f"{list(sshape)}")
 
 
 def _index_out_of_range(name, input, d, bad, n):
@@ -219,9 +247,6 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     if input._dtype in limited_uint.LIMITED or source._dtype in limited_uint.LIMITED:
         _REFUSE_INDEX_ADD(index_add, (input, dim, index, source), {"alpha": alpha, "out": out})
     d, idx = _index_arg("index_add", input, dim, index, source)
-    if source._dtype is not input._dtype:
-        raise RuntimeError(f"index_add_(): self ({input._dtype.scalar_name}) and source "
-                           f"({source._dtype.scalar_name}) must have the same scalar type")
     xp = xp_of(input)
     res = input._data.copy()
     vals = source._data if alpha == 1 else source._data * scalar_as(alpha, input._dtype)
@@ -300,8 +325,6 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
     d, idx = _index_arg("index_reduce", input, dim, index, source)
-    if source._dtype is not input._dtype:
-        raise RuntimeError("index_reduce_(): self and source expected to have the same dtype")
     if not include_self and (input._dtype is D.bool or input._dtype.category == D.COMPLEX):
         not_implemented("index_reduce_func_exclude_input_init", input._dtype)
     xp = xp_of(input)
