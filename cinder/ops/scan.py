@@ -75,10 +75,11 @@ CumprodNode = node_class("CumprodBackward0", {"self": _cumprod_backward})
 
 def cumprod(input, dim, *, dtype=None, out=None):
     """Running products along ``dim``. Integer and bool inputs accumulate in int64."""
-    check_tensor_arg(input, "cumprod", "input", 1)
-    d = _scan_dim(input, dim)
-    dt = dtype or (D.int64 if input._dtype.category <= D.INTEGRAL else input._dtype)
+    if not isinstance(input, Tensor):
+        check_tensor_arg(input, "cumprod", "input", 1)
     data = input._data
+    d = wrap_dim(dim, data.ndim or 1)       # (a 0-d tensor takes dims 0 and -1)
+    dt = dtype or (D.int64 if input._dtype.category <= D.INTEGRAL else input._dtype)
     if data.ndim:
         res = accumulate(xp_of(input), "multiply", data, d, dt)
     else:
