@@ -699,12 +699,16 @@ def scatter_add(input, dim, index, src):
     d = wrap_dim(dim, input._data.ndim)
     key = _along_dim_key("scatter_add", input, d, index, src)
     out = input._data.copy()
-    flat = out if out.ndim else out.reshape(1)
-    vals = _src_block(src, index)
-    # (a segment reduction: see ops/_segment.py for which kernel runs)
-    reduce_into(xp_of(input), flat.reshape(-1), linear_index(key, flat.shape), vals, "sum")
-    result = wrap(out, input._dtype, input._device)
-    if needs_grad(input, src):
+    if out.ndim == 1 and src._data.shape == index._data.shape:
+        # (the 1-d call: the key is the index itself, the values are all of src)
+        reduce_into(xp_of(input), out, linear_index(key, out.shape), src._data, "sum")
+    else:
+        flat = out if out.ndim else out.reshape(1)
+        vals = _src_block(src, index)
+        # (a segment reduction: see ops/_segment.py for which kernel runs)
+        reduce_into(xp_of(input), flat.reshape(-1), linear_index(key, flat.shape), vals, "sum")
+    result = make_tensor(out, input._dtype, input._device)
+    if (input._requires_grad or src._requires_grad) and needs_grad(input, src):
         record(ScatterAddNode, (input, src), (result,), dim=d, index=index)
     return result
 

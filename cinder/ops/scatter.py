@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, wrap_dim
+from .._tensor import Tensor, make_tensor, wrap_dim
 from . import limited_uint
 from ._prep import check_tensor_arg, not_implemented, scalar_as, wrap, xp_of
 from ._registry import (
@@ -251,8 +251,8 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     res = input._data.copy()
     vals = source._data if alpha == 1 else source._data * scalar_as(alpha, input._dtype)
     reduce_into(xp, res.reshape(-1), _index_linear(input, d, idx), vals, "sum")
-    result = wrap(res, input._dtype, input._device)
-    if needs_grad(input, source):
+    result = make_tensor(res, input._dtype, input._device)
+    if (input._requires_grad or source._requires_grad) and needs_grad(input, source):
         record(IndexAddNode, (input, source), (result,), dim=d, index=index, alpha=alpha,
                source_sizes=source._data.shape)
     return write_out(out, result) if out is not None else result
