@@ -85,8 +85,9 @@ _SCAN_ACC = {D.float32: np.dtype(np.float64), D.complex64: np.dtype(np.complex12
 def accumulate(xp, ufunc, arr, axis, dt):
     """Running ``ufunc`` ("add" or "multiply") of ``arr`` along ``axis`` with a ``dt``
     result, accumulated in PyTorch's type. One copy in the accumulator type, scanned in
-    place (``ufunc.accumulate`` skips the argument handling of ``np.cumsum``); a few long
-    float runs go through the blocked scans of ``backend.scan`` instead."""
+    place (``ufunc.accumulate`` skips the argument handling of ``np.cumsum``). Long float
+    lines go through the blocked scans of ``backend.scan`` instead, and scans along a leading
+    dim with wide steps through ``_scan_by_slices``."""
     if xp is np and arr.size >= blocked_scan.MIN_LENGTH[ufunc] and arr.shape[axis] >= _MIN_RUN:
         res = _blocked_accumulate(ufunc, arr, axis, dt)
         if res is not None:
@@ -141,7 +142,7 @@ def _blocked_accumulate(ufunc, arr, axis, dt):
     length = arr.shape[axis]
     if axis != arr.ndim - 1:
         if arr.size // length > 1:
-            return None     # (other dims: a vectorised step per position, see below)
+            return None     # (several lines along another dim: see _scan_by_slices)
         arr, axis = arr.reshape(-1), 0
     res = np.empty(arr.shape, out_dt)
     if not blocked_scan.running_scan(ufunc, arr.reshape(-1, length), res.reshape(-1, length)):
