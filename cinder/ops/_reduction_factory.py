@@ -26,7 +26,9 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import return_types
+from ..backend import scan as blocked_scan
 from .._tensor import Tensor
+from . import limited_uint
 from ._prep import check_tensor_arg, dims_arg, xp_of
 from ._registry import needs_grad, record, register, write_out
 
@@ -76,20 +78,76 @@ def acc_dtype(dt):
 # PyTorch's CPU scans (cumsum, cumprod) carry the running value in ``acc_type``: double for
 # float32, complex<double> for complex64, float for the half types. Accumulating in the same
 # type gives its results bit for bit (a float32 accumulator differs in most elements).
-_SCAN_ACC = {D.float32: np.float64, D.complex64: np.complex128, D.float16: np.float32,
-             D.bfloat16: np.float32}
+_SCAN_ACC = {D.float32: np.dtype(np.float64), D.complex64: np.dtype(np.complex128),
+             D.float16: np.dtype(np.float32), D.bfloat16: np.dtype(np.float32)}
 
 
 def accumulate(xp, ufunc, arr, axis, dt):
     """Running ``ufunc`` ("add" or "multiply") of ``arr`` along ``axis`` with a ``dt``
     result, accumulated in PyTorch's type. One copy in the accumulator type, scanned in
-    place (``ufunc.accumulate`` skips the argument handling of ``np.cumsum``)."""
-    buf = arr.astype(_SCAN_ACC.get(dt, dt.numpy_dtype))
+    place (``ufunc.accumulate`` skips the argument handling of ``np.cumsum``). Long float
+    lines go through the blocked scans of ``backend.scan`` instead, and scans along a leading
+    dim with wide steps through ``_scan_by_slices``."""
+    if xp is np and arr.size >= blocked_scan.MIN_LENGTH[ufunc] and arr.shape[axis] >= _MIN_RUN:
+        res = _blocked_accumulate(ufunc, arr, axis, dt)
+        if res is not None:
+            return res
+    target = dt.numpy_dtype
+    acc = _SCAN_ACC.get(dt)
+    if acc is None:
+        buf = arr.astype(target)
+    else:
+        if arr.dtype != target:
+            # PyTorch converts the input to the result's dtype first (float64 data summed
+            # into a float32 result: each value rounded to float32, then carried in float64)
+            arr = arr.astype(target)
+        buf = arr.astype(acc)
     if xp is np:
-        getattr(np, ufunc).accumulate(buf, axis=axis, out=buf)
+        if axis < buf.ndim - 1 and buf.shape[axis] and buf.size >= _SLICED * buf.shape[axis]:
+            _scan_by_slices(_UFUNCS[ufunc], buf, axis)
+        else:
+            _UFUNCS[ufunc].accumulate(buf, axis, None, buf)
     else:
         buf = (xp.cumsum if ufunc == "add" else xp.cumprod)(buf, axis=axis)
-    return buf.astype(dt.numpy_dtype, copy=False)
+    return buf if acc is None else buf.astype(target)
+
+
+_UFUNCS = {"add": np.add, "multiply": np.multiply}
+_MIN_RUN = 16       # shortest line the blocked scans take (two segments)
+# Scans along a dim with at least this many elements per step (the slice across every other
+# dim) run as one vectorised operation per step: NumPy's accumulate would walk each line
+# separately, at ~3 ns an element.
+_SLICED = 256
+
+
+def _scan_by_slices(ufunc, buf, axis):
+    """The running ``ufunc`` of ``buf`` along ``axis``, in place, one whole slice at a time:
+    each element is combined with the running value in the sequential order, so the results
+    are PyTorch's bit for bit."""
+    steps = np.moveaxis(buf, axis, 0)
+    ufunc(steps[0], ufunc.identity, out=steps[0])    # (PyTorch's 0 + x turns -0.0 into 0.0)
+    for i in range(1, steps.shape[0]):
+        ufunc(steps[i - 1], steps[i], out=steps[i])
+
+
+def _blocked_accumulate(ufunc, arr, axis, dt):
+    """``accumulate`` along the last dim of float32/float64 data with a float result at least
+    as wide (PyTorch carries these in float64), by the blocked scans of ``backend.scan``: in
+    float64 too but in another order, so within float64 rounding of the sequential scan. None
+    where that does not apply, or where the data holds values (non-finite, zero, out of range)
+    for which the orders could disagree by more than rounding."""
+    out_dt = dt.numpy_dtype
+    if arr.dtype.char not in "fd" or out_dt.char not in "fd" or out_dt.itemsize < arr.itemsize:
+        return None
+    length = arr.shape[axis]
+    if axis != arr.ndim - 1:
+        if arr.size // length > 1:
+            return None     # (several lines along another dim: see _scan_by_slices)
+        arr, axis = arr.reshape(-1), 0
+    res = np.empty(arr.shape, out_dt)
+    if not blocked_scan.running_scan(ufunc, arr.reshape(-1, length), res.reshape(-1, length)):
+        return None
+    return res
 
 
 def sum_by_matmul(xp, a, axes, keepdims=False):
@@ -251,12 +309,21 @@ def reduction(name, *, nodes=(), returns=None, has_out=True, check_out=None, ove
     function that passes the dispatch point).
     """
     label = error_name or name
+    # the refusal of uint16/32/64 inputs (limited_uint.py), tested here on the input's dtype
+    # instead of in a wrapper around every call
+    spec = limited_uint.REFUSED.get(name)
+    limited = None
+    if (spec is not None and spec[1] == limited_uint.SELF and method is True and inplace is None
+            and not getattr(spec[0], "decides", False)):
+        limited = limited_uint.claim_check(name)
 
     def build(body):
         @functools.wraps(body)
         def fn(input, *args, out=None, **kwargs):
             if not isinstance(input, Tensor):
                 check_tensor_arg(input, label, "input", 1)
+            if limited is not None and input._dtype in limited_uint.LIMITED:
+                limited(fn, (input, *args), kwargs if out is None else {**kwargs, "out": out})
             if overloads is not None and args and isinstance(args[0], D.dtype):
                 invalid_combination(label, "Tensor, torch.dtype", overloads)
             if out is not None:

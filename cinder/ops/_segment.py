@@ -19,6 +19,7 @@ _UFUNCS = {"sum": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum
 # per-element loop, ~10x slower than the sort-based path)
 _FAST_AT = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int8, np.uint8, np.int16,
                                            np.int32, np.int64, np.complex64, np.complex128))
+_INTP = np.dtype(np.intp)
 
 
 def index_within(idx, n):
@@ -34,6 +35,8 @@ def index_within(idx, n):
 def linear_index(key, shape):
     """Flat (C-order) positions in an array of ``shape`` for a tuple of broadcastable index
     arrays ``key`` (one per dim)."""
+    if len(key) == 1 and getattr(key[0], "dtype", None) == np.int64:
+        return key[0]
     lin = None
     stride = 1
     for k, n in zip(reversed(key), reversed(shape)):
@@ -49,6 +52,13 @@ def reduce_into(xp, flat, lin, vals, reduce, include_self=True):
     """Combine ``vals`` into the 1-d array ``flat`` at positions ``lin`` (same shape as vals)
     with ``reduce`` ('sum', 'prod', 'amax', 'amin'); without ``include_self`` the old values
     at the written positions are left out. Returns the written positions."""
+    if (reduce == "sum" and include_self and lin.__class__ is np.ndarray and lin.ndim == 1
+            and lin.dtype == _INTP and flat.dtype in _FAST_AT
+            and getattr(vals, "dtype", None) == flat.dtype and vals.ndim == 1):
+        # the common scatter_add/index_add call: straight to NumPy's compiled indexed loop
+        # (warnings of inf - inf are silenced by the backend's filter, as for other kernels)
+        np.add.at(flat, lin, vals)
+        return lin
     lin = lin.reshape(-1)
     vals = vals.reshape(-1) if getattr(vals, "ndim", 0) else xp.broadcast_to(vals, lin.shape)
     if lin.size == 0:

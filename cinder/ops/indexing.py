@@ -17,6 +17,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import backend
 from .._tensor import Tensor, contiguous_strides, make_tensor, wrap_dim
+from . import limited_uint
 from ._inplace import make_inplace
 from ._prep import as_compute, checked_scalar, scalar_as, wrap, xp_of
 from ._registry import (check_inplace, needs_grad, node_class, publish_attribute, record,
@@ -602,12 +603,27 @@ def _along_dim_key(name, input, d, index, src=None):
     """The NumPy key that pairs every element of ``index`` with its position along the other
     dims (gather/scatter), after PyTorch's checks."""
     if not isinstance(index, Tensor) or index._dtype not in (D.int64, D.int32):
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+        # (scatter_add and scatter_reduce share scatter's checks and their wording)
+        raise RuntimeError(f"{'gather' if name == 'gather' else 'scatter'}(): Expected dtype "
+                           "int32/int64 for index")
+    if src is not None and src._dtype is not input._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     shape, ishape = input._data.shape, index._data.shape
+    if (len(shape) == 1 == len(ishape) and index._device is input._device
+            and (src is None or src._data.shape[:1] >= ishape) and index_within(
+                index._data, shape[0])):
+        # (the 1-d call with every position in range: nothing else to check)
+        return (index._data,)
+    if not index._data.size:
+        # PyTorch checks no shapes for an empty index: nothing is read or written
+        return tuple(xp_of(input).zeros(0, np.int64) for _ in range(max(len(shape), 1)))
     if len(ishape) != len(shape) and not (len(ishape) <= 1 and len(shape) <= 1):
         what = "input" if name == "gather" else "self"
         raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} "
                            "tensor")
+    if src is not None and len(ishape) != src._data.ndim and not (
+            len(ishape) <= 1 and src._data.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     shape_ = shape or (1,)
     ishape_ = ishape or (1,)
     for i, (k, n) in enumerate(zip(ishape_, shape_)):
@@ -674,17 +690,27 @@ ScatterValueNode = node_class("ScatterBackward1", {
     "self": lambda grad, s: grad.scatter(s.dim, s.index, 0)})
 
 
+# (its refusal of uint16/32/64 inputs, tested in the body: see limited_uint.claim_check)
+_REFUSE_SCATTER_ADD = limited_uint.claim_check("scatter_add")
+
+
 def scatter_add(input, dim, index, src):
     """``out[index[i][j]][j] += src[i][j]`` along ``dim`` (duplicates accumulate)."""
+    if input._dtype in limited_uint.LIMITED:
+        _REFUSE_SCATTER_ADD(scatter_add, (input, dim, index, src), {})
     d = wrap_dim(dim, input._data.ndim)
     key = _along_dim_key("scatter_add", input, d, index, src)
     out = input._data.copy()
-    flat = out if out.ndim else out.reshape(1)
-    vals = _src_block(src, index)
-    # (a segment reduction: see ops/_segment.py for which kernel runs)
-    reduce_into(xp_of(input), flat.reshape(-1), linear_index(key, flat.shape), vals, "sum")
-    result = wrap(out, input._dtype, input._device)
-    if needs_grad(input, src):
+    if out.ndim == 1 and src._data.shape == index._data.shape:
+        # (the 1-d call: the key is the index itself, the values are all of src)
+        reduce_into(xp_of(input), out, linear_index(key, out.shape), src._data, "sum")
+    else:
+        flat = out if out.ndim else out.reshape(1)
+        vals = _src_block(src, index)
+        # (a segment reduction: see ops/_segment.py for which kernel runs)
+        reduce_into(xp_of(input), flat.reshape(-1), linear_index(key, flat.shape), vals, "sum")
+    result = make_tensor(out, input._dtype, input._device)
+    if (input._requires_grad or src._requires_grad) and needs_grad(input, src):
         record(ScatterAddNode, (input, src), (result,), dim=d, index=index)
     return result
 
@@ -692,6 +718,8 @@ def scatter_add(input, dim, index, src):
 def _src_block(src, index):
     """The leading block of ``src`` with ``index``'s shape (src may be larger)."""
     vals = src._data if src._data.ndim else src._data.reshape(1)
+    if not index._data.size:
+        return vals.reshape(-1)[:0]
     ishape = index._data.shape or (1,)
     if vals.shape == ishape:
         return vals
@@ -712,8 +740,6 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
                         " * (int dim, Tensor index, Tensor src, *, str reduce)\n * (int dim, "
                         "Tensor index, Number value)\n * (int dim, Tensor index, Number value, *, "
                         "str reduce)\n")
-    if src is not None and src._dtype is not input._dtype:
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     d = wrap_dim(dim, input._data.ndim)
     key = _along_dim_key("scatter", input, d, index, src)
     out = input._data.copy()

@@ -20,7 +20,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ._prep import not_implemented
 
-__all__ = ["LIMITED", "REFUSED", "claim", "guarded"]
+__all__ = ["LIMITED", "REFUSED", "claim", "claim_check", "guarded"]
 
 LIMITED = _LIMITED = frozenset(D.LIMITED_UINTS)
 
@@ -505,6 +505,38 @@ def claim(name, operands=BINARY):
     return spec[0]
 
 
+def _refusal(name, kernel, operands):
+    """``refuse(fn, args, kwargs)``: raise PyTorch's refusal of this call to ``name`` if it
+    has one (after the op's own argument errors, found by running ``fn`` on stand-ins)."""
+    if getattr(kernel, "decides", False):
+
+        def refuse(fn, args, kwargs):
+            found = kernel(args, kwargs)
+            if found is not None:
+                not_implemented(*found)
+    else:
+
+        def refuse(fn, args, kwargs):
+            found = _refused(name, kernel, operands, args, kwargs)
+            if found is not None:
+                _argument_errors_first(name, fn, args, kwargs)
+                not_implemented(*found)
+    return refuse
+
+
+def claim_check(name):
+    """For an op that tests its data operands against ``LIMITED`` itself, where it examines
+    their dtypes anyway (the reduction factory, the matrix products): the ``refuse(fn, args,
+    kwargs)`` to call when one of them has a limited type, with ``fn`` the op and ``args`` /
+    ``kwargs`` its call as PyTorch's signature binds them; None for an op the table does not
+    list. A claimed op is not wrapped by ``guarded``, so the common path costs one set test."""
+    spec = REFUSED.get(name)
+    if spec is None:
+        return None
+    _CLAIMED.add(name)
+    return _refusal(name, *spec)
+
+
 def guarded(name, fn):
     """``fn`` itself for an op that computes every dtype; for one listed in ``REFUSED``, ``fn``
     behind the check (one dtype test per data operand on the common path)."""
@@ -517,12 +549,11 @@ def guarded(name, fn):
     ):
         return fn
     kernel, operands = spec
+    refuse = _refusal(name, kernel, operands)
     if getattr(kernel, "decides", False):
 
         def checked(*args, **kwargs):
-            found = kernel(args, kwargs)
-            if found is not None:
-                not_implemented(*found)
+            refuse(fn, args, kwargs)
             return fn(*args, **kwargs)
     else:
 
@@ -531,10 +562,7 @@ def guarded(name, fn):
             for pos, key in operands:
                 x = args[pos] if pos < n else kwargs.get(key)
                 if isinstance(x, Tensor) and x._dtype in _LIMITED:
-                    found = _refused(name, kernel, operands, args, kwargs)
-                    if found is not None:
-                        _argument_errors_first(name, fn, args, kwargs)
-                        not_implemented(*found)
+                    refuse(fn, args, kwargs)
                     break
             return fn(*args, **kwargs)
 

@@ -8,6 +8,7 @@ so ``grad_fn`` names agree while the work stays a single BLAS call.
 import numpy as np
 
 from .. import _dtype as D
+from . import limited_uint
 from ._prep import (broadcast_shape, check_tensor_arg, common_device, not_implemented, wrap,
                     xp_of)
 from ._registry import alias, make_inplace, needs_grad, node_class, record, register, write_out
@@ -73,6 +74,12 @@ CloneMatmulNode = _matmul_node("CloneBackward0")
 
 
 
+# PyTorch's refusals of uint16/32/64 operands (limited_uint.py): these bodies test the
+# operands' dtypes themselves, so the common call pays one set test instead of a wrapper
+_REFUSE = {name: limited_uint.claim_check(name) for name in ("mm", "bmm", "matmul", "addmm")}
+_LIMITED = limited_uint.LIMITED
+
+
 def _same_dtype(a, b, what="m1 and m2"):
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected {what} to have the same dtype, but got: "
@@ -104,6 +111,8 @@ def mm(input, mat2, *, out=None):
     """Matrix product of two 2-D tensors."""
     check_tensor_arg(input, "mm", "input", 1)
     check_tensor_arg(mat2, "mm", "mat2", 2)
+    if input._dtype in _LIMITED or mat2._dtype in _LIMITED:
+        _REFUSE["mm"](mm, (input, mat2), {"out": out})
     if input.dim() != 2:
         raise RuntimeError("self must be a matrix")
     if mat2.dim() != 2:
@@ -195,6 +204,8 @@ register("inner", inner, family="linalg")
 def bmm(input, mat2, *, out=None):
     """Batched matrix product of two 3-D tensors with equal batch sizes."""
     check_tensor_arg(mat2, "bmm", "mat2", 2)
+    if input._dtype in _LIMITED:
+        _REFUSE["bmm"](bmm, (input, mat2), {"out": out})
     if input.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2.dim() != 3:
@@ -219,6 +230,8 @@ def matmul(input, other, *, out=None):
     """Matrix product with NumPy-style broadcasting of batch dims (1-D operands promoted)."""
     check_tensor_arg(input, "matmul", "input", 1)
     check_tensor_arg(other, "matmul", "other", 2)
+    if input._dtype in _LIMITED or other._dtype in _LIMITED:
+        _REFUSE["matmul"](matmul, (input, other), {"out": out})
     da, db = input.dim(), other.dim()
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -280,6 +293,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (mat1 @ mat2)`` (what nn.Linear computes)."""
     check_tensor_arg(mat1, "addmm", "mat1", 2)
     check_tensor_arg(mat2, "addmm", "mat2", 3)
+    if input._dtype in _LIMITED or mat1._dtype in _LIMITED or mat2._dtype in _LIMITED:
+        _REFUSE["addmm"](addmm, (input, mat1, mat2), {"beta": beta, "alpha": alpha, "out": out})
     if mat1.dim() != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.dim()}-D tensor")
     if mat2.dim() != 2:

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import return_types
-from .._tensor import Tensor, wrap_dim
+from .._tensor import Tensor, make_tensor, wrap_dim
 from ..autograd import grad_mode
 from ._prep import wrap, xp_of
 from ._reduction_factory import (
@@ -652,8 +652,11 @@ def cumsum(input, dim, *, dtype=None, out=None):
     data = input._data
     d = wrap_dim(dim, data.ndim)
     dt = dtype or (D.int64 if input._dtype.category <= D.INTEGRAL else input._dtype)
-    res = accumulate(xp_of(input), "add", data if data.ndim else data.reshape(1), d, dt)
-    result = wrap(res.reshape(data.shape), dt, input._device)
+    if data.ndim:
+        res = accumulate(xp_of(input), "add", data, d, dt)
+    else:
+        res = accumulate(xp_of(input), "add", data.reshape(1), d, dt).reshape(())
+    result = make_tensor(res, dt, input._device)
     if input._requires_grad and needs_grad(input):
         record(CumsumNode, (input,), (result,), dim=d)
     return write_out(out, result) if out is not None else result

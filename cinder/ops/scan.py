@@ -7,7 +7,7 @@ from .. import _dtype as D
 from .. import backend
 from .. import return_types
 from ..autograd import grad_mode
-from .._tensor import Tensor, wrap_dim
+from .._tensor import Tensor, make_tensor, wrap_dim
 from ._prep import check_tensor_arg, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register, write_out
 from ._reduction_factory import accumulate, pair_result
@@ -75,11 +75,16 @@ CumprodNode = node_class("CumprodBackward0", {"self": _cumprod_backward})
 
 def cumprod(input, dim, *, dtype=None, out=None):
     """Running products along ``dim``. Integer and bool inputs accumulate in int64."""
-    check_tensor_arg(input, "cumprod", "input", 1)
-    d = _scan_dim(input, dim)
+    if not isinstance(input, Tensor):
+        check_tensor_arg(input, "cumprod", "input", 1)
+    data = input._data
+    d = wrap_dim(dim, data.ndim or 1)       # (a 0-d tensor takes dims 0 and -1)
     dt = dtype or (D.int64 if input._dtype.category <= D.INTEGRAL else input._dtype)
-    res = accumulate(xp_of(input), "multiply", _as_1d_plus(input._data), d, dt)
-    result = wrap(res.reshape(input._data.shape), dt, input._device)
+    if data.ndim:
+        res = accumulate(xp_of(input), "multiply", data, d, dt)
+    else:
+        res = accumulate(xp_of(input), "multiply", data.reshape(1), d, dt).reshape(())
+    result = make_tensor(res, dt, input._device)
     if input._requires_grad and needs_grad(input):
         record(CumprodNode, (input,), (result,), self=input, dim=d)
     return write_out(out, result) if out is not None else result

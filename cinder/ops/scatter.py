@@ -12,7 +12,8 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, wrap_dim
+from .._tensor import Tensor, make_tensor, wrap_dim
+from . import limited_uint
 from ._prep import check_tensor_arg, checked_scalar, not_implemented, scalar_as, wrap, xp_of
 from ._registry import (
     make_inplace,
@@ -111,11 +112,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     """Reduces ``src`` into ``input`` at ``index`` along ``dim`` with ``reduce`` ('sum',
     'prod', 'mean', 'amax' or 'amin'); ``include_self=False`` leaves the old values out."""
     check_tensor_arg(src, "scatter_reduce", "src", 4)
-    _check_reduce(reduce)
-    if src._dtype is not input._dtype:
-        raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
     d = wrap_dim(dim, max(input._data.ndim, 1))
     key = _along_dim_key("scatter_reduce", input, d, index, src)
+    _check_reduce(reduce)
     xp = xp_of(input)
     res = input._data.copy()
     flat = res.reshape(-1)
@@ -147,6 +146,9 @@ def _index_arg(name, input, dim, index, source=None):
         raise IndexError(f"{name}(): Index is supposed to be a vector")
     idx = index._data.reshape(-1)
     n = (input._data.shape or (1,))[d]
+    if name in _META_CHECKED and source is not None:
+        _check_source(name, input, d, idx.size, source)
+        source = None       # (checked: the comparison of slice shapes below is index_copy's)
     # (the common case, every index in [0, n), costs one reduction). Only index_fill
     # counts negative positions from the end; the others refuse them, as PyTorch does.
     within = index_within(idx, n)
@@ -167,6 +169,35 @@ def _index_arg(name, input, dim, index, source=None):
     return d, xp_of(index).where(idx < 0, idx + n, idx) if lo < 0 else idx
 
 
+# ops whose source PyTorch checks in its shared meta function, before the index's values
+_META_CHECKED = ("index_add", "index_reduce")
+
+
+def _check_source(name, input, d, count, source):
+    """PyTorch's checks of index_add's / index_reduce's ``source`` against ``input`` and the
+    ``count`` positions of the index, in its order: dtype, dim, count, other sizes."""
+    if source._dtype is not input._dtype:
+        raise RuntimeError(f"{name}_(): self ({input._dtype.scalar_name}) and source "
+                           f"({source._dtype.scalar_name}) must have the same scalar type")
+    shape, sshape = input._data.shape, source._data.shape
+    if len(shape) == 1 == len(sshape) and sshape[0] == count:
+        return              # (the 1-d call)
+    if d != 0 and d >= len(sshape):
+        raise RuntimeError(f"{name}_(): Indexing dim {d} is out of bounds of the source tensor "
+                           f"with dim {len(sshape)}")
+    size = sshape[d] if sshape else 1
+    if count != size:
+        raise RuntimeError(f"{name}_(): Number of indices ({count}) should be equal to "
+                           f"source.size(dim): ({size}), for dim: {d}")
+    rest, srest = list(shape), list(sshape)
+    if rest and srest:
+        del rest[d], srest[d]
+    if rest != srest:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(shape)} source.shape = "
+                           f"{list(sshape)}")
+
+
 def _index_out_of_range(name, input, d, bad, n):
     """PyTorch's error for the index_* ops' first position ``bad`` outside the dim."""
     message = f"index {bad} is out of bounds for dimension {d} with size {n}"
@@ -182,8 +213,10 @@ def _index_out_of_range(name, input, d, bad, n):
 def _index_linear(input, d, idx):
     """Flat positions in ``input``, shaped like the source, of ``index_*(dim=d, index=idx)``
     (computed with ``input``'s array module, so the positions live on its device)."""
+    if input._data.ndim <= 1:
+        return idx
     xp = xp_of(input)
-    shape = input._data.shape or (1,)
+    shape = input._data.shape
     outer = math.prod(shape[:d])
     inner = math.prod(shape[d + 1:])
     if outer == inner == 1:
@@ -204,19 +237,22 @@ def _index_source_grad(grad, s):
     return g.reshape(s.source_sizes) if not s.source_sizes else g
 
 
+# (its refusal of uint16/32/64 operands, tested in the body: see limited_uint.claim_check)
+_REFUSE_INDEX_ADD = limited_uint.claim_check("index_add")
+
+
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     """``input`` with ``alpha * source`` added at ``index`` along ``dim`` (repeats add up)."""
     check_tensor_arg(source, "index_add", "source", 3)
+    if input._dtype in limited_uint.LIMITED or source._dtype in limited_uint.LIMITED:
+        _REFUSE_INDEX_ADD(index_add, (input, dim, index, source), {"alpha": alpha, "out": out})
     d, idx = _index_arg("index_add", input, dim, index, source)
-    if source._dtype is not input._dtype:
-        raise RuntimeError(f"index_add_(): self ({input._dtype.scalar_name}) and source "
-                           f"({source._dtype.scalar_name}) must have the same scalar type")
     xp = xp_of(input)
     res = input._data.copy()
     vals = source._data if alpha == 1 else source._data * scalar_as(alpha, input._dtype)
     reduce_into(xp, res.reshape(-1), _index_linear(input, d, idx), vals, "sum")
-    result = wrap(res, input._dtype, input._device)
-    if needs_grad(input, source):
+    result = make_tensor(res, input._dtype, input._device)
+    if (input._requires_grad or source._requires_grad) and needs_grad(input, source):
         record(IndexAddNode, (input, source), (result,), dim=d, index=index, alpha=alpha,
                source_sizes=source._data.shape)
     return write_out(out, result) if out is not None else result
@@ -289,8 +325,6 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
     d, idx = _index_arg("index_reduce", input, dim, index, source)
-    if source._dtype is not input._dtype:
-        raise RuntimeError("index_reduce_(): self and source expected to have the same dtype")
     if not include_self and (input._dtype is D.bool or input._dtype.category == D.COMPLEX):
         not_implemented("index_reduce_func_exclude_input_init", input._dtype)
     xp = xp_of(input)
