@@ -9,12 +9,14 @@ PyTorch name (``MulBackward0``); custom ``autograd.Function`` s plug in as ``Bac
 import itertools
 import re
 import threading
+from typing import Any, NamedTuple
 
 from ..utils.hooks import RemovableHandle  # noqa: F401  (old import path)
 from . import grad_mode
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "saved_tensors_hooks",
-           "save_on_cpu", "disable_saved_tensors_hooks"]
+           "save_on_cpu", "disable_saved_tensors_hooks", "GradientEdge", "get_gradient_edge",
+           "increment_version"]
 
 # Nodes created later get larger numbers; the engine runs larger numbers first, which is a
 # valid topological order for a graph recorded by running the forward pass.
@@ -117,6 +119,33 @@ class SavedTensor:
             raise RuntimeError(_modified_message(t, self.version))
         self.unpacked, self.unpacked_in = t, BACKWARD_PASS[0]
         return t
+
+
+class GradientEdge(NamedTuple):
+    """Where a gradient enters the graph: a node and which of its inputs (what
+    ``get_gradient_edge`` returns; ``autograd.grad`` takes one in place of a tensor)."""
+
+    node: Any
+    output_nr: int
+    ownership_token: Any = None
+
+    def _gradient_edge(self):
+        return self.node, self.output_nr
+
+
+def get_gradient_edge(tensor):
+    """The ``GradientEdge`` through which a gradient reaches ``tensor``."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
+    return GradientEdge(*tensor._gradient_edge())
+
+
+def increment_version(tensor):
+    """Count an in-place change of ``tensor`` made behind autograd's back, so backward
+    notices saved copies of it are stale."""
+    for t in (tensor,) if hasattr(tensor, "_data") else tensor:
+        t._bump_version()
 
 
 # The number of the backward pass running (the engine counts them): a saved tensor unpacked
