@@ -9,6 +9,7 @@ import warnings
 
 from ..ops.creation import ones_like, tensor, zeros_like
 from .engine import run_backward
+from .graph import GradientEdge
 
 __all__ = ["backward", "grad"]
 
@@ -37,7 +38,7 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False):
 def _as_tuple(x):
     if x is None:
         return ()
-    if isinstance(x, (list, tuple)):
+    if isinstance(x, (list, tuple)) and not isinstance(x, GradientEdge):
         return tuple(x)
     return (x,)
 
@@ -54,7 +55,7 @@ def _roots(outputs):
 
 def _check_inputs(inputs):
     for t in inputs:
-        if not t._requires_grad:
+        if not isinstance(t, GradientEdge) and not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
 
 

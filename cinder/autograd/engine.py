@@ -13,7 +13,7 @@ import heapq
 import sys
 
 from .. import _C
-from . import anomaly_mode, grad_mode
+from . import anomaly_mode, grad_mode, graph
 from .graph import AccumulateGrad, accumulate_into_leaf
 
 __all__ = ["run_backward"]
@@ -224,6 +224,7 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     """
     root_nodes = [node for node, _ in roots]
     deps = _collect_dependencies(root_nodes)
+    graph.BACKWARD_PASS[0] += 1
 
     capture = {}                  # (node, output_nr) -> indices in inputs
     needed = None

@@ -8,11 +8,15 @@ PyTorch name (``MulBackward0``); custom ``autograd.Function`` s plug in as ``Bac
 
 import itertools
 import re
+import threading
+from typing import Any, NamedTuple
 
 from ..utils.hooks import RemovableHandle  # noqa: F401  (old import path)
 from . import grad_mode
 
-__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle"]
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "saved_tensors_hooks",
+           "save_on_cpu", "disable_saved_tensors_hooks", "GradientEdge", "get_gradient_edge",
+           "increment_version"]
 
 # Nodes created later get larger numbers; the engine runs larger numbers first, which is a
 # valid topological order for a graph recorded by running the forward pass.
@@ -36,9 +40,14 @@ class SavedTensor:
     "modified by an inplace operation" error instead of a silently wrong gradient. An op's own
     output is saved as its array and version counter rather than the Tensor object, so the
     output does not keep itself alive through its own grad_fn (no reference cycle).
+
+    Under ``saved_tensors_hooks`` the tensor goes through the innermost pack hook when it is
+    saved, and what the hook returned goes through the unpack hook when backward needs it;
+    the tensor backward uses has the unpacked values and the saved tensor's place in the graph.
     """
 
-    __slots__ = ("tensor", "version", "vc", "data", "dtype", "device", "output_nr")
+    __slots__ = ("tensor", "version", "vc", "data", "dtype", "device", "output_nr", "packed",
+                 "unpack_hook", "unpacked", "unpacked_in")
 
     def __init__(self, tensor, is_output=False):
         if tensor._is_inference and not grad_mode.STATE.inference:
@@ -49,6 +58,7 @@ class SavedTensor:
                 "`torch.no_grad()` instead of `torch.inference_mode()`.")
         vc = tensor._vc
         self.version = 0 if vc is None else vc.value
+        self.unpack_hook = None
         if is_output:
             self.tensor = None
             self.vc = tensor._shared_version_counter()
@@ -56,8 +66,23 @@ class SavedTensor:
             self.output_nr = tensor._output_nr
         else:
             self.tensor = tensor
+        if _HOOKS.stack or _HOOKS.disabled is not None:
+            self._pack(tensor, is_output)
+
+    def _pack(self, tensor, is_output):
+        if _HOOKS.disabled is not None:
+            if not _HOOKS.stack:
+                return
+            raise RuntimeError(_HOOKS.disabled)
+        pack, self.unpack_hook = _HOOKS.stack[-1]
+        self.packed = pack(tensor)
+        self.unpacked = self.unpacked_in = None
+        if is_output:
+            self.data = None        # the hooks hold the values now
 
     def unpack(self, node):
+        if self.unpack_hook is not None:
+            return self._unpack_through_hook(node)
         t = self.tensor
         if t is None:
             t = _make_tensor(self.data, self.dtype, self.device, True)
@@ -66,6 +91,130 @@ class SavedTensor:
         if (0 if vc is None else vc.value) != self.version:
             raise RuntimeError(_modified_message(t, self.version))
         return t
+
+    def _unpack_through_hook(self, node):
+        """The unpack hook's tensor, standing where the saved tensor stood in the graph. The
+        hook runs once per backward pass, however many formulas read the tensor."""
+        if self.unpacked_in == BACKWARD_PASS[0]:
+            return self.unpacked
+        value = self.unpack_hook(self.packed)
+        if not hasattr(value, "_data"):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
+                            f"got result of type {type(value).__name__}")
+        original = self.tensor
+        if original is None:        # an op's own output: rebuilt with the node as grad_fn
+            t = _make_tensor(value._data, self.dtype, self.device, True)
+            t._vc, t._grad_fn, t._output_nr = self.vc, node, self.output_nr
+        elif value is original or value._data is original._data:
+            t = original
+        else:
+            # the hook's values in the original's place: a non-leaf keeps its grad_fn (a leaf's
+            # values are used as constants: a gradient of the gradient does not reach it)
+            t = _make_tensor(value._data, original._dtype, original._device,
+                             original._grad_fn is not None)
+            t._vc, t._grad_fn, t._output_nr = original._vc, original._grad_fn, \
+                original._output_nr
+        vc = t._vc
+        if (0 if vc is None else vc.value) != self.version:
+            raise RuntimeError(_modified_message(t, self.version))
+        self.unpacked, self.unpacked_in = t, BACKWARD_PASS[0]
+        return t
+
+
+class GradientEdge(NamedTuple):
+    """Where a gradient enters the graph: a node and which of its inputs (what
+    ``get_gradient_edge`` returns; ``autograd.grad`` takes one in place of a tensor)."""
+
+    node: Any
+    output_nr: int
+    ownership_token: Any = None
+
+    def _gradient_edge(self):
+        return self.node, self.output_nr
+
+
+def get_gradient_edge(tensor):
+    """The ``GradientEdge`` through which a gradient reaches ``tensor``."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
+    return GradientEdge(*tensor._gradient_edge())
+
+
+def increment_version(tensor):
+    """Count an in-place change of ``tensor`` made behind autograd's back, so backward
+    notices saved copies of it are stale."""
+    for t in (tensor,) if hasattr(tensor, "_data") else tensor:
+        t._bump_version()
+
+
+# The number of the backward pass running (the engine counts them): a saved tensor unpacked
+# through a hook keeps its unpacked value for the rest of that pass.
+BACKWARD_PASS = [0]
+
+
+class _SavedHooks(threading.local):
+    """This thread's stack of (pack, unpack) hook pairs, and the message set while they are
+    disabled."""
+
+    def __init__(self):
+        self.stack = []
+        self.disabled = None
+
+
+_HOOKS = _SavedHooks()
+
+
+class saved_tensors_hooks:
+    """Context manager: every tensor saved for backward inside it is passed to
+    ``pack_hook``, whose result is kept instead; backward passes that result to
+    ``unpack_hook``, which must give back a tensor with the same values."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        if _HOOKS.disabled is not None:
+            raise RuntimeError(_HOOKS.disabled)
+        _HOOKS.stack.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _HOOKS.stack.pop()
+        return False
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept on the CPU (``pin_memory``: in pinned memory) and moved back to
+    their device when backward needs them."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack(tensor):
+            packed = tensor.detach().cpu()
+            if pin_memory and tensor.is_cuda:
+                packed = packed.pin_memory()
+            return tensor.device, packed
+
+        def unpack(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:
+    """Context manager in which registering or using saved-tensor hooks raises
+    ``RuntimeError(error_message)``."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        self.previous, _HOOKS.disabled = _HOOKS.disabled, self.error_message
+        return self
+
+    def __exit__(self, *exc):
+        _HOOKS.disabled = self.previous
+        return False
 
 
 def _modified_message(t, expected):
