@@ -11,7 +11,7 @@ transforms on ``autograd.grad`` instead:
   outer derivative still flows through it. The user's tensors are never modified.
 - the gradient is taken with ``create_graph=True`` only when someone outside can differentiate
   it: inside another transform (a depth counter says so), or when the function's graph reaches
-  a tensor that requires grad and is not one of this transform's own leaves. Otherwise the
+  a leaf that requires grad and that no transform made (a user's tensor). Otherwise the
   results carry no graph, as PyTorch's unwrapped results print no ``grad_fn``.
 - cinder has no forward-mode AD, so ``jvp`` uses the double-vjp identity: ``g(u) = J^T u`` is
   linear in ``u``, and ``J t`` is the gradient of ``<g(u), t>`` with respect to ``u``. The
@@ -22,6 +22,7 @@ transforms on ``autograd.grad`` instead:
 
 import functools
 import threading
+import weakref
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
@@ -120,7 +121,23 @@ def _differentiable(x):
         raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
     if x.requires_grad:
         return x.view_as(x)         # keep the outer graph connected
-    return x.detach().requires_grad_()
+    return _fresh_leaf(x.detach())
+
+
+def _fresh_leaf(t):
+    """``t`` (a new tensor) made a leaf that requires grad, remembered as the transforms'."""
+    t.requires_grad_()
+    _FRESH_LEAVES[id(t)] = t
+    return t
+
+
+# The leaves the transforms made (by id; weak, so they go with their graphs). No one outside
+# a transform can differentiate with respect to them: a graph reaching one reaches no user.
+_FRESH_LEAVES = weakref.WeakValueDictionary()
+
+
+def _is_fresh_leaf(t):
+    return _FRESH_LEAVES.get(id(t)) is t
 
 
 def _make_differentiable(tree):
@@ -130,15 +147,14 @@ def _make_differentiable(tree):
     return tree_unflatten(fresh, spec), fresh, spec
 
 
-def _reaches_outside(outputs, own):
-    """Whether the graph of ``outputs`` reaches a tensor that requires grad and is not one of
-    ``own`` (this transform's leaves): then someone outside may differentiate the results."""
-    own_ids = {id(t) for t in own}
+def _reaches_outside(outputs):
+    """Whether the graph of ``outputs`` reaches a leaf that requires grad and that no transform
+    made: then someone outside may differentiate the results."""
     stack, seen = [], set()
     for out in outputs:
         if isinstance(out, Tensor) and out.requires_grad:
             if out.grad_fn is None:
-                if id(out) not in own_ids:
+                if not _is_fresh_leaf(out):
                     return True
             else:
                 stack.append(out.grad_fn)
@@ -148,17 +164,17 @@ def _reaches_outside(outputs, own):
             continue
         seen.add(id(node))
         if isinstance(node, AccumulateGrad):
-            if id(node.variable) not in own_ids:
+            if not _is_fresh_leaf(node.variable):
                 return True
             continue
         stack.extend(nxt for nxt, _ in node.next_functions if nxt is not None)
     return False
 
 
-def _keeps_graph(outputs, own):
+def _keeps_graph(outputs):
     """Whether results must stay differentiable for someone outside this transform (called
     while the transform's own level is counted, so an enclosing one makes the depth 2)."""
-    return _DEPTH.value > 1 or _reaches_outside(outputs, own)
+    return _DEPTH.value > 1 or _reaches_outside(outputs)
 
 
 def _release(tree, keep):
@@ -229,7 +245,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
             if has_aux:
                 output, aux = _split_aux(output, "grad_and_value(f)(*args)")
             _check_scalar(output)
-            keep = _keeps_graph([output], fresh)
+            keep = _keeps_graph([output])
             grads = _grads([output], fresh, retain_graph=keep, create_graph=keep)
             value = _release(output, keep)
             gradient = tree_unflatten(grads, spec)
@@ -293,7 +309,7 @@ def _vjp_with_argnums(func, *primals, argnums=None, has_aux=False):
             if not (out.is_floating_point() or out.is_complex()):
                 raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or "
                                    f"complex Tensors, got Tensor with dtype {out.dtype}")
-        keep = _keeps_graph(flat_out, fresh)
+        keep = _keeps_graph(flat_out)
         results = _release(output, keep)
         if has_aux:
             aux = _release(aux, keep)
@@ -346,7 +362,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             output, aux = _split_aux(output, _JVP_STR)
         flat_out, out_spec = tree_flatten(output)
         _check_tensor_outputs(flat_out, _JVP_STR)
-        keep = _keeps_graph(flat_out, fresh) or any(t.requires_grad for t in flat_tangents)
+        keep = _keeps_graph(flat_out) or any(t.requires_grad for t in flat_tangents)
         flat_jvp = _Linearization(flat_out, fresh).apply(flat_tangents, keep, strict)
         results = _release(output, keep)
         jvp_out = tree_unflatten(flat_jvp, out_spec)
@@ -381,7 +397,7 @@ class _Linearization:
         self.outs = outs
         self.float_outs = [i for i, o in enumerate(outs)
                            if o.is_floating_point() or o.is_complex()]
-        self.us = [FUNCTIONS["zeros_like"](outs[i]).requires_grad_() for i in self.float_outs]
+        self.us = [_fresh_leaf(FUNCTIONS["zeros_like"](outs[i])) for i in self.float_outs]
         picked = [outs[i] for i in self.float_outs]
         self.g = _grads(picked, ins, self.us, retain_graph=True, create_graph=True)
 
@@ -408,7 +424,7 @@ def linearize(func, *primals):
         output = func(*diff_tree)
         flat_out, out_spec = tree_flatten(output)
         _check_tensor_outputs(flat_out, _JVP_STR)
-        keep = _keeps_graph(flat_out, fresh)
+        keep = _keeps_graph(flat_out)
         linear = _Linearization(flat_out, fresh)
         results = _release(output, keep)
     metas = [(p.shape, p.device, p.dtype) for p in flat_primals]

@@ -35,12 +35,15 @@ class TreeSpec:
     __hash__ = None
 
     def __repr__(self):
+        return self._repr(0)
+
+    def _repr(self, indent):
+        # PyTorch's layout: the first child follows the bracket, each later child starts a new
+        # line indented two spaces deeper than its parent.
         name = "namedtuple" if _is_namedtuple_class(self.type) else self.type.__name__
-        context = self.context
-        if isinstance(context, type):
-            context = repr(context)
-        inner = ", ".join(repr(c) for c in self.children_specs)
-        return f"TreeSpec({name}, {context}, [{inner}])"
+        children = [c._repr(indent + 2) for c in self.children_specs]
+        inner = (",\n" + " " * (indent + 2)).join(children)
+        return f"TreeSpec({name}, {self.context!r}, [{inner}])"
 
 
 class LeafSpec(TreeSpec):
@@ -58,7 +61,7 @@ class LeafSpec(TreeSpec):
 
     __hash__ = None
 
-    def __repr__(self):
+    def _repr(self, indent):
         return "*"
 
 
