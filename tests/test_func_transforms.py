@@ -136,6 +136,7 @@ VJP_CASES = [
     "o, fn = F.vjp(lambda p: p['a'] * p['b'], {'a': x, 'b': y})\nout = fn(x)",
     "o, fn = F.vjp(lambda a: y * 2, x)\nout = fn(x)",
     "o, fn = F.vjp(L.sin, x)\nout = fn(x)",
+    "o, fn = F.vjp(L.sin, x)\nout = (fn(y, retain_graph=False), fn.__qualname__)",
 ]
 
 JVP_CASES = [
@@ -190,6 +191,10 @@ OTHER_JAC_CASES = [
     "F.jacrev(L.sin, chunk_size=1)(x)",
     "F.jacrev(lambda a: m @ a, chunk_size=2)(x)",
     "F.jacfwd(lambda a: a * L.rand(3), randomness='same')(x).shape",
+    "F.jacfwd(lambda a: a.item() * a)(s)",
+    "F.jacrev(lambda a: a.double() * 2)(x.float())",
+    "F.jacrev(lambda a: a * x)(s)",
+    "F.jacrev(lambda a: a[:0])(x)",
     "F.hessian(lambda a: (a ** 3).sum())(x)",
     "F.hessian(lambda a: (a.sin() * a).sum())(x)",
     "F.hessian(lambda a, b: (a * b ** 2).sum(), argnums=(0, 1))(x, y)",
@@ -356,6 +361,9 @@ ERROR_CASES = [
     "F.jvp(lambda a: a, (x,), (y,), has_aux=True)",
     "F.jvp(lambda a: y, (x,), (y,), strict=True)",
     "F.jvp(L.sin, (3.0,), (1.0,))",
+    "F.jvp(lambda a: a * 2, (L.tensor([1, 2]),), (L.tensor([1, 1]),))",
+    "F.jacfwd(lambda a: a.item() * a)(x)",
+    "F.grad(lambda a: a.sum())(L.tensor([1, 2]))",
     "F.jacrev(L.sin, chunk_size=0)",
     "F.jacrev(L.sin)(x.to(L.complex64))",
     "F.jacfwd(lambda a: a * L.rand(3))(x)",

@@ -29,7 +29,9 @@ from ..autograd import grad_mode
 from ..autograd._backward import grad as _autograd_grad_raw
 from ..autograd.graph import AccumulateGrad
 from ..ops import FUNCTIONS
+from ..overrides import TorchFunctionMode
 from ..utils._pytree import tree_flatten, tree_unflatten, treespec_pprint
+from .vmap import RANDOM_IN_ERROR_MODE, _is_random
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "linearize",
            "functionalize", "debug_unwrap"]
@@ -314,7 +316,7 @@ def _vjp_with_argnums(func, *primals, argnums=None, has_aux=False):
         if has_aux:
             aux = _release(aux, keep)
 
-    def vjp_fn(cotangents, retain_graph=True, create_graph=None):
+    def wrapper(cotangents, retain_graph=True, create_graph=None):
         # ``create_graph`` concerns PyTorch's inner level, whose graph never reaches the
         # caller; whether the products stay differentiable is decided as for the output.
         flat_cot, cot_spec = tree_flatten(cotangents)
@@ -330,8 +332,8 @@ def _vjp_with_argnums(func, *primals, argnums=None, has_aux=False):
         return tree_unflatten(products, in_spec)
 
     if has_aux:
-        return results, vjp_fn, aux
-    return results, vjp_fn
+        return results, wrapper, aux
+    return results, wrapper
 
 
 # ----------------------------------------------------------------------------------------------
@@ -380,6 +382,9 @@ def _check_tangents(flat_primals, flat_tangents):
                 raise RuntimeError(f"{_JVP_STR}: Expected {what} to only contain Tensors, got "
                                    f"{type(x)}")
     for p, t in zip(flat_primals, flat_tangents):
+        if not (p.is_floating_point() or p.is_complex()):
+            raise ValueError(f"Expected primal to be floating point or complex, but got: "
+                             f"{p.dtype}")
         if p.shape != t.shape:
             raise RuntimeError("Trying to set a forward gradient that has a different size than "
                                "that of the original Tensor, this is not supported. Tensor is "
@@ -522,8 +527,6 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     argument(s) at ``argnums`` (PyTorch computes it by forward-mode AD; cinder computes the
     same matrix by reverse mode, the same values). ``randomness`` is vmap's: with "error" a
     random op inside ``func`` raises, as it does under PyTorch's vmap of jvps."""
-    from .vmap import _VmapMode
-
     @functools.wraps(func)
     def wrapper(*args):
         if randomness not in ("error", "different", "same"):
@@ -531,10 +534,26 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                                f"or 'same'. Got {randomness}")
 
         def watched(*inner):
-            with _VmapMode(randomness):
+            with _RandomnessCheck(randomness):
                 return func(*inner)
         return _jacobian(watched, args, argnums, has_aux, "jacfwd")
     return wrapper
+
+
+class _RandomnessCheck(TorchFunctionMode):
+    """vmap's refusal of random ops in randomness="error" mode (PyTorch's jacfwd maps its jvps
+    with vmap); the inputs themselves are not batched, so ``.item()`` stays allowed."""
+
+    _cinder_op_level = True
+
+    def __init__(self, randomness):
+        self.randomness = randomness
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if self.randomness == "error" and _is_random(func, args, kwargs):
+            raise RuntimeError(RANDOM_IN_ERROR_MODE)
+        return func(*args, **kwargs)
 
 
 def hessian(func, argnums=0):
