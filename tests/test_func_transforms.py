@@ -2,7 +2,7 @@
 (argnums, pytrees, has_aux, nesting, graphs kept or not), vjp, jvp, jacrev, jacfwd, hessian,
 linearize, compositions with vmap (per-sample gradients, model ensembling with
 stack_module_state), functionalize, replace_all_batch_norm_modules_, debug_unwrap, the pytree
-helpers, and PyTorch's errors for the common misuses."""
+helpers, rearrange, and PyTorch's errors for the common misuses."""
 
 import collections
 
@@ -424,8 +424,42 @@ def test_pytree_specs_compare_by_structure():
 
 
 def test_public_names_match_pytorch():
-    expected = set(torch.func.__all__) - {"rearrange"}
-    assert expected <= set(cinder.func.__all__)
+    expected = set(torch.func.__all__)
+    assert expected == set(cinder.func.__all__)
     for name in expected:
         assert callable(getattr(cinder.func, name)), name
     assert outcome("L.func.grad.__module__", cinder)[0] == "value"
+
+
+# ----------------------------------------------------------------------------------------------
+# rearrange
+# ----------------------------------------------------------------------------------------------
+
+REARRANGE_CASES = [
+    ("b h c -> b c h", {}), ("b h c -> (b h) c", {}), ("b h c -> h (b c)", {}),
+    ("b h c -> c (h b)", {"b": 2}), ("b (h w) c -> b h w c", {"h": 3}),
+    ("b (h w) c -> (b h) w c", {"w": 2}), ("b (h h1) c -> b h (c h1)", {"h1": 2}),
+    ("... c -> c ...", {}), ("b ... -> (b ...)", {}), ("... -> ...", {}),
+    ("b h c -> b 1 h c ()", {}), ("b h c -> b (h 1 c)", {}), ("b h c -> b h c", {}),
+    ("b ... c -> c (b ...)", {}),
+    # errors
+    ("b (h w) c -> b h w c", {}), ("b (h w) c -> b h w c", {"h": 5}),
+    ("b (h w) c -> b h w c", {"h": 3, "w": 3}), ("b h c -> b h c", {"b": 3}),
+    ("b h c -> b h", {}), ("b h -> h b", {}), ("(a ...) -> a", {}), ("b h c -> b h c", {"q": 2}),
+    ("b 2 c -> b c", {}), ("b h c", {}), ("b h h -> b h", {}), ("b h c -> b h c", {"h": 2.0}),
+    ("b-h c -> b", {}), ("b h c -> b h c ...", {}), ("b (h (w)) c -> b", {}),
+    ("b h c) -> b", {}), ("b (h c -> b", {}), ("b h _c -> b h _c", {}), ("b h .. -> b h", {}),
+    ("a b c d e -> a ...", {}),
+]
+
+
+@pytest.mark.parametrize("pattern, lengths", REARRANGE_CASES)
+def test_rearrange(pattern, lengths):
+    _same(f"F.rearrange(L.arange(48.0).reshape(4, 6, 2), {pattern!r}, **{lengths!r})")
+
+
+def test_rearrange_of_a_list_drop_of_size_one_and_gradients():
+    _same("F.rearrange([m, m * 2], 'n b c -> b (c n)')")
+    _same("F.rearrange(m[:, :1], 'b 1 -> b')")
+    _same("a = m.clone().requires_grad_()\n"
+          "F.rearrange(a, 'b (c d) -> d b c', d=3).pow(2).sum().backward()\nout = a.grad")
