@@ -293,47 +293,57 @@ def vjp(func, *primals, has_aux=False):
 
 
 def _vjp_with_argnums(func, *primals, argnums=None, has_aux=False):
-    with _nested():
-        if argnums is None:
-            diff_tree, fresh, in_spec = _make_differentiable(primals)
-            args = diff_tree
-        else:
-            diff = _slice_argnums(primals, argnums, as_tuple=False)
-            diff_tree, fresh, in_spec = _make_differentiable(diff)
-            args = _replace_args(primals, diff_tree, argnums)
-        output = func(*args)
-        aux = None
-        if has_aux:
-            output, aux = _split_aux(output, "vjp(f, *primals)")
-        flat_out, out_spec = tree_flatten(output)
-        _check_tensor_outputs(flat_out, "vjp(f, *primals)")
-        for out in flat_out:
-            if not (out.is_floating_point() or out.is_complex()):
-                raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or "
-                                   f"complex Tensors, got Tensor with dtype {out.dtype}")
-        keep = _keeps_graph(flat_out)
-        results = _release(output, keep)
-        if has_aux:
-            aux = _release(aux, keep)
+    """vjp's work, differentiating only the primals at ``argnums`` (all when None)."""
+    state = _Vjp(func, primals, argnums, has_aux)
 
     def wrapper(cotangents, retain_graph=True, create_graph=None):
         # ``create_graph`` concerns PyTorch's inner level, whose graph never reaches the
         # caller; whether the products stay differentiable is decided as for the output.
         flat_cot, cot_spec = tree_flatten(cotangents)
-        if cot_spec != out_spec:
+        if cot_spec != state.out_spec:
             raise RuntimeError("Expected pytree structure of cotangents to be the same as "
                                "pytree structure of outputs to the function. cotangents: "
                                f"{treespec_pprint(cot_spec)}, primal output: "
-                               f"{treespec_pprint(out_spec)}")
-        differentiable = keep or _inside_transform() or any(
-            isinstance(c, Tensor) and c.requires_grad for c in flat_cot)
-        products = _grads(flat_out, fresh, flat_cot, create_graph=differentiable,
-                          retain_graph=retain_graph or differentiable)
-        return tree_unflatten(products, in_spec)
+                               f"{treespec_pprint(state.out_spec)}")
+        return tree_unflatten(state.products(flat_cot, retain_graph), state.in_spec)
 
     if has_aux:
-        return results, wrapper, aux
-    return results, wrapper
+        return state.results, wrapper, state.aux
+    return state.results, wrapper
+
+
+class _Vjp:
+    """``func`` run once on differentiable primals, ready for vector-Jacobian products:
+    ``results`` and ``aux`` (as handed to the caller), the flat outputs and the structures."""
+
+    def __init__(self, func, primals, argnums, has_aux):
+        with _nested():
+            if argnums is None:
+                args, self.fresh, self.in_spec = _make_differentiable(primals)
+            else:
+                diff = _slice_argnums(primals, argnums, as_tuple=False)
+                diff_tree, self.fresh, self.in_spec = _make_differentiable(diff)
+                args = _replace_args(primals, diff_tree, argnums)
+            output = func(*args)
+            aux = None
+            if has_aux:
+                output, aux = _split_aux(output, "vjp(f, *primals)")
+            self.flat_out, self.out_spec = tree_flatten(output)
+            _check_tensor_outputs(self.flat_out, "vjp(f, *primals)")
+            for out in self.flat_out:
+                if not (out.is_floating_point() or out.is_complex()):
+                    raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point "
+                                       f"or complex Tensors, got Tensor with dtype {out.dtype}")
+            self.keep = _keeps_graph(self.flat_out)
+            self.results = _release(output, self.keep)
+            self.aux = _release(aux, self.keep) if has_aux else None
+
+    def products(self, flat_cot, retain_graph=True):
+        """The flat vector-Jacobian products for flat cotangents ``flat_cot``."""
+        differentiable = self.keep or _inside_transform() or any(
+            isinstance(c, Tensor) and c.requires_grad for c in flat_cot)
+        return _grads(self.flat_out, self.fresh, flat_cot, create_graph=differentiable,
+                      retain_graph=retain_graph or differentiable)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -473,31 +483,31 @@ def _jacobian(func, args, argnums, has_aux, api):
     """The Jacobian of ``func(*args)`` w.r.t. ``args[argnums]``: one vjp per output element.
     Nested as PyTorch nests it: outputs outside, argnums inside."""
     _error_if_complex(api, args, True)
-    found = _vjp_with_argnums(func, *args, argnums=argnums, has_aux=has_aux)
-    output, vjp_fn = found[0], found[1]
-    flat_out, out_spec = tree_flatten(output)
-    _error_if_complex(api, flat_out, False)
+    state = _Vjp(func, args, argnums, has_aux)
+    _error_if_complex(api, state.flat_out, False)
     flat_primals, primals_spec = tree_flatten(_slice_argnums(args, argnums))
     per_output = []
-    for i, out in enumerate(flat_out):
-        rows = _jacobian_rows(vjp_fn, flat_out, out_spec, i)
+    for i, out in enumerate(state.flat_out):
+        rows = _jacobian_rows(state, i)
         blocks = [_stack_rows(rows, j, out, p) for j, p in enumerate(flat_primals)]
         blocks = tree_unflatten(blocks, primals_spec)
         per_output.append(blocks[0] if isinstance(argnums, int) else blocks)
-    jacobian = tree_unflatten(per_output, out_spec)
-    return (jacobian, found[2]) if has_aux else jacobian
+    jacobian = tree_unflatten(per_output, state.out_spec)
+    return (jacobian, state.aux) if has_aux else jacobian
 
 
-def _jacobian_rows(vjp_fn, flat_out, out_spec, i):
-    """The vjps of every unit cotangent of output ``i`` (flat, one list per element)."""
-    zeros = [FUNCTIONS["zeros_like"](o) for o in flat_out]
+def _jacobian_rows(state, i):
+    """The flat vjps of the unit cotangents of output ``i``, one list per element: the rows
+    of an identity matrix shaped like the output, zeros for the other outputs."""
+    flat_out = state.flat_out
     out = flat_out[i]
+    n = out.numel()
+    units = FUNCTIONS["eye"](n, dtype=out.dtype, device=out.device).view((n,) + out.shape)
+    cot = [FUNCTIONS["zeros_like"](o) for o in flat_out]
     rows = []
-    for k in range(out.numel()):
-        unit = FUNCTIONS["zeros_like"](out)
-        unit.view(-1)[k] = 1
-        cot = zeros[:i] + [unit] + zeros[i + 1:]
-        rows.append(tree_flatten(vjp_fn(tree_unflatten(cot, out_spec)))[0])
+    for k in range(n):
+        cot[i] = units[k]
+        rows.append(state.products(cot))
     return rows
 
 
