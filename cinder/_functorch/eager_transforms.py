@@ -24,6 +24,7 @@ import functools
 import threading
 import weakref
 
+from .._C import DisableTorchFunction
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd._backward import grad as _autograd_grad_raw
@@ -145,7 +146,9 @@ def _is_fresh_leaf(t):
 def _make_differentiable(tree):
     """(the tree with fresh differentiable leaves, its flat leaves, its spec)."""
     leaves, spec = tree_flatten(tree)
-    fresh = [_differentiable(x) for x in leaves]
+    # PyTorch's wrapping happens below the modes: an active one (vmap's) does not see it
+    with DisableTorchFunction():
+        fresh = [_differentiable(x) for x in leaves]
     return tree_unflatten(fresh, spec), fresh, spec
 
 
