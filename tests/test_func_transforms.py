@@ -107,6 +107,8 @@ GRAD_CASES = [
     "xr = x.clone().requires_grad_()\ng = F.grad(lambda v: (v ** 3).sum())(xr)\n"
     "g.sum().backward()\nout = xr.grad",
     "w = s.clone().requires_grad_()\nout = F.grad(lambda v: (v * w).sum())(x)",
+    "lin = L.nn.Linear(3, 2).double()\n"
+    "out = F.grad(lambda p: F.functional_call(lin, p, (x,)).sum())(dict(lin.named_parameters()))",
     "with L.no_grad():\n    out = F.grad(lambda v: (v ** 2).sum())(x)",
 ]
 
@@ -137,6 +139,7 @@ VJP_CASES = [
     "o, fn = F.vjp(lambda a: y * 2, x)\nout = fn(x)",
     "o, fn = F.vjp(L.sin, x)\nout = fn(x)",
     "o, fn = F.vjp(L.sin, x)\nout = (fn(y, retain_graph=False), fn.__qualname__)",
+    "o, fn = F.vjp(F.grad(lambda a: (a.sin() * a).sum()), x)\nout = (o, fn(y))",
 ]
 
 JVP_CASES = [
@@ -149,6 +152,7 @@ JVP_CASES = [
     "F.jvp(lambda a: y * 2, (x,), (y,))",
     "F.jvp(lambda a: (a.argmax(), a * 2), (x,), (y,))",
     "F.grad(lambda a: F.jvp(L.sin, (a,), (y,))[1].sum())(x)",
+    "F.jvp(F.grad(lambda a: (a.sin() * a).sum()), (x,), (y,))",
     "o, fn = F.linearize(L.sin, x)\nout = (o, fn(y), fn(L.ones(3)))",
     "o, fn = F.linearize(lambda a, b: (a * b, a.sum()), x, y)\nout = (o, fn(y, x))",
 ]
@@ -241,6 +245,31 @@ def test_per_sample_gradients():
     got, want = _per_sample_grads(cinder), _per_sample_grads(torch)
     _close(got, want)
     assert got["0.weight"].shape == (5, 4, 3)
+
+
+def _ntk_implicit(lib):
+    """The neural-tangent-kernel tutorial's implicit form: vjp, then jvp, vmapped twice."""
+    model = _model(lib).double()
+    params = {k: v.detach() for k, v in model.named_parameters()}
+
+    def net(p, x):
+        return lib.func.functional_call(model, p, (x.unsqueeze(0),)).squeeze(0)
+
+    def ntk(x1, x2):
+        out, vjp_fn = lib.func.vjp(lambda p: net(p, x1), params)
+
+        def column(vec):
+            return lib.func.jvp(lambda p: net(p, x2), (params,), vjp_fn(vec))[1]
+        return lib.func.vmap(column)(lib.eye(out.numel(), dtype=out.dtype))
+    x1 = lib.from_numpy(DATA[:3].astype(np.float64))
+    x2 = lib.from_numpy(DATA[3:].astype(np.float64))
+    return lib.func.vmap(lib.func.vmap(ntk, (None, 0)), (0, None))(x1, x2)
+
+
+def test_neural_tangent_kernel():
+    got, want = _ntk_implicit(cinder), _ntk_implicit(torch)
+    _close(got, want)
+    assert got.shape == (3, 2, 2, 2)
 
 
 def _ensemble(lib):
