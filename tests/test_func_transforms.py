@@ -110,6 +110,15 @@ GRAD_CASES = [
     "lin = L.nn.Linear(3, 2).double()\n"
     "out = F.grad(lambda p: F.functional_call(lin, p, (x,)).sum())(dict(lin.named_parameters()))",
     "with L.no_grad():\n    out = F.grad(lambda v: (v ** 2).sum())(x)",
+    # an outer no_grad: the transform still differentiates, but no graph reaches outside
+    "w = s.clone().requires_grad_()\nwith L.no_grad():\n"
+    "    out = (F.grad(lambda v: (v * w).sum())(x), F.vjp(lambda v: v * w, x)[0],\n"
+    "           F.jvp(lambda v: v * w, (x,), (y,)), F.jacrev(lambda v: v * w)(x))",
+    "xr = x.clone().requires_grad_()\nwith L.no_grad():\n"
+    "    out = F.grad(lambda v: (v ** 3).sum())(xr)",
+    "def f(a):\n    with L.no_grad():\n        inner = F.grad(lambda t: t ** 3 * a)(a)\n"
+    "    return a * inner\n"
+    "out = (F.grad(f)(s), F.grad(lambda a: a * F.grad(lambda t: t ** 3)(a))(s))",
 ]
 
 

@@ -52,13 +52,16 @@ _DEPTH = _Depth()
 
 
 class _nested:
-    """Counts one more transform level while a transformed function runs (grad mode on, as
-    PyTorch's transforms ignore an outer ``no_grad``)."""
+    """Counts one more transform level while a transformed function runs, with grad mode on:
+    PyTorch's transforms ignore an outer ``no_grad`` for their own level, but respect it for
+    the levels outside (``outer_grad``: results then carry no graph out)."""
 
     def __enter__(self):
+        self.outer_grad = grad_mode.is_grad_enabled()
         _DEPTH.value += 1
         self._grad = grad_mode.enable_grad()
         self._grad.__enter__()
+        return self
 
     def __exit__(self, *exc):
         self._grad.__exit__(*exc)
@@ -176,10 +179,23 @@ def _reaches_outside(outputs):
     return False
 
 
-def _keeps_graph(outputs):
-    """Whether results must stay differentiable for someone outside this transform (called
-    while the transform's own level is counted, so an enclosing one makes the depth 2)."""
-    return _DEPTH.value > 1 or _reaches_outside(outputs)
+def _keeps_graph(outputs, level, extra=()):
+    """Whether results must stay differentiable for someone outside this transform: grad mode
+    was on outside, and an enclosing transform runs (called while this transform's ``level``
+    is counted, so an enclosing one makes the depth 2), or a tensor of ``extra`` requires
+    grad, or the graph of ``outputs`` reaches a user's leaf."""
+    if not level.outer_grad:
+        return False
+    return (_DEPTH.value > 1 or any(t.requires_grad for t in extra)
+            or _reaches_outside(outputs))
+
+
+def _products_differentiable(keep, cotangents):
+    """Whether vector products taken after the transform returned stay differentiable."""
+    if not grad_mode.is_grad_enabled():
+        return False
+    return keep or _inside_transform() or any(
+        isinstance(c, Tensor) and c.requires_grad for c in cotangents)
 
 
 def _release(tree, keep):
@@ -242,7 +258,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
     """
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        with _nested():
+        with _nested() as level:
             diff = _slice_argnums(args, argnums, as_tuple=False)
             fresh_tree, fresh, spec = _make_differentiable(diff)
             output = func(*_replace_args(args, fresh_tree, argnums), **kwargs)
@@ -250,7 +266,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
             if has_aux:
                 output, aux = _split_aux(output, "grad_and_value(f)(*args)")
             _check_scalar(output)
-            keep = _keeps_graph([output])
+            keep = _keeps_graph([output], level)
             grads = _grads([output], fresh, retain_graph=keep, create_graph=keep)
             value = _release(output, keep)
             gradient = tree_unflatten(grads, spec)
@@ -320,7 +336,7 @@ class _Vjp:
     ``results`` and ``aux`` (as handed to the caller), the flat outputs and the structures."""
 
     def __init__(self, func, primals, argnums, has_aux):
-        with _nested():
+        with _nested() as level:
             if argnums is None:
                 args, self.fresh, self.in_spec = _make_differentiable(primals)
             else:
@@ -337,14 +353,13 @@ class _Vjp:
                 if not (out.is_floating_point() or out.is_complex()):
                     raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point "
                                        f"or complex Tensors, got Tensor with dtype {out.dtype}")
-            self.keep = _keeps_graph(self.flat_out)
+            self.keep = _keeps_graph(self.flat_out, level)
             self.results = _release(output, self.keep)
             self.aux = _release(aux, self.keep) if has_aux else None
 
     def products(self, flat_cot, retain_graph=True):
         """The flat vector-Jacobian products for flat cotangents ``flat_cot``."""
-        differentiable = self.keep or _inside_transform() or any(
-            isinstance(c, Tensor) and c.requires_grad for c in flat_cot)
+        differentiable = _products_differentiable(self.keep, flat_cot)
         return _grads(self.flat_out, self.fresh, flat_cot, create_graph=differentiable,
                       retain_graph=retain_graph or differentiable)
 
@@ -369,7 +384,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                            f"tangents also must be. Got primals with structure {primals_spec} "
                            f"and tangents with structure {tangents_spec}")
     _check_tangents(flat_primals, flat_tangents)
-    with _nested():
+    with _nested() as level:
         args, fresh, _ = _make_differentiable(primals)
         output = func(*args)
         aux = None
@@ -377,7 +392,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             output, aux = _split_aux(output, _JVP_STR)
         flat_out, out_spec = tree_flatten(output)
         _check_tensor_outputs(flat_out, _JVP_STR)
-        keep = _keeps_graph(flat_out) or any(t.requires_grad for t in flat_tangents)
+        keep = _keeps_graph(flat_out, level, flat_tangents)
         flat_jvp = _Linearization(flat_out, fresh).apply(flat_tangents, keep, strict)
         results = _release(output, keep)
         jvp_out = tree_unflatten(flat_jvp, out_spec)
@@ -437,12 +452,12 @@ def linearize(func, *primals):
     """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` returns ``J @ tangents`` at
     ``primals`` and may be called many times; ``func`` runs once, and its graph is kept."""
     flat_primals, primals_spec = tree_flatten(primals)
-    with _nested():
+    with _nested() as level:
         diff_tree, fresh, _ = _make_differentiable(primals)
         output = func(*diff_tree)
         flat_out, out_spec = tree_flatten(output)
         _check_tensor_outputs(flat_out, _JVP_STR)
-        keep = _keeps_graph(flat_out)
+        keep = _keeps_graph(flat_out, level)
         linear = _Linearization(flat_out, fresh)
         results = _release(output, keep)
     metas = [(p.shape, p.device, p.dtype) for p in flat_primals]
@@ -453,8 +468,7 @@ def linearize(func, *primals):
             raise RuntimeError(f"Expected the tangents {tangent_spec} to have the same argspec "
                                f"as the primals {primals_spec}")
         _check_linearize_tangents(flat_tangents, metas)
-        differentiable = keep or _inside_transform() or any(
-            t.requires_grad for t in flat_tangents)
+        differentiable = _products_differentiable(keep, flat_tangents)
         return tree_unflatten(linear.apply(flat_tangents, differentiable), out_spec)
 
     return results, jvp_fn
