@@ -160,12 +160,13 @@ def _reaches_outside(outputs):
     made: then someone outside may differentiate the results."""
     stack, seen = [], set()
     for out in outputs:
-        if isinstance(out, Tensor) and out.requires_grad:
-            if out.grad_fn is None:
+        # the core's fields, not the properties: an active mode (vmap's) need not see this
+        if isinstance(out, Tensor) and out._requires_grad:
+            if out._grad_fn is None:
                 if not _is_fresh_leaf(out):
                     return True
             else:
-                stack.append(out.grad_fn)
+                stack.append(out._grad_fn)
     while stack:
         node = stack.pop()
         if id(node) in seen:
@@ -215,7 +216,7 @@ def _grads(outputs, inputs, grad_outputs=None, retain_graph=False, create_graph=
     an input nothing reaches gets zeros (PyTorch's transforms never return None)."""
     pairs = [(o, None if grad_outputs is None else g)
              for o, g in zip(outputs, grad_outputs or [None] * len(outputs))
-             if o.requires_grad]
+             if o._requires_grad]
     if not pairs:
         return tuple(FUNCTIONS["zeros_like"](x) for x in inputs)
     outs = [o for o, _ in pairs]
