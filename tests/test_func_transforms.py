@@ -132,6 +132,7 @@ def test_grad_keeps_the_function_name():
         return x.sum()
     assert cinder.func.grad(loss).__name__ == "loss"
     assert cinder.func.jacrev(loss).__name__ == "loss"
+    assert cinder.func.hessian(loss).__name__ == "loss"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -401,6 +402,16 @@ ERROR_CASES = [
     "F.jvp(L.sin, (3.0,), (1.0,))",
     "F.jvp(lambda a: a * 2, (L.tensor([1, 2]),), (L.tensor([1, 1]),))",
     "F.jacfwd(lambda a: a.item() * a)(x)",
+    "F.jacfwd(lambda a: a * 2)(3.0)",
+    "F.jacfwd(lambda a: a * 2)(L.tensor([1, 2]))",
+    "F.jacfwd(lambda a: a.sum())(x.to(L.complex64))",
+    "F.jacfwd(lambda a: (a * 2).long())(x)",
+    "F.jacfwd(lambda a: 3)(x)",
+    "F.hessian(lambda a: (a * L.rand(3)).sum())(x)",
+    "F.hessian(lambda a: (a * 2).sum())(3.0)",
+    "F.hessian(lambda a: (a * 2).sum())(L.tensor([1, 2]))",
+    "F.hessian(lambda a: (a * 2).sum(), argnums=3)(x)",
+    "F.hessian(lambda a: a.sum())(x.to(L.complex64))",
     "F.grad(lambda a: a.sum())(L.tensor([1, 2]))",
     "F.jacrev(L.sin, chunk_size=0)",
     "F.jacrev(L.sin)(x.to(L.complex64))",

@@ -552,9 +552,10 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """Transform ``func`` into a function returning its Jacobian with respect to the
-    argument(s) at ``argnums`` (PyTorch computes it by forward-mode AD; cinder computes the
-    same matrix by reverse mode, the same values). ``randomness`` is vmap's: with "error" a
-    random op inside ``func`` raises, as it does under PyTorch's vmap of jvps."""
+    argument(s) at ``argnums``, one Jacobian-vector product per input element (forward mode's
+    cost: cheap when the inputs are few and the outputs many). Blocks nest as jacrev's.
+    ``randomness`` is vmap's: with "error" a random op inside ``func`` raises, as it does under
+    PyTorch's vmap of jvps."""
     @functools.wraps(func)
     def wrapper(*args):
         if randomness not in ("error", "different", "same"):
@@ -564,8 +565,71 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         def watched(*inner):
             with _RandomnessCheck(randomness):
                 return func(*inner)
-        return _jacobian(watched, args, argnums, has_aux, "jacfwd")
+        return _forward_jacobian(watched, args, argnums, has_aux)
     return wrapper
+
+
+def _forward_jacobian(func, args, argnums, has_aux):
+    """The Jacobian by columns: ``func`` runs once, its double-vjp linearization is built once,
+    then each unit tangent costs one backward pass (as one jvp in PyTorch's vmapped basis)."""
+    primals_spec = _check_forward_inputs(args, argnums)
+    with _nested() as level:
+        diff = _slice_argnums(args, argnums, as_tuple=False)
+        diff_tree, fresh, _ = _make_differentiable(diff)
+        output = func(*_replace_args(args, diff_tree, argnums))
+        aux = None
+        if has_aux:
+            output, aux = _split_aux(output, _JVP_STR)
+        flat_out, out_spec = tree_flatten(output)
+        _check_tensor_outputs(flat_out, _JVP_STR)
+        _error_if_complex("jacfwd", flat_out, False)
+        keep = _keeps_graph(flat_out, level)
+        linear = _Linearization(flat_out, fresh)
+        blocks = [[None] * len(fresh) for _ in flat_out]
+        for j, primal in enumerate(fresh):
+            columns = _jacobian_columns(linear, fresh, j, keep)
+            for i, out in enumerate(flat_out):
+                blocks[i][j] = _stack_columns([c[i] for c in columns], out, primal)
+        per_output = [tree_unflatten(row, primals_spec) for row in blocks]
+        if isinstance(argnums, int):
+            per_output = [row[0] for row in per_output]
+        jacobian = tree_unflatten(per_output, out_spec)
+        if has_aux:
+            return jacobian, _release(aux, keep)
+        return jacobian
+
+
+def _check_forward_inputs(args, argnums):
+    """jacfwd's checks of the differentiated inputs (real floating tensors); returns the
+    structure of the arguments at ``argnums``."""
+    _error_if_complex("jacfwd", args, True)
+    flat_primals, primals_spec = tree_flatten(_slice_argnums(args, argnums))
+    for p in flat_primals:
+        if not isinstance(p, Tensor):
+            raise AttributeError(f"'{type(p).__name__}' object has no attribute 'numel'")
+    _check_tangents(flat_primals, flat_primals)
+    return primals_spec
+
+
+def _jacobian_columns(linear, fresh, j, keep):
+    """``J @ e`` for every unit tangent ``e`` of input ``j`` (zeros for the other inputs)."""
+    primal = fresh[j]
+    n = primal.numel()
+    units = FUNCTIONS["eye"](n, dtype=primal.dtype, device=primal.device).view(
+        (n,) + primal.shape)
+    tangents = [FUNCTIONS["zeros_like"](p) for p in fresh]
+    columns = []
+    for k in range(n):
+        tangents[j] = units[k]
+        columns.append(linear.apply(tangents, keep))
+    return columns
+
+
+def _stack_columns(columns, out, primal):
+    shape = tuple(out.shape) + tuple(primal.shape)
+    if not columns:
+        return out.new_zeros(shape)
+    return FUNCTIONS["stack"](columns, -1).view(shape)
 
 
 class _RandomnessCheck(TorchFunctionMode):
@@ -586,8 +650,21 @@ class _RandomnessCheck(TorchFunctionMode):
 
 def hessian(func, argnums=0):
     """Transform ``func`` (returning a scalar) into a function returning its Hessian with
-    respect to the argument(s) at ``argnums``: ``jacfwd(jacrev(func, argnums), argnums)``."""
-    return jacfwd(jacrev(func, argnums), argnums)
+    respect to the argument(s) at ``argnums``; PyTorch's is ``jacfwd(jacrev(func, argnums),
+    argnums)``. cinder takes the same matrix reverse over reverse (a jvp costs cinder one
+    backward pass more than a vjp), keeping jacfwd's input checks and randomness check."""
+    inner = jacrev(func, argnums)
+
+    def checked(*args):
+        with _RandomnessCheck("error"):
+            return inner(*args)
+    outer = jacrev(checked, argnums)
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        _check_forward_inputs(args, argnums)
+        return outer(*args)
+    return wrapper
 
 
 # ----------------------------------------------------------------------------------------------
