@@ -10,14 +10,16 @@ transforms on ``autograd.grad`` instead:
   the user's own ``requires_grad`` tensors) is aliased with ``x.view_as(x)`` instead, so the
   outer derivative still flows through it. The user's tensors are never modified.
 - the gradient is taken with ``create_graph=True`` only when someone outside can differentiate
-  it: inside another transform (a depth counter says so), or when the function's graph reaches
-  a leaf that requires grad and that no transform made (a user's tensor). Otherwise the
-  results carry no graph, as PyTorch's unwrapped results print no ``grad_fn``.
+  it: grad mode was on outside, and either another transform encloses this one (a depth
+  counter says so) or the function's graph reaches a leaf that requires grad and that no
+  transform made (a user's tensor). Otherwise the results carry no graph, as PyTorch's
+  unwrapped results print no ``grad_fn``. Inside, grad mode is always on.
 - cinder has no forward-mode AD, so ``jvp`` uses the double-vjp identity: ``g(u) = J^T u`` is
   linear in ``u``, and ``J t`` is the gradient of ``<g(u), t>`` with respect to ``u``. The
   values are exact (the same math), equal to PyTorch's up to float rounding.
-- ``jacfwd`` computes the same Jacobian as ``jacrev`` (one vjp per output element); only its
-  error messages and the ``randomness`` check differ.
+- ``jacrev`` takes one vjp per output element; ``jacfwd`` builds that linearization once and
+  takes one backward pass per input element (forward mode's cost profile). ``hessian`` is
+  reverse over reverse: the same matrix as PyTorch's forward over reverse, cheaper here.
 """
 
 import functools
