@@ -222,6 +222,29 @@ def test_jacrev_options_and_hessian(source):
     _same(source)
 
 
+NN_PREAMBLE = ("r = np.random.default_rng(5)\n"
+               "A = L.from_numpy(r.standard_normal((2, 3, 5, 5)))\n"
+               "K = L.from_numpy(r.standard_normal((4, 3, 3, 3)))\n"
+               "Z = L.from_numpy(r.standard_normal((2, 6)))\n"
+               "W = L.from_numpy(r.standard_normal(6))\nT = L.tensor([1, 0])\n")
+
+NN_CASES = [   # second derivatives through the fused nn kernels
+    "out = F.hessian(lambda z: L.nn.functional.cross_entropy(z, T))(Z)",
+    "out = F.hessian(lambda w: L.nn.functional.layer_norm(Z, (6,), w).pow(2).sum())(W)",
+    "out = F.jacfwd(lambda k: L.nn.functional.conv2d(A, k).tanh().sum((0, 2, 3)))(K)",
+    "out = F.hessian(lambda k: L.nn.functional.conv2d(A, k).tanh().sum())(K[:1, :1])",
+    "out = F.jvp(lambda a: L.nn.functional.max_pool2d(a, 2).exp(), (A,), (A,))",
+    "out = F.hessian(lambda z: L.nn.functional.batch_norm(z, None, None, training=True)"
+    ".pow(3).sum())(Z)",
+    "out = F.hessian(lambda z: z.norm(dim=1).sum() + z.logsumexp(1).sum())(Z)",
+]
+
+
+@pytest.mark.parametrize("source", NN_CASES)
+def test_second_derivatives_through_nn_ops(source):
+    _same(NN_PREAMBLE + source)
+
+
 # ----------------------------------------------------------------------------------------------
 # vmap compositions on modules: per-sample gradients, ensembling
 # ----------------------------------------------------------------------------------------------
