@@ -422,6 +422,8 @@ ERROR_CASES = [
     "F.jvp(L.sin, (x,), (L.ones(2),))",
     "F.jvp(lambda a: a, (x,), (y,), has_aux=True)",
     "F.jvp(lambda a: y, (x,), (y,), strict=True)",
+    "F.jvp(lambda a: (a * 2, y), (x,), (y,), strict=True)",
+    "F.jvp(lambda a: (a * 2, a.sum()), (x,), (y,), strict=True)",
     "F.jvp(L.sin, (3.0,), (1.0,))",
     "F.jvp(lambda a: a * 2, (L.tensor([1, 2]),), (L.tensor([1, 1]),))",
     "F.jacfwd(lambda a: a.item() * a)(x)",

@@ -439,7 +439,7 @@ class _Linearization:
 
     def apply(self, tangents, differentiable, strict=False):
         """``J @ tangents``, one tensor per output (zeros where an output ignores the inputs)."""
-        if strict and not any(o.requires_grad for o in self.outs):
+        if strict and not all(o._requires_grad for o in self.outs):
             raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is "
                                "independent of the inputs. This is not allowed with "
                                "strict=True.")
