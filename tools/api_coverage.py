@@ -4,9 +4,9 @@
     python tools/api_coverage.py --refresh  # re-read PyTorch's names (needs torch installed)
 
 PyTorch's names come from ``tools/pytorch_api_names.json`` (public names of ``torch``,
-``torch.Tensor``, ``torch.linalg``, ``torch.fft``, ``torch.special`` and
-``torch.distributions`` in PyTorch 2.13: ``dir()`` less underscores and submodules), so the
-tool runs without PyTorch. Names in a family cinder leaves out on purpose
+``torch.Tensor``, ``torch.linalg``, ``torch.fft``, ``torch.special``, ``torch.distributions``
+and ``torch.func`` in PyTorch 2.13: ``dir()`` less underscores and submodules), so the tool
+runs without PyTorch. Names in a family cinder leaves out on purpose
 (``cinder/ops/_unsupported.py``) are counted apart, with their reason; the share is of the rest.
 """
 
@@ -17,13 +17,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES_FILE = Path(__file__).resolve().parent / "pytorch_api_names.json"
-NAMESPACES = ("torch", "Tensor", "linalg", "fft", "special", "distributions")
+NAMESPACES = ("torch", "Tensor", "linalg", "fft", "special", "distributions", "func")
 
 
 def pytorch_names():
     """{namespace: sorted public names} from PyTorch itself."""
     import torch
     import torch.distributions
+    import torch.func
 
     def public(obj, callables_only=False):
         out = []
@@ -39,7 +40,8 @@ def pytorch_names():
             "linalg": public(torch.linalg, True), "fft": public(torch.fft, True),
             "special": public(torch.special, True),
             "distributions": sorted(n for n in torch.distributions.__all__
-                                    if not n.startswith("_"))}
+                                    if not n.startswith("_")),
+            "func": sorted(torch.func.__all__)}
 
 
 def cinder_namespace(cinder, namespace):

@@ -210,6 +210,12 @@ def _stack(results, first, dims, name):
 # The mode active while the function runs
 # ----------------------------------------------------------------------------------------------
 
+RANDOM_IN_ERROR_MODE = (
+    "vmap: called random operation while in randomness error mode. Please either use the "
+    "'same' or 'different' randomness flags on vmap or perform the randomness operation out of "
+    "vmap")
+
+
 def _is_random(func, args, kwargs):
     info = OPS.get(func.__name__)
     if info is None:
@@ -242,10 +248,7 @@ class _VmapMode(TorchFunctionMode):
                 "other operations. If error is occurring somewhere inside PyTorch internals, "
                 "please file a bug report.")
         if self.randomness == "error" and _is_random(func, args, kwargs):
-            raise RuntimeError(
-                "vmap: called random operation while in randomness error mode. Please either "
-                "use the 'same' or 'different' randomness flags on vmap or perform the "
-                "randomness operation out of vmap")
+            raise RuntimeError(RANDOM_IN_ERROR_MODE)
         if self.draws is not None and func.__name__ in _BATCHED_FACTORIES:
             return self.draws.take(func, args, kwargs)
         return func(*args, **kwargs)
