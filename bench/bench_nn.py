@@ -16,6 +16,10 @@ Cases (models in ``bench/nn_models.py``) and the issue's goals (cinder / PyTorch
   process: cinder <= 1.5x PyTorch's.
 One training step = forward, loss, backward, parameter update, zero_grad.
 
+NumPy's matrix products run on OpenBLAS, whose kernels depend on the CPU and on
+``OPENBLAS_CORETYPE`` (an environment setting that overrides OpenBLAS's own choice); the
+table's first line says which applied.
+
 The machine these run on is shared, so the default measure is CPU time (``time.process_time``)
 of short rounds that alternate between the libraries: per library the fastest round, and the
 ratio is the median of the per-round ratios (a change in load hits both sides of a round).
@@ -248,6 +252,10 @@ def run(names, wall=False, seconds=6.0, scale=1.0):
     if "memory" in names:
         memory = peak_memory("torch"), peak_memory("cinder")
     mode = "wall-clock" if wall else "paired CPU time"
+    # NumPy's GEMMs are OpenBLAS's; OPENBLAS_CORETYPE, when set, overrides the kernels
+    # OpenBLAS would pick for this CPU (e.g. AVX2 ones on an AVX-512 machine), and the
+    # GEMM-bound cases move with it
+    print(f"OpenBLAS core type: {os.environ.get('OPENBLAS_CORETYPE') or 'its own choice'}")
     print(f"| benchmark ({mode}) | cinder | PyTorch | ratio cinder/PyTorch | goal | met |")
     print("|---|---|---|---|---|---|")
     for name in names:

@@ -81,8 +81,8 @@ def test_custom_function_saves_through_the_hooks():
                 return 2 * g * x
         seen = []
         x = lib.tensor(A, requires_grad=True)
-        with lib.autograd.graph.saved_tensors_hooks(lambda t: seen.append("p") or t,
-                                                    lambda t: seen.append("u") or t):
+        with lib.autograd.graph.saved_tensors_hooks(lambda t, seen=seen: seen.append("p") or t,
+                                                    lambda t, seen=seen: seen.append("u") or t):
             y = Square.apply(x).sum()
         y.backward()
         assert seen == ["p", "u"], lib.__name__
@@ -94,9 +94,9 @@ def test_innermost_hooks_apply_and_double_backward_works():
     for lib in (cinder, torch):
         outer, inner = [], []
         x = lib.tensor(A, requires_grad=True)
-        with lib.autograd.graph.saved_tensors_hooks(lambda t: outer.append(1) or t,
+        with lib.autograd.graph.saved_tensors_hooks(lambda t, outer=outer: outer.append(1) or t,
                                                     lambda t: t):
-            with lib.autograd.graph.saved_tensors_hooks(lambda t: inner.append(1) or t,
+            with lib.autograd.graph.saved_tensors_hooks(lambda t, inner=inner: inner.append(1) or t,
                                                         lambda t: t):
                 y = (x.sin() * x).sum()
         (g,) = lib.autograd.grad(y, x, create_graph=True)
