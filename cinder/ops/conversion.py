@@ -2,11 +2,14 @@
 
 import warnings
 
+import numpy as np
+
 from .. import _dtype as D
 from .. import backend
 from .._device import CPU, as_device
 from .._device import device as device_cls
 from .._tensor import Tensor, make_tensor
+from ._creation_factory import _OUTER_FIRST
 from ._prep import fill_scalar, is_scalar, xp_of
 from ._prep import result_type as _result_type
 from ._registry import check_fits, inplace_only, needs_grad, node_class, record, register
@@ -15,13 +18,28 @@ CloneNode = node_class("CloneBackward0", {"self": lambda grad, s: grad})
 ToCopyNode = node_class("ToCopyBackward0", {"self": lambda grad, s: grad})
 
 
+def _laid_out(xp, arr, fmt):
+    """A copy of ``arr`` laid out as memory format ``fmt`` ("contiguous_format",
+    "channels_last" or "channels_last_3d"; "preserve_format" or None keep a dense array's
+    strides)."""
+    order = _OUTER_FIRST.get(fmt)
+    if order is None:
+        return xp.array(arr, copy=True, order="C" if fmt == "contiguous_format" else "K")
+    if arr.ndim != len(order):
+        raise RuntimeError(f"required rank {len(order)} tensor to use {fmt} format")
+    return xp.array(arr.transpose(order), copy=True, order="C").transpose(np.argsort(order))
+
+
+def _format_name(memory_format):
+    name = getattr(memory_format, "name", memory_format)
+    return "contiguous_format" if name == "contiguous" else name
+
+
 def clone(input, *, memory_format=None):
-    """A copy with its own memory (strides kept for dense tensors, as PyTorch's preserve)."""
-    xp = xp_of(input)
-    fmt = getattr(memory_format, "name", memory_format)
-    order = "C" if fmt in ("contiguous", "contiguous_format") else "K"
-    arr = xp.array(input._data, copy=True, order=order)
-    out = make_tensor(arr, input._dtype, input._device)
+    """A copy with its own memory: by default (``preserve_format``) with the strides of a dense
+    input, else laid out as ``memory_format`` asks."""
+    out = make_tensor(_laid_out(xp_of(input), input._data, _format_name(memory_format)),
+                      input._dtype, input._device)
     if input._requires_grad and needs_grad(input):
         record(CloneNode, (input,), (out,))
     return out
@@ -31,10 +49,41 @@ register("clone", clone, family="copy", nodes=(CloneNode,))
 
 
 def contiguous(input, memory_format=None):
-    """``input`` itself when already contiguous, else a C-ordered copy."""
-    if input.is_contiguous():
+    """``input`` itself when already contiguous in ``memory_format`` (the row-major one by
+    default), else a copy laid out so."""
+    fmt = _format_name(memory_format)
+    if input.is_contiguous(memory_format=None if fmt == "preserve_format" else memory_format):
         return input
-    return clone(input, memory_format="contiguous")
+    if fmt == "preserve_format":
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return clone(input, memory_format=fmt or "contiguous_format")
+
+
+def _suggested_format(arr):
+    """The memory format PyTorch reads from an array's strides (its ``suggest_memory_format``):
+    "channels_last" or "channels_last_3d" when a 4-d or 5-d array is laid out so, else
+    "contiguous_format" (ambiguous strides, such as size-1 dims, count as contiguous)."""
+    shape = arr.shape
+    strides = [s // arr.itemsize for s in arr.strides]
+    for fmt, inner_first in (("channels_last", (1, 3, 2, 0)),
+                             ("channels_last_3d", (1, 4, 3, 2, 0))):
+        if len(shape) == len(inner_first) and _strides_read_as(shape, strides, inner_first):
+            return fmt
+    return "contiguous_format"
+
+
+def _strides_read_as(shape, strides, inner_first):
+    """Whether the strides grow along ``inner_first`` (innermost dim first), with PyTorch's
+    tie-breaks: a zero channel stride or batch strides equal to the channel's are not
+    channels-last."""
+    if strides[1] == 0:
+        return False
+    smallest = 0
+    for d in inner_first:
+        if shape[d] == 0 or strides[d] < smallest or (d == 0 and smallest == strides[1]):
+            return False
+        smallest = strides[d] * max(shape[d], 1)
+    return True
 
 
 register("contiguous", contiguous, function_too=False, family="copy")
@@ -156,12 +205,16 @@ zero_ = inplace_only("zero_", _zero_write, overlap_ok=True, function_too=True, f
 # ----------------------------------------------------------------------------------------------
 
 
-def _to(input, dtype, dev, copy=False, non_blocking=False):
+def _to(input, dtype, dev, copy=False, non_blocking=False, memory_format=None):
     """The conversion behind every ``to``-style method (one graph node: ToCopyBackward0).
-    ``non_blocking`` makes a copy from pinned host memory to the GPU asynchronous."""
+    ``non_blocking`` makes a copy from pinned host memory to the GPU asynchronous; a
+    ``memory_format`` other than ``preserve_format`` asks for that layout (a copy when the
+    input is not laid out so)."""
+    fmt = _format_name(memory_format)
+    relayout = fmt not in (None, "preserve_format") and _suggested_format(input._data) != fmt
     same_dtype = dtype is None or dtype is input._dtype
     same_dev = dev is None or dev == input._device
-    if same_dtype and same_dev and not copy:
+    if same_dtype and same_dev and not copy and not relayout:
         return input
     arr = input._data
     if not same_dev:
@@ -169,13 +222,14 @@ def _to(input, dtype, dev, copy=False, non_blocking=False):
     dt = input._dtype if dtype is None else dtype
     if not same_dtype:
         if input._dtype.category == D.COMPLEX and dt.category != D.COMPLEX:
-            import warnings
             warnings.warn("Casting complex values to real discards the imaginary part",
                           UserWarning, stacklevel=3)
             arr = arr.real
         arr = D.cast_array(arr, dt)
     elif (same_dev and copy) or arr is input._data:
         arr = arr.copy()
+    if relayout:
+        arr = _laid_out(backend.array_module_of(arr), arr, fmt)
     out = make_tensor(arr, dt, input._device if dev is None else dev)
     if input._requires_grad and needs_grad(input) and dt.category >= D.FLOATING:
         record(ToCopyNode, (input,), (out,))
@@ -187,7 +241,6 @@ def _parse_to(args, kwargs):
     dev = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     non_blocking = kwargs.pop("non_blocking", False)
-    kwargs.pop("memory_format", None)
     other = None
     for a in args:
         if isinstance(a, D.dtype):
@@ -211,8 +264,10 @@ def _parse_to(args, kwargs):
 def to(self, *args, **kwargs):
     """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``; returns self when
     nothing changes (unless ``copy=True``)."""
-    dtype, dev, copy, non_blocking = _parse_to(args, dict(kwargs))
-    return _to(self, dtype, dev, copy, non_blocking)
+    kwargs = dict(kwargs)
+    memory_format = kwargs.pop("memory_format", None)
+    dtype, dev, copy, non_blocking = _parse_to(args, kwargs)
+    return _to(self, dtype, dev, copy, non_blocking, memory_format)
 
 
 register("to", to, function_too=False, family="conversion", nodes=(ToCopyNode,))

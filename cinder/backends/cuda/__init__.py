@@ -2,15 +2,19 @@
 
 ``matmul.allow_tf32`` reads and writes the float32 matmul precision (True is "high", False is
 "highest"), as in PyTorch. The attention-kernel switches (flash, memory-efficient, math, cuDNN)
-are recorded only: cinder's ``F.scaled_dot_product_attention`` has a single implementation.
+do not choose a kernel (cinder's ``F.scaled_dot_product_attention`` has a single
+implementation); they decide whether a call may run at all (``torch.nn.attention``).
 """
+
+import contextlib
+import warnings
 
 from ... import backend
 from ..._runtime import get_float32_matmul_precision, set_float32_matmul_precision
 
 __all__ = ["cudnn_sdp_enabled", "enable_cudnn_sdp", "enable_flash_sdp", "enable_math_sdp",
            "enable_mem_efficient_sdp", "flash_sdp_enabled", "is_built", "math_sdp_enabled",
-           "matmul", "mem_efficient_sdp_enabled"]
+           "matmul", "mem_efficient_sdp_enabled", "sdp_kernel"]
 
 
 def is_built():
@@ -67,3 +71,20 @@ flash_sdp_enabled, enable_flash_sdp = _sdp_switch("flash")
 mem_efficient_sdp_enabled, enable_mem_efficient_sdp = _sdp_switch("mem_efficient")
 math_sdp_enabled, enable_math_sdp = _sdp_switch("math")
 cudnn_sdp_enabled, enable_cudnn_sdp = _sdp_switch("cudnn")
+
+
+@contextlib.contextmanager
+def sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=True,
+               enable_cudnn=True):
+    """Deprecated form of ``torch.nn.attention.sdpa_kernel``: the backends whose flag is
+    True are allowed inside the block."""
+    warnings.warn("`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context "
+                  "manager will be removed. Please see `torch.nn.attention.sdpa_kernel()` for the "
+                  "new context manager, with updated signature.", FutureWarning, stacklevel=3)
+    from ...nn.attention import SDPBackend, sdpa_kernel
+    chosen = [b for b, on in ((SDPBackend.FLASH_ATTENTION, enable_flash),
+                              (SDPBackend.EFFICIENT_ATTENTION, enable_mem_efficient),
+                              (SDPBackend.MATH, enable_math),
+                              (SDPBackend.CUDNN_ATTENTION, enable_cudnn)) if on]
+    with sdpa_kernel(chosen) as context:
+        yield context

@@ -16,6 +16,7 @@ from ..._tensor import Tensor
 from ...ops import FUNCTIONS as _OPS
 
 from ...ops.nn.attention import scaled_dot_product_attention as _sdpa
+from ..attention import _check_allowed
 from .activation import softmax
 from .dropout import dropout
 from .linear import linear
@@ -35,6 +36,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     probabilities (pass 0.0 in evaluation); ``scale`` defaults to ``1/sqrt(E)``;
     ``enable_gqa`` lets key/value have fewer heads than query (grouped-query attention).
     """
+    if isinstance(query, Tensor):
+        _check_allowed(query.device.type)
     return _sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 

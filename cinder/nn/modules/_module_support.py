@@ -224,12 +224,12 @@ def _load_one(module, name, key, param, input_param, assign, error_msgs):
 
 
 def _parse_to(*args, **kwargs):
-    """Split ``Module.to``'s arguments into ``(device, dtype, non_blocking)``."""
+    """Split ``Module.to``'s arguments into ``(device, dtype, non_blocking, memory_format)``."""
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     non_blocking = kwargs.pop("non_blocking", False)
     kwargs.pop("copy", None)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments - got unexpected "
                         f"keyword argument '{next(iter(kwargs))}'")
@@ -249,4 +249,4 @@ def _parse_to(*args, **kwargs):
         raise TypeError("to() received an invalid combination of arguments")
     if device is not None and not isinstance(device, _device_cls):
         device = _device_cls(device)
-    return device, dtype, non_blocking
+    return device, dtype, non_blocking, memory_format

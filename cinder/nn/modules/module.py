@@ -371,9 +371,10 @@ class Module:
 
     def to(self, *args, **kwargs):
         """Move and/or cast parameters and buffers: ``to(device=None, dtype=None,
-        non_blocking=False)``, ``to(dtype)``, ``to(tensor)``. Integer tensors keep their dtype;
+        non_blocking=False)``, ``to(dtype)``, ``to(tensor)``, ``to(memory_format=...)`` (for
+        the 4-d and 5-d ones). Integer tensors keep their dtype;
         the dtype must be floating point or complex."""
-        device, dtype, non_blocking = _parse_to(*args, **kwargs)
+        device, dtype, non_blocking, memory_format = _parse_to(*args, **kwargs)
         if dtype is not None:
             if dtype.category < D.FLOATING:
                 raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
@@ -393,6 +394,8 @@ class Module:
                 kwargs["device"] = device
             if dtype is not None and not keep:
                 kwargs["dtype"] = dtype
+            if memory_format is not None and t.dim() in (4, 5):     # (weights of convs)
+                kwargs["memory_format"] = memory_format
             return t.to(**kwargs)
 
         return self._apply(convert)

@@ -1,0 +1,60 @@
+"""Memory formats against PyTorch: ``contiguous``/``clone``/``to`` with ``channels_last`` and
+``channels_last_3d`` (strides, when the input itself comes back, the rank errors), the layout
+PyTorch reads from strides for ``to`` (size-1 dims are ambiguous and count as contiguous), the
+layout ops keep on such inputs, and ``Module.to(memory_format=...)``."""
+
+import pytest
+import torch
+
+import cinder
+from tests.oracle import outcome
+
+X4 = "L.arange(120.).reshape(2, 3, 4, 5)"
+X5 = "L.arange(720.).reshape(2, 3, 4, 5, 6)"
+CL = f"{X4}.contiguous(memory_format=L.channels_last)"
+
+EXPRS = [
+    f"{CL}.stride()", f"{X4}.to(memory_format=L.channels_last).stride()",
+    f"{X5}.contiguous(memory_format=L.channels_last_3d).stride()",
+    f"{X5}.to(memory_format=L.channels_last_3d).stride()",
+    f"{X4}.clone(memory_format=L.channels_last).stride()", f"{CL}.clone().stride()",
+    f"{CL}.clone(memory_format=L.contiguous_format).stride()",
+    "L.arange(24.).reshape(2, 3, 4).contiguous(memory_format=L.channels_last)",
+    "L.arange(24.).reshape(2, 3, 4).to(memory_format=L.channels_last)",
+    "L.arange(24.).reshape(2, 3, 4).clone(memory_format=L.channels_last)",
+    f"{X4}.contiguous(memory_format=L.channels_last_3d)",
+    f"{X4}.contiguous(memory_format=L.preserve_format).stride()",
+    f"{CL}.contiguous(memory_format=L.preserve_format)",
+    f"(lambda x: x.contiguous(memory_format=L.channels_last) is x)({CL})",
+    f"(lambda x: x.to(memory_format=L.channels_last) is x)({CL})",
+    f"(lambda x: x.to(memory_format=L.contiguous_format) is x)({X4})",
+    "(lambda x: x.to(memory_format=L.contiguous_format) is x)(L.zeros(3, 4).t())",
+    f"{CL}.contiguous().stride()", f"{CL}.to(memory_format=L.contiguous_format).stride()",
+    f"{X4}.to(L.float64, memory_format=L.channels_last).stride()",
+    "L.zeros(2, 1, 4, 5).contiguous(memory_format=L.channels_last).stride()",
+    "L.zeros(2, 3, 1, 1).to(memory_format=L.channels_last).stride()",
+    "L.zeros(2, 3, 1, 1).contiguous(memory_format=L.channels_last).stride()",
+    "L.zeros(1, 3, 1, 5).to(memory_format=L.channels_last).stride()",
+    f"({CL} * 2).stride()", f"L.nn.functional.relu({CL}).stride()", f"{CL}.sum(1).stride()",
+    f"L.empty_like({CL}).stride()", f"{CL}.view(-1).shape",
+    f"{CL}.is_contiguous(memory_format=L.channels_last)", f"{CL}.is_contiguous()",
+    f"{X4}.requires_grad_().contiguous(memory_format=L.channels_last).grad_fn.name()",
+    f"{X4}.requires_grad_().to(memory_format=L.channels_last).grad_fn.name()",
+    "L.nn.Conv2d(3, 4, 3).to(memory_format=L.channels_last).weight.stride()",
+    "L.nn.Conv2d(3, 4, 3).to(memory_format=L.channels_last).bias.stride()",
+    "L.nn.Conv3d(2, 4, 3).to(memory_format=L.channels_last_3d).weight.stride()",
+]
+
+
+@pytest.mark.parametrize("expr", EXPRS)
+def test_memory_formats_match_torch(expr):
+    assert outcome(expr, cinder) == outcome(expr, torch)
+
+
+def test_channels_last_keeps_values_and_gradients():
+    for lib in (cinder, torch):
+        x = lib.arange(120.).reshape(2, 3, 4, 5).requires_grad_()
+        y = x.to(memory_format=lib.channels_last)
+        (y * y).sum().backward()
+        assert y.tolist() == x.tolist()
+        assert x.grad.tolist() == (2 * x).tolist()
