@@ -18,6 +18,7 @@ from .. import _dtype as D
 from .. import backend
 from .._storage import storage_view
 from .._tensor import Size, make_tensor, wrap_dim
+from ..autograd.engine import _validate
 from ..autograd.graph import Node
 from ..autograd.grad_mode import no_grad
 from ._prep import dims_arg, shape_arg, xp_of
@@ -537,7 +538,12 @@ ViewScatterBackward.__name__ = "ViewScatterBackward0"
 def view_scatter(grad, sizes, view_fn):
     """Zeros of ``sizes`` with ``view_fn(zeros)`` set to ``grad`` (differentiable)."""
     from .creation import zeros
-    out = zeros(sizes, dtype=grad.dtype, device=grad.device)
+    return _scatter_into(grad, zeros(sizes, dtype=grad.dtype, device=grad.device), view_fn)
+
+
+def _scatter_into(grad, out, view_fn):
+    """``out`` (fresh zeros) with ``view_fn(out)`` set to ``grad``, recorded as
+    ViewScatterBackward0 when ``grad`` needs a graph."""
     with no_grad():
         view_fn(out).copy_(grad)
     if needs_grad(grad):
@@ -553,14 +559,52 @@ def view_scatter(grad, sizes, view_fn):
 # ----------------------------------------------------------------------------------------------
 
 
-class CopySlices(Node):
-    """The base's node after one of its views was modified in place.
+class _Region:
+    """Where a view sits in its base's memory: ``of(t)`` is the view's window of a tensor
+    laid out like the base (same shape and strides), ``laid_out(t)`` a copy of ``t`` that is.
+    The base's strides matter: a base that owns, say, column-major memory has its views'
+    windows at other offsets than a row-major tensor of the same shape would."""
 
-    Edge 0 leads to the base's previous history (with the modified region's gradient removed),
-    edge 1 to the node that produced the new values of the region.
+    __slots__ = ("base_shape", "base_strides", "offset", "size", "stride")
+
+    def __init__(self, view_t, base_t):
+        item = base_t._dtype.itemsize
+        base_arr = base_t._data
+        self.base_shape = base_arr.shape
+        self.base_strides = tuple(st // item for st in base_arr.strides)
+        self.offset = (backend.data_ptr(view_t._data) - backend.data_ptr(base_arr)) // item
+        self.size, self.stride = view_t._data.shape, view_t.stride()
+
+    def of(self, t):
+        if t.stride() != self.base_strides:
+            t = self.laid_out(t)
+        return t.as_strided(self.size, self.stride, t.storage_offset() + self.offset)
+
+    def laid_out(self, t):
+        out = self.zeros_like_base(t)
+        out.copy_(t)            # (recorded under create_graph: the copy stays differentiable)
+        return out
+
+    def zeros_like_base(self, t):
+        from .function_forms import empty_strided
+        out = empty_strided(self.base_shape, self.base_strides, dtype=t.dtype, device=t.device)
+        with no_grad():
+            out.zero_()
+        return out
+
+
+class CopySlices(Node):
+    """The base's node after one of its views was modified in place by the op whose node is
+    ``fn``.
+
+    Edge 0 leads to the base's previous history; the others are ``fn``'s own edges past its
+    first (the op's other inputs). Backward runs ``fn`` on the gradient of the modified
+    region: its first result (the gradient of the region's old values) replaces the region in
+    the base's gradient, the rest go to the op's other inputs. (``fn`` None: the region was
+    overwritten with constants, so its old values get no gradient.)
     """
 
-    __slots__ = ("geometry",)
+    __slots__ = ("region", "fn")
 
     def name(self):
         return "torch::autograd::CopySlices"
@@ -568,39 +612,26 @@ class CopySlices(Node):
     def backward(self, grad_outputs):
         grad = grad_outputs[0]
         if grad is None:
-            return (None, None)
-        region_of = self.geometry
-        base_grad = grad.clone()
-        with no_grad():
-            region_of(base_grad).zero_()
-        region_grad = region_of(grad.contiguous()).clone()
-        return (base_grad, region_grad)
+            return (None,) * len(self.next_functions)
+        region = self.region
+        base_grad = region.laid_out(grad)           # a fresh copy, laid out like the base
+        window = region.of(base_grad)
+        if self.fn is None:
+            with no_grad():
+                window.zero_()
+            return (base_grad,)
+        fn_grads = _validate(self.fn, self.fn.backward((window.clone(),)))
+        first = fn_grads[0]
+        if first is None:
+            with no_grad():
+                window.zero_()
+        else:
+            window.copy_(first)
+        return (base_grad,) + tuple(fn_grads[1:])
 
-
-def _region_fn(view_t, base_t):
-    """A function mapping a tensor shaped like ``base_t`` to the region ``view_t`` covers."""
-    item = base_t._dtype.itemsize
-    base_arr = base_t._data
-    base_strides = tuple(s // item for s in base_arr.strides)
-    offset = (backend.data_ptr(view_t._data) - backend.data_ptr(base_arr)) // item
-    size, stride = view_t._data.shape, view_t.stride()
-
-    def region(t):
-        # Lay ``t`` out with the base's strides, then take the same window of it.
-        if t.stride() != base_strides:
-            t = _with_strides(t, base_t)
-        return t.as_strided(size, stride, t.storage_offset() + offset)
-    return region
-
-
-def _with_strides(t, like):
-    """``t``'s values in a fresh tensor whose strides equal ``like``'s (``like`` is dense)."""
-    from .creation import empty_like
-    out = empty_like(like, dtype=t.dtype)
-    out.copy_(t)
-    if t._requires_grad:
-        return t.contiguous()
-    return out
+    def release_saved(self):
+        if self.fn is not None:
+            self.fn.release_saved()
 
 
 def rebase_history(self, result):
@@ -611,17 +642,21 @@ def rebase_history(self, result):
         self._output_nr = result._output_nr
         self._requires_grad = True
         return
+    fn = result._grad_fn
     node = CopySlices()
-    node.geometry = _region_fn(self, base)
-    node.next_functions = (base._gradient_edge() if base._requires_grad else (None, 0),
-                           (result._grad_fn, result._output_nr))
-    node._input_meta = ((base._data.shape, base._dtype, base._device),
-                        (self._data.shape, self._dtype, self._device))
+    node.region = _Region(self, base)
+    node.fn = fn
+    base_edge = base._gradient_edge() if base._requires_grad else (None, 0)
+    base_meta = (base._data.shape, base._dtype, base._device)
+    if fn is None:
+        node.next_functions, node._input_meta = (base_edge,), (base_meta,)
+    else:
+        node.next_functions = (base_edge,) + tuple(fn.next_functions[1:])
+        node._input_meta = (base_meta,) + tuple(fn._input_meta[1:])
     base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
     # The view now derives from the rewritten base.
     view_node = _ViewOfBase()
-    view_node.geometry = node.geometry
-    view_node.base_shape = base._data.shape
+    view_node.region = node.region
     view_node.next_functions = ((node, 0),)
     self._grad_fn, self._output_nr, self._requires_grad = view_node, 0, True
 
@@ -629,11 +664,11 @@ def rebase_history(self, result):
 class _ViewOfBase(Node):
     """AsStridedBackward0 of a view whose base was rewritten: embed into the base's shape."""
 
-    __slots__ = ("geometry", "base_shape")
+    __slots__ = ("region",)
 
     def backward(self, grad_outputs):
-        grad = grad_outputs[0]
-        return (view_scatter(grad, self.base_shape, self.geometry),)
+        grad, region = grad_outputs[0], self.region
+        return (_scatter_into(grad, region.zeros_like_base(grad), region.of),)
 
 
 _ViewOfBase.__name__ = "AsStridedBackward0"
