@@ -46,6 +46,18 @@ EXPRS = [
 ]
 
 
+# The layout of results computed from non-row-major inputs: PyTorch writes scans, softmax,
+# masked_fill and cat row-major (cat: channels-last when every input is), sort into an
+# empty_like of its input.
+T = "(L.arange(24.).reshape(4, 6).t() * 1)"
+LAYOUT_OPS = ["{x}.cumsum(1)", "{x}.cumprod(0)", "{x}.cummax(1).values", "{x}.cummin(0).indices",
+              "{x}.logcumsumexp(1)", "{x}.softmax(0)", "{x}.log_softmax(1)",
+              "{x}.masked_fill({x} > 3, 0)", "{x}.sort(0).values", "{x}.sort(1).indices",
+              "{x}.argsort(0)", "L.cat([{x}, {x}])", "L.cat([{x}, {x}.contiguous()])"]
+EXPRS += [f"{op.format(x=x)}.stride()" for op in LAYOUT_OPS for x in (T, CL)]
+EXPRS += [f"{T}.cumsum(1).view(-1).shape", f"L.cat([{T}, {T}]).view(-1).shape"]
+
+
 @pytest.mark.parametrize("expr", EXPRS)
 def test_memory_formats_match_torch(expr):
     assert outcome(expr, cinder) == outcome(expr, torch)

@@ -94,14 +94,15 @@ def accumulate(xp, ufunc, arr, axis, dt):
             return res
     target = dt.numpy_dtype
     acc = _SCAN_ACC.get(dt)
+    # (the result is row-major whatever the input's layout, as PyTorch's)
     if acc is None:
-        buf = arr.astype(target)
+        buf = arr.astype(target, order="C")
     else:
         if arr.dtype != target:
             # PyTorch converts the input to the result's dtype first (float64 data summed
             # into a float32 result: each value rounded to float32, then carried in float64)
             arr = arr.astype(target)
-        buf = arr.astype(acc)
+        buf = arr.astype(acc, order="C")
     if xp is np:
         if axis < buf.ndim - 1 and buf.shape[axis] and buf.size >= _SLICED * buf.shape[axis]:
             _scan_by_slices(_UFUNCS[ufunc], buf, axis)

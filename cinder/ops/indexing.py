@@ -490,7 +490,9 @@ def masked_fill(input, mask, value):
         raise RuntimeError(f"The size of tensor a ({input.shape[-1]}) must match the size of "
                            f"tensor b ({mask.shape[-1]}) at non-singleton dimension "
                            f"{input.dim() - 1}") from None
-    result = wrap(res.astype(input._dtype.numpy_dtype, copy=False), input._dtype, input._device)
+    # (row-major whatever the input's layout: PyTorch fills a contiguous clone)
+    result = wrap(res.astype(input._dtype.numpy_dtype, order="C", copy=False), input._dtype,
+                  input._device)
     if isinstance(value, Tensor):
         if needs_grad(input, value):
             record(MaskedFillTensorNode, (input, value), (result,), mask=mask)

@@ -135,9 +135,11 @@ def _cumext(name, is_max, node, tuple_type):
         shape[d] = work.shape[d]
         pos = xp.arange(work.shape[d]).reshape(shape)
         idx = backend.accumulate("maximum", xp.where(hit, pos, 0), d)
-        values = wrap(vals.astype(a.dtype).reshape(input._data.shape), input._dtype,
-                      input._device)
-        indices = wrap(idx.astype(np.int64).reshape(input._data.shape), D.int64, input._device)
+        # (row-major results whatever the input's layout, as PyTorch's)
+        values = wrap(vals.astype(a.dtype, order="C").reshape(input._data.shape),
+                      input._dtype, input._device)
+        indices = wrap(idx.astype(np.int64, order="C").reshape(input._data.shape), D.int64,
+                       input._device)
         if input._requires_grad and needs_grad(input):
             record(node, (input,), (values,), self_sizes=input._data.shape, dim=d,
                    indices=indices)
@@ -184,7 +186,7 @@ def logcumsumexp(input, dim, *, out=None):
             res = xp.log(xp.cumsum(xp.exp(work), axis=d))
         else:
             res = backend.accumulate("logaddexp", work, d)
-    result = wrap(res.astype(a.dtype).reshape(input._data.shape), dt, input._device)
+    result = wrap(res.astype(a.dtype, order="C").reshape(input._data.shape), dt, input._device)
     if input._requires_grad and needs_grad(input):
         record(LogcumsumexpNode, (input,), (result,), self=input, dim=d)
     return write_out(out, result) if out is not None else result

@@ -2,6 +2,7 @@
 
 from .._tensor import Tensor, wrap_dim
 from ._prep import as_compute, common_device, dims_arg, result_type, wrap, xp_of
+from .conversion import _laid_out, _suggested_format
 from ._registry import (OpNode, _real_for_real_inputs, alias, needs_grad, node_class, record,
                         register, write_out)
 
@@ -75,12 +76,26 @@ def cat(tensors, dim=0, *, out=None):
     dt = result_type(*parts)
     dev = common_device(parts)
     xp = xp_of(ref)
-    result = wrap(xp.concatenate([as_compute(t, dt, dev) for t in parts], axis=d), dt, dev)
+    arrays = [as_compute(t, dt, dev) for t in parts]
+    res = xp.concatenate(arrays, axis=d)
+    if not all(a.flags.c_contiguous for a in arrays):
+        res = _cat_layout(xp, res, arrays)
+    result = wrap(res, dt, dev)
     if needs_grad(*tensors):
         sizes = [None if _legacy_empty(t) and t is not parts[0] else t.shape[d]
                  for t in tensors]
         record(CatBackward, tensors, (result,), dim=d, sizes=sizes, stacked=False)
     return write_out(out, result) if out is not None else result
+
+
+def _cat_layout(xp, res, arrays):
+    """``cat``'s result in PyTorch's layout: the memory format every input reads as from its
+    strides (channels-last when all are), else row-major."""
+    formats = {_suggested_format(a) for a in arrays}
+    want = formats.pop() if len(formats) == 1 else "contiguous_format"
+    if want == "contiguous_format":
+        return res if res.flags.c_contiguous else xp.ascontiguousarray(res)
+    return res if _suggested_format(res) == want else _laid_out(xp, res, want)
 
 
 register("cat", cat, method=False, family="shape", nodes=(CatBackward,))

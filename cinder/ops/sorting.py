@@ -159,8 +159,9 @@ def sort(input, *args, stable=None, dim=-1, descending=False, out=None):
     a = _as_1d_plus(input._data)
     idx = _argsort(xp, a, d, descending)
     vals = _take_along(xp, a, idx, d).reshape(input._data.shape)
-    values = wrap(vals, input._dtype, input._device)
-    indices = _index_tensor(idx.reshape(input._data.shape), input._device)
+    values = wrap(_laid_out_like(xp, vals, input._data), input._dtype, input._device)
+    indices = _index_tensor(_laid_out_like(xp, idx.reshape(input._data.shape), input._data),
+                            input._device)
     if input._requires_grad and needs_grad(input):
         record(SortNode if stable is None else SortStableNode, (input,), (values,),
                self_sizes=input._data.shape, dim=d,
@@ -173,8 +174,20 @@ def argsort(input, dim=-1, descending=False, stable=False):
     check_tensor_arg(input, "argsort", "input", 1)
     _refuse_complex("argsort", input)
     d = _dim_of(input, dim)
-    idx = _argsort(xp_of(input), _as_1d_plus(input._data), d, descending)
-    return _index_tensor(idx.reshape(input._data.shape), input._device)
+    xp = xp_of(input)
+    idx = _argsort(xp, _as_1d_plus(input._data), d, descending)
+    return _index_tensor(_laid_out_like(xp, idx.reshape(input._data.shape), input._data),
+                         input._device)
+
+
+def _laid_out_like(xp, arr, like):
+    """``arr`` (row-major) in the layout of the input ``like``, as PyTorch's sort writes into
+    an ``empty_like`` of its input (a dense input's strides, kept)."""
+    if arr.ndim < 2 or like.flags.c_contiguous:
+        return arr
+    out = xp.empty_like(like, dtype=arr.dtype)
+    out[...] = arr
+    return out
 
 
 def msort(input, *, out=None):

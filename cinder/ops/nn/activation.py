@@ -546,7 +546,8 @@ def _softmax_family(name, arr_fn, node, kernel_name):
         else:
             with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
                 res = arr_fn(a, axis, **extra)
-        result = wrap(res.astype(dt.numpy_dtype, copy=False), dt, input._device)
+        # (row-major whatever the input's layout, as PyTorch's kernel writes it)
+        result = wrap(res.astype(dt.numpy_dtype, order="C", copy=False), dt, input._device)
         if input._requires_grad and needs_grad(input):
             record(node, (input,), (result,), dim=axis if nd else 0)
         if out is not None:
