@@ -53,7 +53,9 @@ T = "(L.arange(24.).reshape(4, 6).t() * 1)"
 LAYOUT_OPS = ["{x}.cumsum(1)", "{x}.cumprod(0)", "{x}.cummax(1).values", "{x}.cummin(0).indices",
               "{x}.logcumsumexp(1)", "{x}.softmax(0)", "{x}.log_softmax(1)",
               "{x}.masked_fill({x} > 3, 0)", "{x}.sort(0).values", "{x}.sort(1).indices",
-              "{x}.argsort(0)", "L.cat([{x}, {x}])", "L.cat([{x}, {x}.contiguous()])"]
+              "{x}.argsort(0)", "L.cat([{x}, {x}])", "L.cat([{x}, {x}.contiguous()])",
+              "{x}.gather(0, L.zeros_like({x}, dtype=L.long))", "{x}.tril()", "{x}.triu(1)",
+              "{x}.repeat(*[1] * {x}.dim())"]
 EXPRS += [f"{op.format(x=x)}.stride()" for op in LAYOUT_OPS for x in (T, CL)]
 EXPRS += [f"{T}.cumsum(1).view(-1).shape", f"L.cat([{T}, {T}]).view(-1).shape"]
 

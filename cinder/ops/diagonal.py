@@ -155,6 +155,8 @@ def _triangle(name, keep_lower):
         cols = xp.arange(a.shape[-1])[None, :]
         keep = (cols - rows <= diagonal) if keep_lower else (cols - rows >= diagonal)
         res = xp.where(keep, a, xp.zeros((), a.dtype))
+        if not res.flags.c_contiguous:      # (row-major whatever the input's layout)
+            res = xp.ascontiguousarray(res)
         result = wrap(res, input._dtype, input._device)
         if input._requires_grad and needs_grad(input):
             record(node, (input,), (result,), diagonal=diagonal)

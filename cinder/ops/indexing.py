@@ -671,7 +671,10 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     data = input._data if input._data.ndim else input._data.reshape(1)
     # (1-d: ``take`` is several times faster than fancy indexing; the key is checked)
     picked = data.take(key[0]) if len(key) == 1 else data[key]
-    result = make_tensor(picked.reshape(index._data.shape), input._dtype, input._device)
+    picked = picked.reshape(index._data.shape)
+    if not picked.flags.c_contiguous:       # (row-major whatever the index's layout)
+        picked = xp_of(input).ascontiguousarray(picked)
+    result = make_tensor(picked, input._dtype, input._device)
     if input._requires_grad and needs_grad(input):
         record(GatherNode, (input,), (result,), self_sizes=input._data.shape, dim=d, index=index)
     if out is not None:

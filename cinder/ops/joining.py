@@ -48,7 +48,8 @@ def repeat(input, *sizes):
                            f"{list(reps)}")
     xp = xp_of(input)
     a = input._data.reshape((1,) * (len(reps) - nd) + input._data.shape)
-    result = wrap(xp.tile(a, reps), input._dtype, input._device)
+    # (row-major whatever the input's layout: np.tile keeps it when nothing repeats)
+    result = wrap(xp.ascontiguousarray(xp.tile(a, reps)), input._dtype, input._device)
     if input._requires_grad and needs_grad(input):
         record(RepeatNode, (input,), (result,), self_sizes=input._data.shape, repeats=reps)
     return result
