@@ -11,6 +11,7 @@ padding / cropping of ``n`` undone.
 
 import numpy as np
 
+from .. import backend
 from .. import _dtype as D
 from ._prep import wrap, xp_of
 from ._registry import needs_grad, node_class, record, register
@@ -214,8 +215,32 @@ def _cfft(fname, forward):
         x = input if real_fast else _complex_input(input)
         dims, sizes = _dims_sizes(x, s, dim, fname)
         x = _resize(x, dims, sizes)
+        if real_fast and len(dims) == 1:
+            return _out(out, _real_full(x, dims[0], forward, _norm(norm)))
         return _out(out, _c2c(x, dims, forward, _norm(norm)))
     return transform
+
+
+def _real_full(x, dim, forward, norm):
+    """The full (two-sided) transform of a real ``x`` along ``dim``, made as PyTorch makes it:
+    the real-input half, then its mirror image conjugated (so, among others, the imaginary
+    parts of the zero and Nyquist frequencies are +0, not -0). The inverse transform of a
+    real input is the conjugate of the forward one with the inverse scaling, returned, as
+    PyTorch returns it, as a conjugate view (``is_conj()``)."""
+    mod = _fft_module(x)
+    arr = x._data
+    n = arr.shape[dim]
+    half = mod.rfft(arr, axis=dim, norm=norm if forward else DUAL[norm])
+    half = half.astype(x._dtype.to_complex().numpy_dtype, copy=False)
+    full = backend.array_module_of(half).empty(arr.shape[:dim] + (n,) + arr.shape[dim + 1:],
+                                               dtype=half.dtype)
+    lead = (slice(None),) * (dim % arr.ndim)
+    m = half.shape[dim]
+    full[lead + (slice(0, m),)] = half
+    if n > m:
+        full[lead + (slice(m, n),)] = half[lead + (slice(n - m, 0, -1),)].conj()
+    result = wrap(full, x._dtype.to_complex(), x._device)
+    return result if forward else result.conj()
 
 
 fftn = _cfft("fftn", True)
