@@ -33,7 +33,7 @@ from ..ops import OPS
 from ..ops._registry import TENSOR_ATTRIBUTES
 from ..overrides import TorchFunctionMode
 
-__all__ = ["autocast", "is_autocast_available"]
+__all__ = ["autocast", "custom_bwd", "custom_fwd", "is_autocast_available"]
 
 LOWER_PRECISION_FP = (
     "conv1d", "conv2d", "conv3d", "bmm", "mm", "linalg_vecdot", "baddbmm", "addmm", "addbmm",
@@ -433,3 +433,61 @@ class autocast:  # noqa: N801 - PyTorch's name
             with self:
                 return func(*args, **kwargs)
         return decorate_autocast
+
+
+def _cast_floats(value, device_type, dtype):
+    """``value`` with every floating tensor on ``device_type`` (inside tuples, lists and dicts
+    too) converted to ``dtype``; anything else as it is."""
+    if isinstance(value, Tensor):
+        if value._device.type == device_type and value._dtype.is_floating_point:
+            return value.to(dtype)
+        return value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_floats(v, device_type, dtype) for v in value)
+    if isinstance(value, dict):
+        return {k: _cast_floats(v, device_type, dtype) for k, v in value.items()}
+    return value
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """Decorator for the ``forward`` of a custom ``autograd.Function`` used under autocast.
+
+    It records on ``ctx`` whether autocast was on (and its dtype) so that ``custom_bwd`` runs
+    the backward the same way. With ``cast_inputs`` (a dtype), inside an autocast region the
+    floating-point tensors among the arguments are converted to it and the forward runs with
+    autocast off; outside a region ``cast_inputs`` changes nothing.
+    """
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def forward(ctx, *args, **kwargs):
+        ctx._dtype = get_autocast_dtype(device_type)
+        active = is_autocast_enabled(device_type)
+        if cast_inputs is None or not active:
+            ctx._fwd_used_autocast = active if cast_inputs is None else False
+            return fwd(ctx, *args, **kwargs)
+        ctx._fwd_used_autocast = False
+        with autocast(device_type=device_type, enabled=False):
+            return fwd(ctx, *_cast_floats(args, device_type, cast_inputs),
+                       **_cast_floats(kwargs, device_type, cast_inputs))
+    return forward
+
+
+def custom_bwd(bwd=None, *, device_type):
+    """Decorator for the ``backward`` of a custom ``autograd.Function`` whose forward has
+    ``custom_fwd``: the backward runs with the autocast state (on or off, and its dtype) that
+    the forward ran with."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def backward(ctx, *args, **kwargs):
+        with autocast(device_type=device_type, enabled=ctx._fwd_used_autocast,
+                      dtype=ctx._dtype):
+            return bwd(ctx, *args, **kwargs)
+    return backward

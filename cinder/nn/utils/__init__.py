@@ -14,6 +14,8 @@ from .fusion import fuse_conv_bn_weights  # noqa: F401
 from .fusion import fuse_linear_bn_eval  # noqa: F401
 from .fusion import fuse_linear_bn_weights  # noqa: F401
 from .init import skip_init  # noqa: F401
+from .memory_format import convert_conv2d_weight_memory_format  # noqa: F401
+from .memory_format import convert_conv3d_weight_memory_format  # noqa: F401
 from .spectral_norm import remove_spectral_norm  # noqa: F401
 from .spectral_norm import spectral_norm  # noqa: F401
 from .weight_norm import remove_weight_norm  # noqa: F401
