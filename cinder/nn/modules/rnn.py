@@ -18,6 +18,7 @@ from ...ops import FUNCTIONS as _OPS
 from .. import functional as F
 from .. import init
 from ...ops.nn.rnn import rnn_layer
+from ...ops.nn import rnn_stack as _stack
 from ..parameter import Parameter
 from .module import Module
 
@@ -262,6 +263,12 @@ class RNNBase(Module):
         name = "StackBackward0"
         if self.mode == "LSTM" and input.dtype == D.float32:
             name = "MkldnnRnnLayerBackward0"
+        if padded and dtype is None and self.mode == "LSTM" and _stack.stack_fits(
+                input, self.num_layers, self.bidirectional, self.proj_size,
+                bool(self.dropout and self.training)):
+            # all layers as one wavefront kernel (rnn_stack.py): the common fast case
+            return _stack.run_stack(input, hx, cx, self._flat_weights, self.bias, self.num_layers,
+                             name)
         h_out, c_out = [], []
         for layer in range(self.num_layers):
             outs = []

@@ -13,6 +13,7 @@ import numpy as np
 from .._registry import FUNCTIONS, register
 from .dropout import dropout
 from .rnn import rnn_layer
+from . import rnn_stack as _stack
 
 # ----------------------------------------------------------------------------------------------
 # Cells: one time step
@@ -81,6 +82,11 @@ def _run(mode, input, batch_sizes, h0, c0, params, has_biases, num_layers, p, tr
     else:
         x, sizes, seq_shape = input, batch_sizes.numpy().astype(np.int64), None
     directions = 2 if bidirectional else 1
+    per = len(params) // (num_layers * directions)
+    if padded and mode == "LSTM" and _stack.stack_fits(input, num_layers, bidirectional,
+                                                per in (3, 5), bool(p and train)):
+        x, h_n, c_n = _stack.run_stack(input, h0, c0, list(params), has_biases, num_layers)
+        return (x.transpose(0, 1) if batch_first else x), h_n, c_n
     weights = _layer_weights(params, num_layers * directions, has_biases)
     h_out, c_out = [], []
     for layer in range(num_layers):
