@@ -67,9 +67,39 @@ def _active(s, steps, layers):
     return max(0, s - steps + 1), min(layers, s + 1)
 
 
+def _step_keys(total, steps, layers):
+    """Per wavefront step: (active layers as a slice, the index of their rows in a
+    ``buf[s, l]`` array at this step, at the next step). A full step indexes with the integer
+    alone, which is cheaper than a tuple."""
+    keys = []
+    for s in range(total):
+        lo, hi = _active(s, steps, layers)
+        full = (lo, hi) == (0, layers)
+        span = slice(lo, hi)
+        keys.append((span, s if full else (s, span), s + 1 if full else (s + 1, span)))
+    return keys
+
+
+def _clear_idle(steps, *bufs):
+    """Zero the slots of layers with no work at a step (the ramps of the wavefront), so the
+    whole-array passes over these buffers see finite numbers there."""
+    for buf in bufs:
+        for lay in range(buf.shape[1]):
+            buf[:lay, lay] = 0
+            buf[lay + steps:, lay] = 0
+
+
 # ----------------------------------------------------------------------------------------------
 # Forward
 # ----------------------------------------------------------------------------------------------
+
+def _padded_rows(shape, dt):
+    """An empty array of ``shape`` whose rows start 64-byte aligned (each row padded to a
+    multiple of 16 elements): the GEMMs and ufuncs on its row blocks run faster aligned."""
+    width = shape[-1]
+    padded = -(-width // 16) * 16
+    return np.empty(shape[:-1] + (padded,), dtype=dt)[..., :width]
+
 
 def _gate_weights(layers, dt):
     """Layer 0's scaled ``W_ih^T``, ``W_hh^T``, bias, and the stacked ``Wk_l`` (L, 2H+1, 4H)
@@ -99,33 +129,41 @@ def _forward(x, h0, c0, layers, steps, batch):
     if bias0 is not None:
         xw += bias0
     xw = xw.reshape(steps, batch, 4 * hs)
-    z = np.zeros((total + 1, nl + 1, batch, 2 * hs + 1), dtype=dt)
+    # wavefront-order buffers (see the module docstring); z's last column is the ones column
+    z = _padded_rows((total + 1, nl + 1, batch, 2 * hs + 1), dt)
     z[..., 2 * hs] = 1
-    c = np.zeros((total + 1, nl, batch, hs), dtype=dt)
-    acts = np.zeros((total, nl, batch, 4 * hs), dtype=dt)
-    tc = np.zeros((total, nl, batch, hs), dtype=dt)
+    c = np.empty((total + 1, nl, batch, hs), dtype=dt)
+    acts = np.empty((total, nl, batch, 4 * hs), dtype=dt)
+    tc = np.empty((total, nl, batch, hs), dtype=dt)
+    _clear_idle(steps, acts, tc)
     for lay in range(nl):                    # each layer's initial state, read at step s = l
         z[lay, lay, :, hs:2 * hs] = h0[lay]
+        c[:lay, lay] = 0
         c[lay, lay] = c0[lay]
-    for s in range(total):
-        lo, hi = _active(s, steps, nl)
+        c[lay + steps + 1:, lay] = 0
+    gi, gf, gg, go = (acts[..., j * hs:(j + 1) * hs] for j in range(4))
+    zin, zh = z[..., :hs], z[..., hs:2 * hs]
+    ig = np.empty((nl, batch, hs), dtype=dt)
+    for s, (span, cur, nxt) in enumerate(_step_keys(total, steps, nl)):
+        lo, hi = span.start, span.stop
         if lo == 0:
-            np.matmul(z[s, 0, :, hs:2 * hs], w_hh0k, out=acts[s, 0])
+            np.matmul(zh[s, 0], w_hh0k, out=acts[s, 0])
             acts[s, 0] += xw[s]
         upper = max(lo, 1)
         if upper < hi:
             np.matmul(z[s, upper:hi], wk[upper:hi], out=acts[s, upper:hi])
-        a = acts[s, lo:hi]
+        a = acts[cur]
         np.tanh(a, out=a)                    # sigmoid(p) = tanh(p / 2) / 2 + 1 / 2
         a *= k
         a += shift
-        cnew = c[s + 1, lo:hi]
-        np.multiply(a[..., hs:2 * hs], c[s, lo:hi], out=cnew)
-        cnew += a[..., :hs] * a[..., 2 * hs:3 * hs]
-        np.tanh(cnew, out=tc[s, lo:hi])
-        hnew = z[s + 1, lo:hi, :, hs:2 * hs]
-        np.multiply(a[..., 3 * hs:], tc[s, lo:hi], out=hnew)
-        z[s + 1, lo + 1:hi + 1, :, :hs] = hnew   # the next layer's input (the top: the output)
+        cnew = c[nxt]
+        np.multiply(gf[cur], c[cur], out=cnew)
+        cnew += np.multiply(gi[cur], gg[cur], out=ig[span])
+        np.tanh(cnew, out=tc[cur])
+        np.multiply(go[cur], tc[cur], out=zh[s + 1, span])
+        # the same product again as the next layer's input (the top's: the output); a copy
+        # within z would go through a temporary, as NumPy sees the two views overlap
+        np.multiply(go[cur], tc[cur], out=zin[s + 1, lo + 1:hi + 1])
     out = z[nl:nl + steps, nl, :, :hs].reshape(steps * batch, hs)
     h_n = np.stack([z[lay + steps, lay, :, hs:2 * hs] for lay in range(nl)])
     c_n = np.stack([c[lay + steps, lay] for lay in range(nl)])
@@ -158,22 +196,24 @@ def _backward(x, layers, saved, gout, gh, gc, steps, needed):
         wb[lay, :, hs:] = w_hh
     dc = gc.copy()
     dht_buf, dct_buf = np.empty_like(dc), np.empty_like(dc)
-    for s in range(total - 1, -1, -1):
-        lo, hi = _active(s, steps, nl)
+    dct3 = dct_buf[:, :, None, :]
+    dpre3, dpre_o = dpre[..., :3, :], dpre[..., 3, :]
+    dzin, dzh = dz[..., :hs], dz[..., hs:]
+    for s, (span, cur, _) in reversed(list(enumerate(_step_keys(total, steps, nl)))):
+        lo, hi = span.start, span.stop
         # gradient into h_l(t): from layer l at t + 1 and from layer l + 1 at t (or the output)
-        dht = np.add(dz[s + 1, lo:hi, :, hs:], dz[s + 1, lo + 1:hi + 1, :, :hs],
-                     out=dht_buf[lo:hi])
-        dct = np.multiply(dht, fk[s, lo:hi], out=dct_buf[lo:hi])
-        dct += dc[lo:hi]
-        np.multiply(dct[:, :, None, :], fa[s, lo:hi], out=dpre[s, lo:hi, :, :3])
-        np.multiply(dht, fb[s, lo:hi], out=dpre[s, lo:hi, :, 3])
-        np.multiply(dct, ff[s, lo:hi], out=dc[lo:hi])
-        d2 = dpre[s].reshape(nl, batch, gates)
+        dht = np.add(dzh[s + 1, span], dzin[s + 1, lo + 1:hi + 1], out=dht_buf[span])
+        dct = np.multiply(dht, fk[cur], out=dct_buf[span])
+        dct += dc[span]
+        np.multiply(dct3[span], fa[cur], out=dpre3[cur])
+        np.multiply(dht, fb[cur], out=dpre_o[cur])
+        np.multiply(dct, ff[cur], out=dc[span])
         if lo == 0:
-            np.matmul(d2[0], w_hh0, out=dz[s, 0, :, hs:])
+            np.matmul(dpre[s, 0].reshape(batch, gates), w_hh0, out=dzh[s, 0])
         upper = max(lo, 1)
         if upper < hi:
-            np.matmul(d2[upper:hi], wb[upper:hi], out=dz[s, upper:hi])
+            np.matmul(dpre[s, upper:hi].reshape(hi - upper, batch, gates), wb[upper:hi],
+                      out=dz[s, upper:hi])
     grads = {"h0": np.stack([dz[lay, lay, :, hs:] for lay in range(nl)]), "c0": dc}
     for lay in range(nl):
         _layer_weight_grads(grads, lay, x, layers, dpre, z, steps, needed)
