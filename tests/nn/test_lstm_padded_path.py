@@ -1,7 +1,7 @@
 """The LSTM's per-layer loop for padded sequences (every step has the whole batch) gives the
 general packed-row loop's results bit for bit and PyTorch's within float rounding, in both
 directions; an empty batch runs forward and backward as in PyTorch. (The unidirectional
-stack otherwise runs as one wavefront kernel, ``rnn_stack``: switched off here, tested in
+stack otherwise runs as one node, ``rnn_stack``: switched off here, tested in
 ``test_lstm_stack.py``.)"""
 
 import numpy as np

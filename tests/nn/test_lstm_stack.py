@@ -1,7 +1,7 @@
-"""The wavefront kernel for a stack of unidirectional LSTM layers (the op ``_lstm_stack``,
+"""A stack of unidirectional LSTM layers as one op and one graph node (``_lstm_stack``,
 ``cinder/ops/nn/rnn_stack.py``) against PyTorch: outputs, final states, every gradient, the
 printed node names, double backward, the functional ``lstm``; and the cases it leaves to the
-per-layer kernel (dropout while training, bidirectional) still matching PyTorch."""
+per-layer nodes (dropout while training, bidirectional) still matching PyTorch."""
 
 import numpy as np
 import pytest
@@ -53,7 +53,7 @@ def test_stack_matches_pytorch(layers, dtype, bias, monkeypatch):
     fits = rnn_stack.stack_fits
     monkeypatch.setattr(rnn_stack, "stack_fits", lambda *a: taken.append(fits(*a)) or taken[-1])
     c_res = _run(cinder, _model(cinder, layers, dtype, bias=bias), dtype)
-    assert taken == [True]                  # the wavefront kernel ran
+    assert taken == [True]                  # the one-node kernel ran
     _compare(c_res, _run(torch, _model(torch, layers, dtype, bias=bias), dtype), dtype)
 
 
@@ -68,7 +68,7 @@ def test_stack_batch_first_default_states_eval_dropout(dtype):
 
 
 def test_stack_equals_per_layer_kernel(monkeypatch):
-    """The wavefront gives the per-layer kernel's numbers up to float64 rounding."""
+    """One node gives the per-layer nodes' numbers (up to float64 rounding)."""
     fast = _run(cinder, _model(cinder, 3, "float64"), "float64")[0]
     monkeypatch.setattr(rnn_stack, "stack_fits", lambda *args: False)
     slow = _run(cinder, _model(cinder, 3, "float64"), "float64")[0]

@@ -27,11 +27,16 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
+_PACKED = []
+
+
 def _packed_sequence_class():
-    # Imported on use: importing nn.utils while nn.modules loads would let the star import
-    # in nn/__init__ bind ``nn.utils`` to ``nn.modules.utils``.
-    from ..utils.rnn import PackedSequence
-    return PackedSequence
+    # Imported on first use: importing nn.utils while nn.modules loads would let the star
+    # import in nn/__init__ bind ``nn.utils`` to ``nn.modules.utils``.
+    if not _PACKED:
+        from ..utils.rnn import PackedSequence
+        _PACKED.append(PackedSequence)
+    return _PACKED[0]
 
 
 def _apply_permutation(tensor, permutation, dim=1):
@@ -251,6 +256,15 @@ class RNNBase(Module):
             input, hx = _cast(input, dtype), [_cast(h, dtype) for h in hx]
             cx = None if cx is None else [_cast(c, dtype) for c in cx]
         padded = batch_sizes is None
+        name = "StackBackward0"
+        if self.mode == "LSTM" and input.dtype == D.float32:
+            name = "MkldnnRnnLayerBackward0"
+        if padded and dtype is None and self.mode == "LSTM" and _stack.stack_fits(
+                input, self.num_layers, self.bidirectional, self.proj_size,
+                bool(self.dropout and self.training)):
+            # all layers as one op and one graph node (rnn_stack.py): the common case
+            return _stack.run_stack(input, hx, cx, self._flat_weights, self.bias,
+                                    self.num_layers, name)
         if padded:
             steps, batch = input.shape[0], input.shape[1]
             x = input.reshape(steps * batch, input.shape[2])
@@ -260,15 +274,6 @@ class RNNBase(Module):
             sizes = batch_sizes.numpy().astype(np.int64)
         directions = 2 if self.bidirectional else 1
         seq_shape = (input.shape[0], input.shape[1]) if padded else None
-        name = "StackBackward0"
-        if self.mode == "LSTM" and input.dtype == D.float32:
-            name = "MkldnnRnnLayerBackward0"
-        if padded and dtype is None and self.mode == "LSTM" and _stack.stack_fits(
-                input, self.num_layers, self.bidirectional, self.proj_size,
-                bool(self.dropout and self.training)):
-            # all layers as one wavefront kernel (rnn_stack.py): the common fast case
-            return _stack.run_stack(input, hx, cx, self._flat_weights, self.bias, self.num_layers,
-                             name)
         h_out, c_out = [], []
         for layer in range(self.num_layers):
             outs = []

@@ -133,25 +133,37 @@ def _lstm_forward_uniform(xp, xw, h0, c0, w_hh, steps, reverse):
     whole batch, so each step's rows are one (B, .) block of a (T, B, .) view, the new states
     are written in place into the output and cell arrays, and the states before each step
     are those arrays shifted by one step (two copies after the loop instead of four copies
-    a step). The same arithmetic in the same order as the general loop."""
+    a step). The gate scale k is folded into ``W_hh^T`` and the hoisted projection once
+    (scaling by 1/2 is exact, so the numbers are the general loop's bit for bit), the GEMM
+    writes straight into the saved gate array, and the gate views are built once."""
     batch, hs = c0.shape
     n_rows = xw.shape[0]
     dt = xw.dtype
+    k, shift = _lstm_gate_affine(xp, hs, dt)
+    xw *= k
+    w_hh_k = w_hh.T * k
     out = xp.empty((n_rows, hs), dtype=dt)
     acts = xp.empty_like(xw)
     cnew = xp.empty((n_rows, hs), dtype=dt)
     tc = xp.empty((n_rows, hs), dtype=dt)
     xw3, out3, acts3, cnew3, tc3 = (a.reshape(steps, batch, a.shape[1]) for a in (
         xw, out, acts, cnew, tc))
-    affine = _lstm_gate_affine(xp, hs, dt)
-    w_hh_t = w_hh.T
+    gi, gf, gg, go = (acts3[..., j * hs:(j + 1) * hs] for j in range(4))
+    ig = xp.empty((batch, hs), dtype=dt)
     h, c = h0, c0
-    order = range(steps - 1, -1, -1) if reverse else range(steps)
-    for t in order:
-        g = h @ w_hh_t
-        g += xw3[t]
-        h = _lstm_step(xp, g, c, acts3[t], cnew3[t], tc3[t], affine, out3[t])
-        c = cnew3[t]
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        a = acts3[t]
+        xp.matmul(h, w_hh_k, out=a)
+        a += xw3[t]
+        xp.tanh(a, out=a)                   # sigmoid(p) = tanh(p / 2) / 2 + 1 / 2
+        a *= k
+        a += shift
+        c_t = cnew3[t]
+        xp.multiply(gf[t], c, out=c_t)
+        c_t += xp.multiply(gi[t], gg[t], out=ig)
+        xp.tanh(c_t, out=tc3[t])
+        h = xp.multiply(go[t], tc3[t], out=out3[t])
+        c = c_t
     # the state before step t is the state after the step processed just before it
     if reverse:
         hprev = xp.concatenate([out[batch:], h0])
@@ -188,8 +200,10 @@ def _backward(xp, s, gout, gh, gc, needed=frozenset(("x", "w_ih", "w_hh", "b_ih"
     w_hh, w_hr = s.w_hh_arr, s.w_hr_arr
     acts, hprev = sv["acts"], sv["hprev"]
     n_rows = acts.shape[0]
-    dpre = xp.zeros_like(acts)          # gradient of the input-side gate pre-activations
-    dhw = xp.zeros_like(acts) if mode == "GRU" else dpre   # ... of the hidden-side ones
+    # gradients of the input-side gate pre-activations and of the hidden-side ones (the
+    # steps together write every row)
+    dpre = xp.empty_like(acts)
+    dhw = xp.empty_like(acts) if mode == "GRU" else dpre
     dh = gh.copy()
     dc = None if gc is None else gc.copy()
     dhh_all = xp.empty((n_rows, w_hr.shape[0]), acts.dtype) if w_hr is not None else None
@@ -237,14 +251,24 @@ def _weight_grads(s, dpre, dhw, hprev, dh, dc, dhh_all, needed):
         grads["w_ih"] = dpre.T @ s.x_arr
     if "w_hh" in needed:
         grads["w_hh"] = dhw.T @ hprev
-    if s.has_bias:
-        if "b_ih" in needed:
-            grads["b_ih"] = dpre.sum(0)
-        if "b_hh" in needed:
-            grads["b_hh"] = dhw.sum(0)
+    if s.has_bias and ("b_ih" in needed or "b_hh" in needed):
+        # when the two sides' gate gradients are one array (all but GRU), one column sum
+        # serves both biases
+        grads["b_ih"] = _column_sum(dpre)
+        grads["b_hh"] = grads["b_ih"].copy() if dhw is dpre else _column_sum(dhw)
     if dhh_all is not None:
         grads["w_hr"] = dhh_all.T @ s.arrays["hh"]
     return grads
+
+
+def _column_sum(a):
+    """``a.sum(0)`` of a (rows, cols) array; for float32/float64 as a GEMV with a ones
+    vector, which BLAS runs faster than NumPy's reduction over the rows."""
+    if a.dtype not in (np.float32, np.float64):
+        return a.sum(0)
+    ones = a[:, 0].copy()                   # a vector of the array's kind (NumPy or CuPy)
+    ones.fill(1)
+    return ones @ a
 
 
 def _lstm_backward_uniform(xp, factors, dpre4, gout, dh, dc, w_hh, steps, reverse):
@@ -258,14 +282,17 @@ def _lstm_backward_uniform(xp, factors, dpre4, gout, dh, dc, w_hh, steps, revers
     dpre3 = dpre4.reshape(steps, batch, 4, hs)
     dhw3 = dpre4.reshape(steps, batch, 4 * hs)
     order = range(steps) if reverse else range(steps - 1, -1, -1)
+    dht, dct = xp.empty_like(dh), xp.empty_like(dc)      # per-step buffers, reused
+    dct3 = dct[:, None, :]
+    dpre_ifg, dpre_o = dpre3[:, :, :3], dpre3[:, :, 3]
     for t in order:
-        dht = dh + gout3[t]
-        dct = dht * K[t]
+        xp.add(dh, gout3[t], out=dht)
+        xp.multiply(dht, K[t], out=dct)
         dct += dc
-        xp.multiply(dct[:, None, :], A[t], out=dpre3[t, :, :3])
-        xp.multiply(dht, B[t], out=dpre3[t, :, 3])
-        dc = xp.multiply(dct, f[t], out=dct)
-        dh = dhw3[t] @ w_hh
+        xp.multiply(dct3, A[t], out=dpre_ifg[t])
+        xp.multiply(dht, B[t], out=dpre_o[t])
+        xp.multiply(dct, f[t], out=dc)
+        xp.matmul(dhw3[t], w_hh, out=dh)
     return dh, dc
 
 
