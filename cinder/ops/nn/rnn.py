@@ -34,13 +34,20 @@ def _sigmoid(xp, a):
     return t
 
 
+_AFFINE = {}
+
+
 def _lstm_gate_affine(xp, hs, dtype):
     """Per-column factors turning the LSTM gates' tanh into sigmoids (i, f, o) and plain tanh
-    (g): ``act = tanh(pre * k) * k + shift`` with k = 1/2 (exact in binary floating point)."""
-    k = xp.full(4 * hs, 0.5, dtype=dtype)
-    k[2 * hs:3 * hs] = 1
-    shift = xp.where(k == 1, 0, 0.5).astype(dtype)
-    return k, shift
+    (g): ``act = tanh(pre * k) * k + shift`` with k = 1/2 (exact in binary floating point).
+    Built once per (array module, size, dtype) and only read."""
+    key = (xp.__name__, hs, xp.dtype(dtype).name)
+    if key not in _AFFINE:
+        k = xp.full(4 * hs, 0.5, dtype=dtype)
+        k[2 * hs:3 * hs] = 1
+        shift = xp.where(k == 1, 0, 0.5).astype(dtype)
+        _AFFINE[key] = (k, shift)
+    return _AFFINE[key]
 
 
 def _steps(batch_sizes, reverse):
@@ -56,13 +63,12 @@ def _steps(batch_sizes, reverse):
 
 def _forward(xp, mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
     """Run the layer; returns (output (N, Hout), h_n, c_n, saved arrays for backward)."""
-    xw = x @ w_ih.T                         # the hoisted input projection
-    if b_ih is not None:
-        xw += b_ih
-        if mode != "GRU":                   # GRU keeps b_hh inside the reset gate's product
-            xw += b_hh
     if mode == "LSTM" and w_hr is None and _uniform(batch_sizes):
-        return _lstm_forward_uniform(xp, xw, h0, c0, w_hh, len(batch_sizes), reverse)
+        return _lstm_forward_uniform(xp, x, h0, c0, w_ih, w_hh, b_ih, b_hh, len(batch_sizes),
+                                     reverse)
+    xw = x @ w_ih.T                         # the hoisted input projection
+    if b_ih is not None:                    # GRU keeps b_hh inside the reset gate's product
+        xw += b_ih if mode == "GRU" else b_ih + b_hh
     n_rows = x.shape[0]
     hout = h0.shape[1]
     out = xp.empty((n_rows, hout), dtype=x.dtype)
@@ -128,19 +134,21 @@ def _uniform(batch_sizes):
     return len(batch_sizes) > 0 and batch_sizes[-1] > 0 and batch_sizes[0] == batch_sizes[-1]
 
 
-def _lstm_forward_uniform(xp, xw, h0, c0, w_hh, steps, reverse):
+def _lstm_forward_uniform(xp, x, h0, c0, w_ih, w_hh, b_ih, b_hh, steps, reverse):
     """``_forward`` for an LSTM without projection on a padded sequence: every step has the
     whole batch, so each step's rows are one (B, .) block of a (T, B, .) view, the new states
     are written in place into the output and cell arrays, and the states before each step
     are those arrays shifted by one step (two copies after the loop instead of four copies
-    a step). The gate scale k is folded into ``W_hh^T`` and the hoisted projection once
-    (scaling by 1/2 is exact, so the numbers are the general loop's bit for bit), the GEMM
-    writes straight into the saved gate array, and the gate views are built once."""
+    a step). The gate scale k is folded into the weights and biases once (scaling by 1/2 is
+    exact, so the numbers are the general loop's bit for bit), the GEMM writes straight into
+    the saved gate array, and the gate views are built once."""
     batch, hs = c0.shape
-    n_rows = xw.shape[0]
-    dt = xw.dtype
+    n_rows = x.shape[0]
+    dt = x.dtype
     k, shift = _lstm_gate_affine(xp, hs, dt)
-    xw *= k
+    xw = x @ (w_ih.T * k)                   # the hoisted input projection, scaled
+    if b_ih is not None:
+        xw += (b_ih + b_hh) * k
     w_hh_k = w_hh.T * k
     out = xp.empty((n_rows, hs), dtype=dt)
     acts = xp.empty_like(xw)
@@ -208,7 +216,7 @@ def _backward(xp, s, gout, gh, gc, needed=frozenset(("x", "w_ih", "w_hh", "b_ih"
     dc = None if gc is None else gc.copy()
     dhh_all = xp.empty((n_rows, w_hr.shape[0]), acts.dtype) if w_hr is not None else None
     if mode == "LSTM":
-        lstm = _lstm_back_factors(sv)
+        lstm = _lstm_back_factors(xp, sv)
         dpre4 = dpre.reshape(n_rows, 4, acts.shape[1] // 4)
         if w_hr is None and _uniform(s.batch_sizes):
             dh, dc = _lstm_backward_uniform(xp, lstm, dpre4, gout, dh, dc, w_hh,
@@ -296,21 +304,31 @@ def _lstm_backward_uniform(xp, factors, dpre4, gout, dh, dc, w_hh, steps, revers
     return dh, dc
 
 
-def _lstm_back_factors(sv):
+def _lstm_back_factors(xp, sv):
     """Per-row factors of the LSTM step's backward, computed for the whole sequence at once
     so each step only combines them with the incoming gradients:
-    ``dpre[i, f, g] = dc_t * A``, ``dpre[o] = dh * B``, ``dc_t = dc + dh * K``."""
+    ``dpre[i, f, g] = dc_t * A``, ``dpre[o] = dh * B``, ``dc_t = dc + dh * K``. Written into
+    their arrays in place (no temporaries: these are whole-sequence passes)."""
     a, cprev, tc = sv["acts"], sv["cprev"], sv["tc"]
-    hs = tc.shape[1]
-    a4 = a.reshape(a.shape[0], 4, hs)
+    n, hs = tc.shape
+    a4 = a.reshape(n, 4, hs)
     i, f, gg, o = a4[:, 0], a4[:, 1], a4[:, 2], a4[:, 3]
-    A = a4[:, :3] * (1 - a4[:, :3])                    # sigmoid' for i and f ...
-    A[:, 2] = 1 - gg * gg                              # ... tanh' for g
+    A = xp.empty((n, 3, hs), dtype=a.dtype)
+    sig = A[:, :2]                                     # sigmoid' = s (1 - s) for i and f
+    xp.subtract(1, a4[:, :2], out=sig)
+    sig *= a4[:, :2]
     A[:, 0] *= gg
     A[:, 1] *= cprev
-    A[:, 2] *= i
-    B = tc * o * (1 - o)
-    K = o * (1 - tc * tc)
+    tanh_g = A[:, 2]                                   # tanh' = 1 - g^2 for g
+    xp.multiply(gg, gg, out=tanh_g)
+    xp.subtract(1, tanh_g, out=tanh_g)
+    tanh_g *= i
+    B = xp.subtract(1, o)
+    B *= o
+    B *= tc
+    K = xp.multiply(tc, tc)
+    xp.subtract(1, K, out=K)
+    K *= o
     return A, B, K, f
 
 
