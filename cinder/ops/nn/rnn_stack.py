@@ -28,7 +28,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from ...autograd import grad_mode
-from .._registry import FUNCTIONS, needs_grad, node_class, record, register
+from .._registry import needs_grad, node_class, record, register
+from ..shape import StackBackward
 from . import rnn as _rnn
 from ._utils import like, recompute_grads
 
@@ -166,13 +167,8 @@ def _node(name, num_layers, has_bias):
     return _NODES[key]
 
 
-def lstm_stack(input, hx, cx, params, has_bias, num_layers, node_name="RnnLayerBackward0"):
-    """``num_layers`` unidirectional LSTM layers without projection over a padded (T, B, I)
-    ``input``, from initial states ``hx``/``cx`` (L, B, H); ``params`` lists each layer's
-    ``w_ih, w_hh`` (then ``b_ih, b_hh`` when ``has_bias``). Returns the output (T, B, H) and
-    each layer's final hidden and cell state: ``(out, h_0, ..., h_{L-1}, c_0, ..., c_{L-1})``.
-    The graph node prints as ``node_name`` (one of ``rnn._NODE_NAMES``), as the
-    per-layer nodes would."""
+def _run(input, hx, cx, params, has_bias, num_layers, node_name):
+    """``lstm_stack``'s work; returns its results and the stacked final states' arrays."""
     if node_name not in _rnn._NODE_NAMES:
         raise ValueError(f"unknown node name {node_name}")
     steps, batch = input.shape[0], input.shape[1]
@@ -192,14 +188,34 @@ def lstm_stack(input, hx, cx, params, has_bias, num_layers, node_name="RnnLayerB
                **dict(zip(keys, (input, hx, cx, *params))), seq_shape=(steps, batch),
                arrays=saved, layer_arrays=layers, num_layers=num_layers,
                has_bias=has_bias, steps=steps, batch=batch)
-    return results
+    return results, h_n, c_n
+
+
+def lstm_stack(input, hx, cx, params, has_bias, num_layers, node_name="RnnLayerBackward0"):
+    """``num_layers`` unidirectional LSTM layers without projection over a padded (T, B, I)
+    ``input``, from initial states ``hx``/``cx`` (L, B, H); ``params`` lists each layer's
+    ``w_ih, w_hh`` (then ``b_ih, b_hh`` when ``has_bias``). Returns the output (T, B, H) and
+    each layer's final hidden and cell state: ``(out, h_0, ..., h_{L-1}, c_0, ..., c_{L-1})``.
+    The graph node prints as ``node_name`` (one of ``rnn._NODE_NAMES``), as the
+    per-layer nodes would."""
+    return _run(input, hx, cx, params, has_bias, num_layers, node_name)[0]
+
+
+def _stacked(parts, arr, ref):
+    """The per-layer states ``parts`` stacked along a new dim 0, as PyTorch's ``torch.stack``
+    of them (its node, StackBackward0), reusing ``arr``: the kernel already holds them
+    stacked, and the parts are views of its rows."""
+    result = like(arr, ref)
+    if needs_grad(*parts):
+        record(StackBackward, parts, (result,), dim=0, sizes=None, stacked=True)
+    return result
 
 
 def run_stack(input, hx, cx, params, has_bias, num_layers, node_name="RnnLayerBackward0"):
     """``lstm_stack`` with the per-layer states stacked: ``(output, h_n, c_n)``."""
-    res = lstm_stack(input, hx, cx, params, has_bias, num_layers, node_name)
-    stack = FUNCTIONS["stack"]
-    return res[0], stack(list(res[1:1 + num_layers]), 0), stack(list(res[1 + num_layers:]), 0)
+    res, h_n, c_n = _run(input, hx, cx, params, has_bias, num_layers, node_name)
+    return (res[0], _stacked(res[1:1 + num_layers], h_n, input),
+            _stacked(res[1 + num_layers:], c_n, input))
 
 
 register("_lstm_stack", lstm_stack, method=False, function_too=False, family="nn.rnn",
