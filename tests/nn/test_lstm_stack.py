@@ -141,3 +141,21 @@ def test_op_entry():
     np.testing.assert_array_equal(res[0].detach().numpy(), out.detach().numpy())
     np.testing.assert_array_equal(res[2].detach().numpy(), h[1].detach().numpy())
     np.testing.assert_array_equal(res[4].detach().numpy(), c[1].detach().numpy())
+
+
+def test_unbatched_and_no_grad():
+    """An unbatched (T, I) input runs the kernel too; under no_grad nothing is recorded."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((5, 5)).astype("float32")
+    outs = []
+    for lib in (cinder, torch):
+        m = _model(lib, 2, "float32")
+        out, (h, c) = m(lib.tensor(x))
+        with lib.no_grad():
+            out2, _ = m(lib.tensor(x))
+        assert out2.grad_fn is None and out.grad_fn is not None
+        outs.append([out, h, c, out2])
+    for a, b in zip(*outs):
+        assert tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=2e-5,
+                                   atol=2e-5)
