@@ -40,14 +40,17 @@ _AFFINE = {}
 def _lstm_gate_affine(xp, hs, dtype):
     """Per-column factors turning the LSTM gates' tanh into sigmoids (i, f, o) and plain tanh
     (g): ``act = tanh(pre * k) * k + shift`` with k = 1/2 (exact in binary floating point).
-    Built once per (array module, size, dtype) and only read."""
-    key = (xp.__name__, hs, xp.dtype(dtype).name)
-    if key not in _AFFINE:
-        k = xp.full(4 * hs, 0.5, dtype=dtype)
-        k[2 * hs:3 * hs] = 1
-        shift = xp.where(k == 1, 0, 0.5).astype(dtype)
+    NumPy's are built once per size and dtype and only read (CuPy's live on one device, so
+    they are built per call)."""
+    key = (hs, np.dtype(dtype).name)
+    if xp is np and key in _AFFINE:
+        return _AFFINE[key]
+    k = xp.full(4 * hs, 0.5, dtype=dtype)
+    k[2 * hs:3 * hs] = 1
+    shift = xp.where(k == 1, 0, 0.5).astype(dtype)
+    if xp is np:
         _AFFINE[key] = (k, shift)
-    return _AFFINE[key]
+    return k, shift
 
 
 def _steps(batch_sizes, reverse):
