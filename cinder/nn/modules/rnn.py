@@ -168,7 +168,7 @@ class RNNBase(Module):
 
     # ------------------------------------------------------------------ input checks
     def check_input(self, input, batch_sizes):
-        w_dtype = self._flat_weights[0].dtype
+        w_dtype = getattr(self, self._flat_weights_names[0]).dtype
         if input.dtype != w_dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
                              f"({w_dtype}). Convert input: input.to({w_dtype}), or convert "
