@@ -70,6 +70,7 @@ TESTED_ELSEWHERE = {
                                                "view_as_complex_copy")},
     "_rnn_layer": "nn/test_rnn.py",
     "_lstm_stack": "nn/test_lstm_stack.py",
+    "_lstm_pair": "nn/test_lstm_stack.py",
     # CUDA-only in PyTorch (NotImplementedError on its CPU build): checked against what they
     # stand for there (var_mean, F.batch_norm and its gradients)
     **{name: "test_coverage_nn.py" for name in (

@@ -1,7 +1,8 @@
 """A stack of unidirectional LSTM layers as one op and one graph node (``_lstm_stack``,
-``cinder/ops/nn/rnn_stack.py``) against PyTorch: outputs, final states, every gradient, the
-printed node names, double backward, the functional ``lstm``; and the cases it leaves to the
-per-layer nodes (dropout while training, bidirectional) still matching PyTorch."""
+``cinder/ops/nn/rnn_stack.py``) and both directions of a bidirectional layer as one kernel
+(``_lstm_pair``, ``rnn_pair.py``) against PyTorch: outputs, final states, every gradient, the
+printed node names, double backward, the functional ``lstm``; and the cases left to the
+per-layer nodes (dropout while training) still matching PyTorch."""
 
 import numpy as np
 import pytest
@@ -9,7 +10,7 @@ import torch
 
 import cinder
 from cinder.ops import OPS
-from cinder.ops.nn import rnn_stack
+from cinder.ops.nn import rnn_pair, rnn_stack
 
 TOL = {"float32": 2e-5, "float64": 1e-10}
 
@@ -79,8 +80,8 @@ def test_stack_equals_per_layer_kernel(monkeypatch):
 
 @pytest.mark.parametrize("bidirectional", [False, True])
 def test_per_layer_cases_still_match(bidirectional):
-    """A 3-layer LSTM with dropout while training (masks drawn per layer output, PyTorch's
-    order) and a bidirectional one keep the per-layer kernel and PyTorch's numbers."""
+    """A 3-layer LSTM with dropout while training (the layers as separate nodes, masks drawn
+    per layer output in PyTorch's order), one- and bidirectional, keeps PyTorch's numbers."""
     dtype = "float64"
     c_m, t_m = (_model(lib, 3, dtype, dropout=0.4, bidirectional=bidirectional)
                 for lib in (cinder, torch))
@@ -91,21 +92,25 @@ def test_per_layer_cases_still_match(bidirectional):
     _compare(_run(cinder, c_m, dtype), _run(torch, t_m, dtype), dtype)
 
 
-def test_double_backward_matches_pytorch():
-    """create_graph=True: the gradients are differentiable (through ``_layer_ops``)."""
+def _double_backward(layers, bidirectional, second, bias):
+    """Values of a create_graph=True gradient and of its own backward, cinder vs PyTorch."""
     results = []
     for lib in (cinder, torch):
-        m = _model(lib, 2, "float64")
-        rng = np.random.default_rng(2)
-        x = lib.tensor(rng.standard_normal((4, 2, 5)), requires_grad=True)
+        m = _model(lib, layers, "float64", bidirectional=bidirectional)
+        x = lib.tensor(np.random.default_rng(2).standard_normal((4, 2, 5)), requires_grad=True)
         out, (h, c) = m(x)
         loss = (out ** 2).sum() + h.sum() + (c ** 2).sum()
-        gx, gw = lib.autograd.grad(loss, (x, m.weight_hh_l1), create_graph=True)
+        gx, gw = lib.autograd.grad(loss, (x, getattr(m, second)), create_graph=True)
         ((gx ** 2).sum() + (gw ** 2).sum()).backward()
-        results.append([gx, gw, x.grad, m.weight_ih_l0.grad, m.bias_hh_l1.grad])
+        results.append([gx, gw, x.grad, m.weight_ih_l0.grad, getattr(m, bias).grad])
     for a, b in zip(*results):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-9,
                                    atol=1e-10)
+
+
+def test_double_backward_matches_pytorch():
+    """create_graph=True: the gradients are differentiable (through ``_layer_ops``)."""
+    _double_backward(2, False, "weight_hh_l1", "bias_hh_l1")
 
 
 def test_functional_lstm_and_freed_graph():
@@ -159,3 +164,40 @@ def test_unbatched_and_no_grad():
         assert tuple(a.shape) == tuple(b.shape)
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=2e-5,
                                    atol=2e-5)
+
+
+def _counting(monkeypatch, module, name):
+    """Replace ``module.name`` by a wrapper recording what it answered."""
+    answers, real = [], getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a: answers.append(real(*a)) or answers[-1])
+    return answers
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dropout", [0.0, 0.4])
+def test_pair_matches_pytorch(dtype, dropout, monkeypatch):
+    """A 3-layer bidirectional LSTM, with and without dropout between layers while training
+    (PyTorch's masks, drawn after each layer): every layer runs as one ``_lstm_pair``."""
+    taken = _counting(monkeypatch, rnn_pair, "pair_fits")
+    c_m, t_m = (_model(lib, 3, dtype, dropout=dropout, bidirectional=True)
+                for lib in (cinder, torch))
+    for lib in (cinder, torch):
+        lib.manual_seed(5)
+    _compare(_run(cinder, c_m, dtype), _run(torch, t_m, dtype), dtype)
+    assert taken == [True] * 3
+
+
+def test_pair_equals_per_direction_kernels(monkeypatch):
+    """Both directions in one kernel give the per-direction kernels' numbers."""
+    fast = _run(cinder, _model(cinder, 2, "float64", bidirectional=True), "float64")[0]
+    monkeypatch.setattr(rnn_pair, "pair_fits", lambda *args: False)
+    slow = _run(cinder, _model(cinder, 2, "float64", bidirectional=True), "float64")[0]
+    for a, b in zip(fast, slow):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12,
+                                   atol=1e-12)
+
+
+def test_pair_double_backward_and_op_entry():
+    """create_graph=True through ``_lstm_pair`` matches PyTorch; the op is in the table."""
+    assert OPS["_lstm_pair"].family == "nn.rnn"
+    _double_backward(1, True, "weight_hh_l0_reverse", "bias_hh_l0_reverse")

@@ -18,6 +18,7 @@ from ...ops import FUNCTIONS as _OPS
 from .. import functional as F
 from .. import init
 from ...ops.nn.rnn import rnn_layer
+from ...ops.nn import rnn_pair as _pair
 from ...ops.nn import rnn_stack as _stack
 from ..parameter import Parameter
 from .module import Module
@@ -274,12 +275,21 @@ class RNNBase(Module):
             sizes = batch_sizes.numpy().astype(np.int64)
         directions = 2 if self.bidirectional else 1
         seq_shape = (input.shape[0], input.shape[1]) if padded else None
+        pair = (directions == 2 and padded and dtype is None and self.mode == "LSTM"
+                and not self.proj_size)
         h_out, c_out = [], []
         for layer in range(self.num_layers):
             outs = []
             if padded and layer:
                 x = x.reshape(-1, x.shape[-1])
-            for d in range(directions):
+            if pair and _pair.pair_fits(x):
+                # both directions in one kernel (rnn_pair.py), still two outputs joined by cat
+                k = 2 * layer
+                wf, wr = ([*self.all_weights[j], None, None][:4] for j in (k, k + 1))
+                res = _pair.lstm_pair(x, hx[k], cx[k], hx[k + 1], cx[k + 1], wf, wr,
+                                      steps, seq_shape, name)
+                outs, h_out[len(h_out):], c_out[len(c_out):] = res[:2], res[2:4], res[4:]
+            for d in range(directions if not outs else 0):
                 k = layer * directions + d
                 weights = self.all_weights[k]
                 if dtype is not None:

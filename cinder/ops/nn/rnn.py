@@ -148,7 +148,7 @@ def _lstm_forward_uniform(xp, x, h0, c0, w_ih, w_hh, b_ih, b_hh, steps, reverse)
     batch, hs = c0.shape
     n_rows = x.shape[0]
     dt = x.dtype
-    k, shift = _lstm_gate_affine(xp, hs, dt)
+    k, _ = _lstm_gate_affine(xp, hs, dt)
     xw = x @ (w_ih.T * k)                   # the hoisted input projection, scaled
     if b_ih is not None:
         xw += (b_ih + b_hh) * k
@@ -159,22 +159,8 @@ def _lstm_forward_uniform(xp, x, h0, c0, w_ih, w_hh, b_ih, b_hh, steps, reverse)
     tc = xp.empty((n_rows, hs), dtype=dt)
     xw3, out3, acts3, cnew3, tc3 = (a.reshape(steps, batch, a.shape[1]) for a in (
         xw, out, acts, cnew, tc))
-    gi, gf, gg, go = (acts3[..., j * hs:(j + 1) * hs] for j in range(4))
-    ig = xp.empty((batch, hs), dtype=dt)
-    h, c = h0, c0
-    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
-        a = acts3[t]
-        xp.matmul(h, w_hh_k, out=a)
-        a += xw3[t]
-        xp.tanh(a, out=a)                   # sigmoid(p) = tanh(p / 2) / 2 + 1 / 2
-        a *= k
-        a += shift
-        c_t = cnew3[t]
-        xp.multiply(gf[t], c, out=c_t)
-        c_t += xp.multiply(gi[t], gg[t], out=ig)
-        xp.tanh(c_t, out=tc3[t])
-        h = xp.multiply(go[t], tc3[t], out=out3[t])
-        c = c_t
+    order = range(steps - 1, -1, -1) if reverse else range(steps)
+    h, c = lstm_loop(xp, h0, c0, w_hh_k, xw3, acts3, cnew3, tc3, out3, order)
     # the state before step t is the state after the step processed just before it
     if reverse:
         hprev = xp.concatenate([out[batch:], h0])
@@ -184,6 +170,53 @@ def _lstm_forward_uniform(xp, x, h0, c0, w_ih, w_hh, b_ih, b_hh, steps, reverse)
         cprev = xp.concatenate([c0, cnew[:-batch]])
     saved = dict(hprev=hprev, acts=acts, cprev=cprev, cnew=cnew, tc=tc)
     return out, h.copy(), c.copy(), saved
+
+
+def lstm_loop(xp, h, c, w_hh_k, proj, acts, cell, tc, out, order):
+    """The padded LSTM time loop: at each step ``t`` of ``order`` the gates
+    ``acts[t] = act(h @ w_hh_k + proj[t])`` (weights and ``proj`` already scaled by k), the
+    new cell ``cell[t]``, its tanh ``tc[t]`` and the new hidden state ``out[t]``. The rows
+    ``[t]`` are (B, .) blocks for one direction, or (2, B, .) for two directions advanced
+    together with a batched GEMM (``rnn_pair.py``). Returns the final (h, c)."""
+    hs = cell.shape[-1]
+    k, shift = _lstm_gate_affine(xp, hs, acts.dtype)
+    gi, gf, gg, go = (acts[..., j * hs:(j + 1) * hs] for j in range(4))
+    ig = xp.empty(cell.shape[1:], dtype=acts.dtype)
+    for t in order:
+        a = acts[t]
+        xp.matmul(h, w_hh_k, out=a)
+        a += proj[t]
+        xp.tanh(a, out=a)                   # sigmoid(p) = tanh(p / 2) / 2 + 1 / 2
+        a *= k
+        a += shift
+        c_t = cell[t]
+        xp.multiply(gf[t], c, out=c_t)
+        c_t += xp.multiply(gi[t], gg[t], out=ig)
+        xp.tanh(c_t, out=tc[t])
+        h = xp.multiply(go[t], tc[t], out=out[t])
+        c = c_t
+    return h, c
+
+
+def lstm_back_loop(xp, factors, dpre, gout, dh, dc, w_hh, order):
+    """The padded LSTM backward loop (the reverse of ``lstm_loop``): at each step ``t`` of
+    ``order`` fills the gate gradients ``dpre[t]`` (., 4, H) from the output gradient
+    ``gout[t]``, the per-row ``factors`` (A, B, K, f; see ``_lstm_back_factors``) and the
+    running state gradients, which it updates in place; returns them (dh, dc)."""
+    A, B, K, f = factors
+    dht, dct = xp.empty_like(dh), xp.empty_like(dc)      # per-step buffers, reused
+    dct3 = dct[..., None, :]
+    dpre_ifg, dpre_o = dpre[..., :3, :], dpre[..., 3, :]
+    for t in order:
+        xp.add(dh, gout[t], out=dht)
+        xp.multiply(dht, K[t], out=dct)
+        dct += dc
+        xp.multiply(dct3, A[t], out=dpre_ifg[t])
+        xp.multiply(dht, B[t], out=dpre_o[t])
+        xp.multiply(dct, f[t], out=dc)
+        rows = dpre[t]
+        xp.matmul(rows.reshape(rows.shape[:-2] + (-1,)), w_hh, out=dh)
+    return dh, dc
 
 
 def _gru_step(xp, xw, hw, b_hh, hp, acts, hwn_out):
@@ -287,24 +320,11 @@ def _lstm_backward_uniform(xp, factors, dpre4, gout, dh, dc, w_hh, steps, revers
     ``dpre4`` (rows, 4, H) and returns the initial states' gradients (dh, dc). The same
     arithmetic in the same order as the general loop, on (T, B, .) views."""
     batch = dh.shape[0]
-    A, B, K, f = (a.reshape((steps, batch) + a.shape[1:]) for a in factors)
-    hs = dpre4.shape[2]
+    factors = tuple(a.reshape((steps, batch) + a.shape[1:]) for a in factors)
     gout3 = gout.reshape(steps, batch, gout.shape[1])
-    dpre3 = dpre4.reshape(steps, batch, 4, hs)
-    dhw3 = dpre4.reshape(steps, batch, 4 * hs)
+    dpre3 = dpre4.reshape(steps, batch, 4, dpre4.shape[2])
     order = range(steps) if reverse else range(steps - 1, -1, -1)
-    dht, dct = xp.empty_like(dh), xp.empty_like(dc)      # per-step buffers, reused
-    dct3 = dct[:, None, :]
-    dpre_ifg, dpre_o = dpre3[:, :, :3], dpre3[:, :, 3]
-    for t in order:
-        xp.add(dh, gout3[t], out=dht)
-        xp.multiply(dht, K[t], out=dct)
-        dct += dc
-        xp.multiply(dct3, A[t], out=dpre_ifg[t])
-        xp.multiply(dht, B[t], out=dpre_o[t])
-        xp.multiply(dct, f[t], out=dc)
-        xp.matmul(dhw3[t], w_hh, out=dh)
-    return dh, dc
+    return lstm_back_loop(xp, factors, dpre3, gout3, dh, dc, w_hh, order)
 
 
 def _lstm_back_factors(xp, sv):
