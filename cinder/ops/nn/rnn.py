@@ -12,6 +12,10 @@ backward pass runs through time once, computing every gate gradient, and then fi
 weight gradients as whole-sequence GEMMs. The backward is an explicit kernel (not cinder
 ops); under ``create_graph=True`` the gradients come instead from the same layer written in
 differentiable cinder ops (``_layer_ops``), so higher-order gradients work.
+
+An LSTM on a padded sequence takes a tighter loop (``lstm_loop`` / ``lstm_back_loop``: the
+gate scale folded into the weights, no per-step allocations), which ``rnn_stack.py`` (all
+layers as one node) and ``rnn_pair.py`` (both directions of a layer together) reuse.
 """
 
 import numpy as np

@@ -17,9 +17,10 @@ LSTM(32->64), batch 16, the slower GEMMs cost more than the saved calls, so the 
 one after another.
 
 Used for LSTMs without projection, one direction, padded input, no dropout between layers
-while training, float32/float64 NumPy arrays; everything else runs as one ``_rnn_layer`` node
-per layer and direction (``rnn.py``). Under ``create_graph=True`` the gradients come from the
-layers written in differentiable cinder ops (``rnn._layer_ops``).
+while training, float32/float64 NumPy arrays; a bidirectional layer runs as one
+``_lstm_pair`` kernel (``rnn_pair.py``), everything else as one ``_rnn_layer`` node per layer
+and direction (``rnn.py``). Under ``create_graph=True`` the gradients come from the layers
+written in differentiable cinder ops (``rnn._layer_ops``).
 """
 
 import functools
