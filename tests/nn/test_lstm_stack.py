@@ -201,3 +201,25 @@ def test_pair_double_backward_and_op_entry():
     """create_graph=True through ``_lstm_pair`` matches PyTorch; the op is in the table."""
     assert OPS["_lstm_pair"].family == "nn.rnn"
     _double_backward(1, True, "weight_hh_l0_reverse", "bias_hh_l0_reverse")
+
+
+def test_functional_bidirectional_pair(monkeypatch):
+    """``torch.lstm`` with bidirectional=True and batch_first runs each layer as one
+    ``_lstm_pair`` and matches PyTorch."""
+    taken = _counting(monkeypatch, rnn_pair, "pair_fits")
+    rng = np.random.default_rng(7)
+    shapes = [(2, 5, 3), (4, 2, 4), (4, 2, 4)]
+    for lay in range(2):
+        for _ in range(2):
+            shapes += [(16, 3 if lay == 0 else 8), (16, 4), (16,), (16,)]
+    arrays = [rng.standard_normal(s) for s in shapes]
+    results = []
+    for lib in (cinder, torch):
+        x, h0, c0, *params = [lib.tensor(a, requires_grad=True) for a in arrays]
+        out, h, c = lib.lstm(x, (h0, c0), params, True, 2, 0.0, True, True, True)
+        (out.sum() + (h * c).sum()).backward()
+        results.append([out, h, c, x.grad, h0.grad, c0.grad] + [p.grad for p in params])
+    assert taken == [True, True]
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10,
+                                   atol=1e-12)

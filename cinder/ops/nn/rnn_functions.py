@@ -13,6 +13,7 @@ import numpy as np
 from .._registry import FUNCTIONS, register
 from .dropout import dropout
 from .rnn import rnn_layer
+from . import rnn_pair as _pair
 from . import rnn_stack as _stack
 
 # ----------------------------------------------------------------------------------------------
@@ -93,7 +94,13 @@ def _run(mode, input, batch_sizes, h0, c0, params, has_biases, num_layers, p, tr
         if padded and layer:
             x = x.reshape(-1, x.shape[-1])
         outs = []
-        for d in range(directions):
+        if (mode == "LSTM" and directions == 2 and padded and per not in (3, 5)
+                and _pair.pair_fits(x)):        # both directions in one kernel (rnn_pair.py)
+            k = 2 * layer
+            res = _pair.lstm_pair(x, h0[k], c0[k], h0[k + 1], c0[k + 1], weights[k][:4],
+                                  weights[k + 1][:4], steps, seq_shape)
+            outs, h_out[len(h_out):], c_out[len(c_out):] = list(res[:2]), res[2:4], res[4:]
+        for d in range(directions if not outs else 0):
             k = layer * directions + d
             w_ih, w_hh, b_ih, b_hh, w_hr = weights[k]
             out, h, c = rnn_layer(x, h0[k], None if c0 is None else c0[k], w_ih, w_hh, b_ih,
