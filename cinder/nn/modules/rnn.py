@@ -285,10 +285,13 @@ class RNNBase(Module):
             if pair and _pair.pair_fits(x):
                 # both directions in one kernel (rnn_pair.py), still two outputs joined by cat
                 k = 2 * layer
-                wf, wr = ([*self.all_weights[j], None, None][:4] for j in (k, k + 1))
-                res = _pair.lstm_pair(x, hx[k], cx[k], hx[k + 1], cx[k + 1], wf, wr,
+                # each direction's (w_ih, w_hh, b_ih, b_hh); the biases None without bias
+                wf, wr = (list(self.all_weights[j]) + [None, None] for j in (k, k + 1))
+                res = _pair.lstm_pair(x, hx[k], cx[k], hx[k + 1], cx[k + 1], wf[:4], wr[:4],
                                       steps, seq_shape, name)
-                outs, h_out[len(h_out):], c_out[len(c_out):] = res[:2], res[2:4], res[4:]
+                outs = list(res[:2])
+                h_out.extend(res[2:4])
+                c_out.extend(res[4:])
             for d in range(directions if not outs else 0):
                 k = layer * directions + d
                 weights = self.all_weights[k]

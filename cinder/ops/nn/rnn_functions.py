@@ -99,7 +99,9 @@ def _run(mode, input, batch_sizes, h0, c0, params, has_biases, num_layers, p, tr
             k = 2 * layer
             res = _pair.lstm_pair(x, h0[k], c0[k], h0[k + 1], c0[k + 1], weights[k][:4],
                                   weights[k + 1][:4], steps, seq_shape)
-            outs, h_out[len(h_out):], c_out[len(c_out):] = list(res[:2]), res[2:4], res[4:]
+            outs = list(res[:2])
+            h_out.extend(res[2:4])
+            c_out.extend(res[4:])
         for d in range(directions if not outs else 0):
             k = layer * directions + d
             w_ih, w_hh, b_ih, b_hh, w_hr = weights[k]
