@@ -312,7 +312,7 @@ def _weight_grads(s, dpre, dhw, hprev, dh, dc, dhh_all, needed):
 def _column_sum(a):
     """``a.sum(0)`` of a (rows, cols) array; for float32/float64 as a GEMV with a ones
     vector, which BLAS runs faster than NumPy's reduction over the rows."""
-    if a.dtype not in (np.float32, np.float64):
+    if a.dtype.char not in "fd":              # float32, float64
         return a.sum(0)
     ones = a[:, 0].copy()                   # a vector of the array's kind (NumPy or CuPy)
     ones.fill(1)

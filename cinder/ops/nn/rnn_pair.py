@@ -36,7 +36,7 @@ _INPUTS = ("x", "h0_f", "c0_f", "h0_r", "c0_r", "w_ih_f", "w_hh_f", "b_ih_f", "b
 def pair_fits(input):
     """Whether a padded (T*B, I) layer input can run as one ``lstm_pair`` kernel."""
     data = input._data
-    return (type(data) is np.ndarray and data.dtype in (np.float32, np.float64)
+    return (type(data) is np.ndarray and data.dtype.char in "fd"     # float32, float64
             and data.shape[0] > 0)
 
 

@@ -40,7 +40,7 @@ __all__ = ["lstm_stack", "run_stack", "stack_fits"]
 def stack_fits(input, num_layers, bidirectional, proj_size, dropout_active):
     """Whether a padded (T, B, I) LSTM forward can run as one ``lstm_stack`` kernel."""
     data = input._data
-    return (type(data) is np.ndarray and data.dtype in (np.float32, np.float64)
+    return (type(data) is np.ndarray and data.dtype.char in "fd"     # float32, float64
             and not bidirectional and not proj_size and not dropout_active
             and num_layers >= 1 and data.ndim == 3 and data.shape[0] > 0 and data.shape[1] > 0)
 
