@@ -69,6 +69,8 @@ TESTED_ELSEWHERE = {
     **{name: "test_view_copy.py" for name in ("alias_copy", "detach_copy", "slice_copy",
                                                "view_as_complex_copy")},
     "_rnn_layer": "nn/test_rnn.py",
+    "_lstm_stack": "nn/test_lstm_stack.py",
+    "_lstm_pair": "nn/test_lstm_stack.py",
     # CUDA-only in PyTorch (NotImplementedError on its CPU build): checked against what they
     # stand for there (var_mean, F.batch_norm and its gradients)
     **{name: "test_coverage_nn.py" for name in (

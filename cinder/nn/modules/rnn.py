@@ -18,6 +18,8 @@ from ...ops import FUNCTIONS as _OPS
 from .. import functional as F
 from .. import init
 from ...ops.nn.rnn import rnn_layer
+from ...ops.nn import rnn_pair as _pair
+from ...ops.nn import rnn_stack as _stack
 from ..parameter import Parameter
 from .module import Module
 
@@ -26,11 +28,16 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
+_PACKED = []
+
+
 def _packed_sequence_class():
-    # Imported on use: importing nn.utils while nn.modules loads would let the star import
-    # in nn/__init__ bind ``nn.utils`` to ``nn.modules.utils``.
-    from ..utils.rnn import PackedSequence
-    return PackedSequence
+    # Imported on first use: importing nn.utils while nn.modules loads would let the star
+    # import in nn/__init__ bind ``nn.utils`` to ``nn.modules.utils``.
+    if not _PACKED:
+        from ..utils.rnn import PackedSequence
+        _PACKED.append(PackedSequence)
+    return _PACKED[0]
 
 
 def _apply_permutation(tensor, permutation, dim=1):
@@ -162,7 +169,7 @@ class RNNBase(Module):
 
     # ------------------------------------------------------------------ input checks
     def check_input(self, input, batch_sizes):
-        w_dtype = self._flat_weights[0].dtype
+        w_dtype = getattr(self, self._flat_weights_names[0]).dtype
         if input.dtype != w_dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
                              f"({w_dtype}). Convert input: input.to({w_dtype}), or convert "
@@ -250,6 +257,15 @@ class RNNBase(Module):
             input, hx = _cast(input, dtype), [_cast(h, dtype) for h in hx]
             cx = None if cx is None else [_cast(c, dtype) for c in cx]
         padded = batch_sizes is None
+        name = "StackBackward0"
+        if self.mode == "LSTM" and input.dtype == D.float32:
+            name = "MkldnnRnnLayerBackward0"
+        if padded and dtype is None and self.mode == "LSTM" and _stack.stack_fits(
+                input, self.num_layers, self.bidirectional, self.proj_size,
+                bool(self.dropout and self.training)):
+            # all layers as one op and one graph node (rnn_stack.py): the common case
+            return _stack.run_stack(input, hx, cx, self._flat_weights, self.bias,
+                                    self.num_layers, name)
         if padded:
             steps, batch = input.shape[0], input.shape[1]
             x = input.reshape(steps * batch, input.shape[2])
@@ -259,15 +275,24 @@ class RNNBase(Module):
             sizes = batch_sizes.numpy().astype(np.int64)
         directions = 2 if self.bidirectional else 1
         seq_shape = (input.shape[0], input.shape[1]) if padded else None
-        name = "StackBackward0"
-        if self.mode == "LSTM" and input.dtype == D.float32:
-            name = "MkldnnRnnLayerBackward0"
+        pair = (directions == 2 and padded and dtype is None and self.mode == "LSTM"
+                and not self.proj_size)
         h_out, c_out = [], []
         for layer in range(self.num_layers):
             outs = []
             if padded and layer:
                 x = x.reshape(-1, x.shape[-1])
-            for d in range(directions):
+            if pair and _pair.pair_fits(x):
+                # both directions in one kernel (rnn_pair.py), still two outputs joined by cat
+                k = 2 * layer
+                # each direction's (w_ih, w_hh, b_ih, b_hh); the biases None without bias
+                wf, wr = (list(self.all_weights[j]) + [None, None] for j in (k, k + 1))
+                res = _pair.lstm_pair(x, hx[k], cx[k], hx[k + 1], cx[k + 1], wf[:4], wr[:4],
+                                      steps, seq_shape, name)
+                outs = list(res[:2])
+                h_out.extend(res[2:4])
+                c_out.extend(res[4:])
+            for d in range(directions if not outs else 0):
                 k = layer * directions + d
                 weights = self.all_weights[k]
                 if dtype is not None:

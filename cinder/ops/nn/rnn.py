@@ -12,6 +12,10 @@ backward pass runs through time once, computing every gate gradient, and then fi
 weight gradients as whole-sequence GEMMs. The backward is an explicit kernel (not cinder
 ops); under ``create_graph=True`` the gradients come instead from the same layer written in
 differentiable cinder ops (``_layer_ops``), so higher-order gradients work.
+
+An LSTM on a padded sequence takes a tighter loop (``lstm_loop`` / ``lstm_back_loop``: the
+gate scale folded into the weights, no per-step allocations), which ``rnn_stack.py`` (all
+layers as one node) and ``rnn_pair.py`` (both directions of a layer together) reuse.
 """
 
 import numpy as np
@@ -34,12 +38,22 @@ def _sigmoid(xp, a):
     return t
 
 
+_AFFINE = {}
+
+
 def _lstm_gate_affine(xp, hs, dtype):
     """Per-column factors turning the LSTM gates' tanh into sigmoids (i, f, o) and plain tanh
-    (g): ``act = tanh(pre * k) * k + shift`` with k = 1/2 (exact in binary floating point)."""
+    (g): ``act = tanh(pre * k) * k + shift`` with k = 1/2 (exact in binary floating point).
+    NumPy's are built once per size and dtype and only read (CuPy's live on one device, so
+    they are built per call)."""
+    key = (hs, np.dtype(dtype).name)
+    if xp is np and key in _AFFINE:
+        return _AFFINE[key]
     k = xp.full(4 * hs, 0.5, dtype=dtype)
     k[2 * hs:3 * hs] = 1
     shift = xp.where(k == 1, 0, 0.5).astype(dtype)
+    if xp is np:
+        _AFFINE[key] = (k, shift)
     return k, shift
 
 
@@ -56,13 +70,12 @@ def _steps(batch_sizes, reverse):
 
 def _forward(xp, mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
     """Run the layer; returns (output (N, Hout), h_n, c_n, saved arrays for backward)."""
-    xw = x @ w_ih.T                         # the hoisted input projection
-    if b_ih is not None:
-        xw += b_ih
-        if mode != "GRU":                   # GRU keeps b_hh inside the reset gate's product
-            xw += b_hh
     if mode == "LSTM" and w_hr is None and _uniform(batch_sizes):
-        return _lstm_forward_uniform(xp, xw, h0, c0, w_hh, len(batch_sizes), reverse)
+        return _lstm_forward_uniform(xp, x, h0, c0, w_ih, w_hh, b_ih, b_hh, len(batch_sizes),
+                                     reverse)
+    xw = x @ w_ih.T                         # the hoisted input projection
+    if b_ih is not None:                    # GRU keeps b_hh inside the reset gate's product
+        xw += b_ih if mode == "GRU" else b_ih + b_hh
     n_rows = x.shape[0]
     hout = h0.shape[1]
     out = xp.empty((n_rows, hout), dtype=x.dtype)
@@ -128,30 +141,30 @@ def _uniform(batch_sizes):
     return len(batch_sizes) > 0 and batch_sizes[-1] > 0 and batch_sizes[0] == batch_sizes[-1]
 
 
-def _lstm_forward_uniform(xp, xw, h0, c0, w_hh, steps, reverse):
+def _lstm_forward_uniform(xp, x, h0, c0, w_ih, w_hh, b_ih, b_hh, steps, reverse):
     """``_forward`` for an LSTM without projection on a padded sequence: every step has the
     whole batch, so each step's rows are one (B, .) block of a (T, B, .) view, the new states
     are written in place into the output and cell arrays, and the states before each step
     are those arrays shifted by one step (two copies after the loop instead of four copies
-    a step). The same arithmetic in the same order as the general loop."""
+    a step). The gate scale k is folded into the weights and biases once (scaling by 1/2 is
+    exact, so the numbers are the general loop's bit for bit), the GEMM writes straight into
+    the saved gate array, and the gate views are built once."""
     batch, hs = c0.shape
-    n_rows = xw.shape[0]
-    dt = xw.dtype
+    n_rows = x.shape[0]
+    dt = x.dtype
+    k, _ = _lstm_gate_affine(xp, hs, dt)
+    xw = x @ (w_ih.T * k)                   # the hoisted input projection, scaled
+    if b_ih is not None:
+        xw += (b_ih + b_hh) * k
+    w_hh_k = w_hh.T * k
     out = xp.empty((n_rows, hs), dtype=dt)
     acts = xp.empty_like(xw)
     cnew = xp.empty((n_rows, hs), dtype=dt)
     tc = xp.empty((n_rows, hs), dtype=dt)
     xw3, out3, acts3, cnew3, tc3 = (a.reshape(steps, batch, a.shape[1]) for a in (
         xw, out, acts, cnew, tc))
-    affine = _lstm_gate_affine(xp, hs, dt)
-    w_hh_t = w_hh.T
-    h, c = h0, c0
     order = range(steps - 1, -1, -1) if reverse else range(steps)
-    for t in order:
-        g = h @ w_hh_t
-        g += xw3[t]
-        h = _lstm_step(xp, g, c, acts3[t], cnew3[t], tc3[t], affine, out3[t])
-        c = cnew3[t]
+    h, c = lstm_loop(xp, h0, c0, w_hh_k, xw3, acts3, cnew3, tc3, out3, order)
     # the state before step t is the state after the step processed just before it
     if reverse:
         hprev = xp.concatenate([out[batch:], h0])
@@ -161,6 +174,53 @@ def _lstm_forward_uniform(xp, xw, h0, c0, w_hh, steps, reverse):
         cprev = xp.concatenate([c0, cnew[:-batch]])
     saved = dict(hprev=hprev, acts=acts, cprev=cprev, cnew=cnew, tc=tc)
     return out, h.copy(), c.copy(), saved
+
+
+def lstm_loop(xp, h, c, w_hh_k, proj, acts, cell, tc, out, order):
+    """The padded LSTM time loop: at each step ``t`` of ``order`` the gates
+    ``acts[t] = act(h @ w_hh_k + proj[t])`` (weights and ``proj`` already scaled by k), the
+    new cell ``cell[t]``, its tanh ``tc[t]`` and the new hidden state ``out[t]``. The rows
+    ``[t]`` are (B, .) blocks for one direction, or (2, B, .) for two directions advanced
+    together with a batched GEMM (``rnn_pair.py``). Returns the final (h, c)."""
+    hs = cell.shape[-1]
+    k, shift = _lstm_gate_affine(xp, hs, acts.dtype)
+    gi, gf, gg, go = (acts[..., j * hs:(j + 1) * hs] for j in range(4))
+    ig = xp.empty(cell.shape[1:], dtype=acts.dtype)
+    for t in order:
+        a = acts[t]
+        xp.matmul(h, w_hh_k, out=a)
+        a += proj[t]
+        xp.tanh(a, out=a)                   # sigmoid(p) = tanh(p / 2) / 2 + 1 / 2
+        a *= k
+        a += shift
+        c_t = cell[t]
+        xp.multiply(gf[t], c, out=c_t)
+        c_t += xp.multiply(gi[t], gg[t], out=ig)
+        xp.tanh(c_t, out=tc[t])
+        h = xp.multiply(go[t], tc[t], out=out[t])
+        c = c_t
+    return h, c
+
+
+def lstm_back_loop(xp, factors, dpre, gout, dh, dc, w_hh, order):
+    """The padded LSTM backward loop (the reverse of ``lstm_loop``): at each step ``t`` of
+    ``order`` fills the gate gradients ``dpre[t]`` (., 4, H) from the output gradient
+    ``gout[t]``, the per-row ``factors`` (A, B, K, f; see ``_lstm_back_factors``) and the
+    running state gradients, which it updates in place; returns them (dh, dc)."""
+    A, B, K, f = factors
+    dht, dct = xp.empty_like(dh), xp.empty_like(dc)      # per-step buffers, reused
+    dct3 = dct[..., None, :]
+    dpre_ifg, dpre_o = dpre[..., :3, :], dpre[..., 3, :]
+    for t in order:
+        xp.add(dh, gout[t], out=dht)
+        xp.multiply(dht, K[t], out=dct)
+        dct += dc
+        xp.multiply(dct3, A[t], out=dpre_ifg[t])
+        xp.multiply(dht, B[t], out=dpre_o[t])
+        xp.multiply(dct, f[t], out=dc)
+        rows = dpre[t]
+        xp.matmul(rows.reshape(rows.shape[:-2] + (-1,)), w_hh, out=dh)
+    return dh, dc
 
 
 def _gru_step(xp, xw, hw, b_hh, hp, acts, hwn_out):
@@ -188,13 +248,15 @@ def _backward(xp, s, gout, gh, gc, needed=frozenset(("x", "w_ih", "w_hh", "b_ih"
     w_hh, w_hr = s.w_hh_arr, s.w_hr_arr
     acts, hprev = sv["acts"], sv["hprev"]
     n_rows = acts.shape[0]
-    dpre = xp.zeros_like(acts)          # gradient of the input-side gate pre-activations
-    dhw = xp.zeros_like(acts) if mode == "GRU" else dpre   # ... of the hidden-side ones
+    # gradients of the input-side gate pre-activations and of the hidden-side ones (the
+    # steps together write every row)
+    dpre = xp.empty_like(acts)
+    dhw = xp.empty_like(acts) if mode == "GRU" else dpre
     dh = gh.copy()
     dc = None if gc is None else gc.copy()
     dhh_all = xp.empty((n_rows, w_hr.shape[0]), acts.dtype) if w_hr is not None else None
     if mode == "LSTM":
-        lstm = _lstm_back_factors(sv)
+        lstm = _lstm_back_factors(xp, sv)
         dpre4 = dpre.reshape(n_rows, 4, acts.shape[1] // 4)
         if w_hr is None and _uniform(s.batch_sizes):
             dh, dc = _lstm_backward_uniform(xp, lstm, dpre4, gout, dh, dc, w_hh,
@@ -237,14 +299,24 @@ def _weight_grads(s, dpre, dhw, hprev, dh, dc, dhh_all, needed):
         grads["w_ih"] = dpre.T @ s.x_arr
     if "w_hh" in needed:
         grads["w_hh"] = dhw.T @ hprev
-    if s.has_bias:
-        if "b_ih" in needed:
-            grads["b_ih"] = dpre.sum(0)
-        if "b_hh" in needed:
-            grads["b_hh"] = dhw.sum(0)
+    if s.has_bias and ("b_ih" in needed or "b_hh" in needed):
+        # when the two sides' gate gradients are one array (all but GRU), one column sum
+        # serves both biases
+        grads["b_ih"] = _column_sum(dpre)
+        grads["b_hh"] = grads["b_ih"].copy() if dhw is dpre else _column_sum(dhw)
     if dhh_all is not None:
         grads["w_hr"] = dhh_all.T @ s.arrays["hh"]
     return grads
+
+
+def _column_sum(a):
+    """``a.sum(0)`` of a (rows, cols) array; for float32/float64 as a GEMV with a ones
+    vector, which BLAS runs faster than NumPy's reduction over the rows."""
+    if a.dtype.char not in "fd":              # float32, float64
+        return a.sum(0)
+    ones = a[:, 0].copy()                   # a vector of the array's kind (NumPy or CuPy)
+    ones.fill(1)
+    return ones @ a
 
 
 def _lstm_backward_uniform(xp, factors, dpre4, gout, dh, dc, w_hh, steps, reverse):
@@ -252,38 +324,38 @@ def _lstm_backward_uniform(xp, factors, dpre4, gout, dh, dc, w_hh, steps, revers
     ``dpre4`` (rows, 4, H) and returns the initial states' gradients (dh, dc). The same
     arithmetic in the same order as the general loop, on (T, B, .) views."""
     batch = dh.shape[0]
-    A, B, K, f = (a.reshape((steps, batch) + a.shape[1:]) for a in factors)
-    hs = dpre4.shape[2]
+    factors = tuple(a.reshape((steps, batch) + a.shape[1:]) for a in factors)
     gout3 = gout.reshape(steps, batch, gout.shape[1])
-    dpre3 = dpre4.reshape(steps, batch, 4, hs)
-    dhw3 = dpre4.reshape(steps, batch, 4 * hs)
+    dpre3 = dpre4.reshape(steps, batch, 4, dpre4.shape[2])
     order = range(steps) if reverse else range(steps - 1, -1, -1)
-    for t in order:
-        dht = dh + gout3[t]
-        dct = dht * K[t]
-        dct += dc
-        xp.multiply(dct[:, None, :], A[t], out=dpre3[t, :, :3])
-        xp.multiply(dht, B[t], out=dpre3[t, :, 3])
-        dc = xp.multiply(dct, f[t], out=dct)
-        dh = dhw3[t] @ w_hh
-    return dh, dc
+    return lstm_back_loop(xp, factors, dpre3, gout3, dh, dc, w_hh, order)
 
 
-def _lstm_back_factors(sv):
+def _lstm_back_factors(xp, sv):
     """Per-row factors of the LSTM step's backward, computed for the whole sequence at once
     so each step only combines them with the incoming gradients:
-    ``dpre[i, f, g] = dc_t * A``, ``dpre[o] = dh * B``, ``dc_t = dc + dh * K``."""
+    ``dpre[i, f, g] = dc_t * A``, ``dpre[o] = dh * B``, ``dc_t = dc + dh * K``. Written into
+    their arrays in place (no temporaries: these are whole-sequence passes)."""
     a, cprev, tc = sv["acts"], sv["cprev"], sv["tc"]
-    hs = tc.shape[1]
-    a4 = a.reshape(a.shape[0], 4, hs)
+    n, hs = tc.shape
+    a4 = a.reshape(n, 4, hs)
     i, f, gg, o = a4[:, 0], a4[:, 1], a4[:, 2], a4[:, 3]
-    A = a4[:, :3] * (1 - a4[:, :3])                    # sigmoid' for i and f ...
-    A[:, 2] = 1 - gg * gg                              # ... tanh' for g
+    A = xp.empty((n, 3, hs), dtype=a.dtype)
+    sig = A[:, :2]                                     # sigmoid' = s (1 - s) for i and f
+    xp.subtract(1, a4[:, :2], out=sig)
+    sig *= a4[:, :2]
     A[:, 0] *= gg
     A[:, 1] *= cprev
-    A[:, 2] *= i
-    B = tc * o * (1 - o)
-    K = o * (1 - tc * tc)
+    tanh_g = A[:, 2]                                   # tanh' = 1 - g^2 for g
+    xp.multiply(gg, gg, out=tanh_g)
+    xp.subtract(1, tanh_g, out=tanh_g)
+    tanh_g *= i
+    B = xp.subtract(1, o)
+    B *= o
+    B *= tc
+    K = xp.multiply(tc, tc)
+    xp.subtract(1, K, out=K)
+    K *= o
     return A, B, K, f
 
 

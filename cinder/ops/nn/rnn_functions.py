@@ -13,6 +13,8 @@ import numpy as np
 from .._registry import FUNCTIONS, register
 from .dropout import dropout
 from .rnn import rnn_layer
+from . import rnn_pair as _pair
+from . import rnn_stack as _stack
 
 # ----------------------------------------------------------------------------------------------
 # Cells: one time step
@@ -81,13 +83,26 @@ def _run(mode, input, batch_sizes, h0, c0, params, has_biases, num_layers, p, tr
     else:
         x, sizes, seq_shape = input, batch_sizes.numpy().astype(np.int64), None
     directions = 2 if bidirectional else 1
+    per = len(params) // (num_layers * directions)
+    if padded and mode == "LSTM" and _stack.stack_fits(input, num_layers, bidirectional,
+                                                per in (3, 5), bool(p and train)):
+        x, h_n, c_n = _stack.run_stack(input, h0, c0, list(params), has_biases, num_layers)
+        return (x.transpose(0, 1) if batch_first else x), h_n, c_n
     weights = _layer_weights(params, num_layers * directions, has_biases)
     h_out, c_out = [], []
     for layer in range(num_layers):
         if padded and layer:
             x = x.reshape(-1, x.shape[-1])
         outs = []
-        for d in range(directions):
+        if (mode == "LSTM" and directions == 2 and padded and per not in (3, 5)
+                and _pair.pair_fits(x)):        # both directions in one kernel (rnn_pair.py)
+            k = 2 * layer
+            res = _pair.lstm_pair(x, h0[k], c0[k], h0[k + 1], c0[k + 1], weights[k][:4],
+                                  weights[k + 1][:4], steps, seq_shape)
+            outs = list(res[:2])
+            h_out.extend(res[2:4])
+            c_out.extend(res[4:])
+        for d in range(directions if not outs else 0):
             k = layer * directions + d
             w_ih, w_hh, b_ih, b_hh, w_hr = weights[k]
             out, h, c = rnn_layer(x, h0[k], None if c0 is None else c0[k], w_ih, w_hh, b_ih,
