@@ -15,7 +15,8 @@ import importlib
 from . import anomaly_mode, engine, graph  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled  # noqa: F401
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
-                        is_grad_enabled, is_inference_mode_enabled)
+                        is_grad_enabled, is_inference_mode_enabled, set_multithreading_enabled,
+                        is_multithreading_enabled, is_view_replay_enabled)
 
 # The user API: public name -> the module (above the ops) that defines it.
 _USER_API = {

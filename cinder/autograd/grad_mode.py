@@ -10,13 +10,15 @@ import threading
 import warnings
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled"]
+           "is_inference_mode_enabled", "set_multithreading_enabled",
+           "is_multithreading_enabled", "is_view_replay_enabled"]
 
 
 class _ModeState(threading.local):
     def __init__(self):
         self.grad_enabled = True
         self.inference = False
+        self.multithreading = True      # (recorded: cinder's engine runs on the caller)
 
 
 STATE = _ModeState()
@@ -168,6 +170,37 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def clone(self):
         return self.__class__(self.mode)
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """Whether backward may run on device worker threads (PyTorch's engine uses them for
+    accelerators). cinder's engine always runs on the calling thread; the switch is kept,
+    per thread, for ``is_multithreading_enabled``. Takes effect at once as a function."""
+
+    def __init__(self, mode):
+        self.prev = STATE.multithreading
+        self.mode = mode
+        STATE.multithreading = bool(mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        STATE.multithreading = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+def is_multithreading_enabled():
+    """Whether backward may use worker threads (see ``set_multithreading_enabled``)."""
+    return STATE.multithreading
+
+
+def is_view_replay_enabled():
+    """Whether views are rebuilt by replaying their view ops (PyTorch's debugging switch,
+    off by default; cinder records views one way)."""
+    return False
 
 
 class inference_mode(_DecoratorContextManager):

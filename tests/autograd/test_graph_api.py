@@ -34,3 +34,16 @@ def test_increment_version_makes_saved_tensors_stale(lib):
     lib.autograd.graph.increment_version(w)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.backward()
+
+
+@pytest.mark.parametrize("lib", [cinder, torch], ids=["cinder", "torch"])
+def test_multithreading_and_view_replay_switches(lib):
+    A = lib.autograd
+    assert A.is_multithreading_enabled() is True and A.is_view_replay_enabled() is False
+    with A.set_multithreading_enabled(False):
+        assert A.is_multithreading_enabled() is False
+    assert A.is_multithreading_enabled() is True
+    A.set_multithreading_enabled(False)
+    assert A.is_multithreading_enabled() is False
+    A.set_multithreading_enabled(True)
+    assert A.is_multithreading_enabled() is True
