@@ -14,8 +14,9 @@ test per argument) runs at once too. Otherwise ``dispatch`` follows ``torch.over
    otherwise left to right); the first answer that is not ``NotImplemented`` wins;
 3. if every handler declined, PyTorch's ``TypeError``; if there was none, the op runs.
 
-Later machinery hangs here too: autocast (cast inputs per op category), the profiler (record
-the op with its shapes) and tracing for ONNX export are modes.
+While a profiler records, ``_C.FLAG.profiler`` is set (and ``FLAG.active`` with it): the
+wrapper hands the call to it, and it runs the call through ``call`` below as one recorded
+range. Autocast and vmap hang here as modes.
 
 Objects that are not Tensors but define ``__torch_function__`` cost nothing on the fast path:
 such an object reaches the op's own argument checks, which refuse it with a ``TypeError`` or
@@ -61,8 +62,11 @@ def dispatching(impl, public_name=None, qualname=None):
     """The public function for ``impl``: one flag check, then ``impl`` itself."""
     @functools.wraps(impl)
     def op(*args, **kwargs):
-        if _FLAG.active and (_FLAG.modes or subclass_in(args, kwargs)):
-            return dispatch(op, impl, args, kwargs)
+        if _FLAG.active:
+            if _FLAG.profiler is not None:
+                return _FLAG.profiler.call(op, call, impl, args, kwargs)
+            if _FLAG.modes or subclass_in(args, kwargs):
+                return dispatch(op, impl, args, kwargs)
         try:
             return impl(*args, **kwargs)
         except (TypeError, AttributeError):
@@ -75,6 +79,19 @@ def dispatching(impl, public_name=None, qualname=None):
         op.__qualname__ = qualname
     op._cinder_impl = impl
     return op
+
+
+def call(public, impl, args, kwargs):
+    """What the wrapper of ``dispatching`` does with no profiler recording: the profiler
+    (``autograd/_profiler_recorder.py``) runs each call it records through this."""
+    if _FLAG.active and (_FLAG.modes or subclass_in(args, kwargs)):
+        return dispatch(public, impl, args, kwargs)
+    try:
+        return impl(*args, **kwargs)
+    except (TypeError, AttributeError):
+        if not overloaded_args(args, kwargs):
+            raise
+    return dispatch(public, impl, args, kwargs)
 
 
 def _takes_part(arg):

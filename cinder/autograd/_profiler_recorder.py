@@ -1,0 +1,389 @@
+"""The recorder behind ``torch.profiler`` / ``torch.autograd.profiler``: what runs while a
+profiler is on.
+
+While one records, ``_C.FLAG.profiler`` holds it; the op dispatch point, the
+``nn.functional`` wrappers, the autograd engine and the optimizers test that one attribute
+and, when it is set, call ``call`` / ``run_node`` / ``open`` / ``close`` here. Each op call
+becomes a range with PyTorch's name for it (``aten::<op>``), its start and end times
+(``time.perf_counter_ns``), its parent range (the innermost one open on its thread, so nested
+calls nest as in PyTorch), and, when asked, the input shapes and the bytes its outputs
+allocated (a weak reference to each new buffer reports the bytes freed again).
+``events`` turns the ranges into ``FunctionEvent`` s when recording stops.
+"""
+
+import os
+import sys
+import threading
+import time
+import weakref
+
+from .. import _C
+from .._tensor import Tensor
+from .profiler_util import MEMORY_EVENT_NAME, EventList, FunctionEvent
+
+__all__ = ["Recorder", "op_name"]
+
+# Scopes (``torch.profiler.RecordScope``) of the ranges cinder records.
+FUNCTION, BACKWARD_FUNCTION, USER_SCOPE = 0, 1, 7
+
+# Tensor methods PyTorch does not record as operator calls (they read metadata, or are not
+# dispatcher ops at all).
+_NOT_OPS = frozenset((
+    "size", "dim", "ndimension", "nelement", "stride", "tolist", "numpy", "type",
+    "element_size", "storage_offset", "is_contiguous", "data_ptr", "untyped_storage", "storage",
+    "get_device", "is_inference", "is_pinned", "is_shared", "is_signed", "backward",
+    "register_hook", "register_post_accumulate_grad_hook", "retain_grad", "requires_grad_",
+    "is_set_to", "is_floating_point", "is_complex", "dim_order", "numel", "has_names",
+    "is_nonzero", "__len__", "__iter__", "__repr__", "__format__", "__hash__", "__contains__",
+    "__array__", "__reduce_ex__", "__deepcopy__", "__setstate__", "__dir__", "__bool__",
+    "__float__", "__int__", "__index__", "__complex__", "__array_wrap__", "__reversed__"))
+
+# Python operators: the aten op PyTorch records for each.
+_DUNDERS = {
+    "__add__": "add", "__radd__": "add", "__iadd__": "add_", "__sub__": "sub",
+    "__rsub__": "rsub", "__isub__": "sub_", "__mul__": "mul", "__rmul__": "mul",
+    "__imul__": "mul_", "__truediv__": "div", "__rtruediv__": "reciprocal",
+    "__itruediv__": "div_", "__div__": "div", "__floordiv__": "floor_divide",
+    "__rfloordiv__": "floor_divide", "__ifloordiv__": "floor_divide_", "__mod__": "remainder",
+    "__rmod__": "remainder", "__imod__": "remainder_", "__pow__": "pow", "__rpow__": "pow",
+    "__ipow__": "pow_", "__matmul__": "matmul", "__rmatmul__": "matmul", "__neg__": "neg",
+    "__pos__": "positive", "__abs__": "abs", "__invert__": "bitwise_not", "__eq__": "eq",
+    "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
+    "__and__": "__and__", "__or__": "__or__", "__xor__": "__xor__", "__rand__": "__and__",
+    "__ror__": "__or__", "__rxor__": "__xor__", "__iand__": "__iand__", "__ior__": "__ior__",
+    "__ixor__": "__ixor__", "__lshift__": "__lshift__", "__rshift__": "__rshift__",
+    "__ilshift__": "__ilshift__", "__irshift__": "__irshift__", "__setitem__": "copy_",
+}
+
+# Functions whose aten op has another name than the Python function.
+_RENAMES = {"cross_entropy": "cross_entropy_loss", "nll_loss": "nll_loss_nd",
+            "item": "item", "__getitem__": None}
+
+
+def _index_op(index):
+    """The view op PyTorch records for ``t[index]`` (the first one, for a tuple index)."""
+    if isinstance(index, tuple):
+        if any(isinstance(i, (Tensor, list)) for i in index):
+            return "aten::index"
+        index = next((i for i in index if i is not Ellipsis), None)
+    if isinstance(index, bool) or isinstance(index, (Tensor, list)):
+        return "aten::index"
+    if isinstance(index, int):
+        return "aten::select"
+    if isinstance(index, slice):
+        return "aten::slice"
+    if index is None:
+        return "aten::unsqueeze"
+    return "aten::alias"
+
+
+_NAMES = {}     # public function -> aten name (None: not recorded); filled on first call
+
+
+def op_name(public):
+    """PyTorch's name for a call of ``public`` (``aten::add`` for ``Tensor.__add__``), or
+    None for a method that PyTorch does not record."""
+    name = public.__name__
+    if name in _NOT_OPS:
+        return None
+    if name == "__getitem__":
+        return _index_op
+    if name.startswith("__") and name.endswith("__"):
+        name = _DUNDERS.get(name)
+        if name is None:
+            return None
+    return "aten::" + _RENAMES.get(name, name)
+
+
+def _shape_of(a):
+    if isinstance(a, Tensor):
+        return list(a._data.shape)
+    return []
+
+
+def _input_shapes(args, kwargs):
+    """One entry per argument, as PyTorch records them: a tensor's shape, [] otherwise."""
+    shapes = [_shape_of(a) for a in args]
+    if kwargs:
+        shapes += [_shape_of(a) for a in kwargs.values()]
+    return shapes
+
+
+def _tensors(objs):
+    for o in objs:
+        if isinstance(o, Tensor):
+            yield o
+        elif isinstance(o, (list, tuple)):
+            for x in o:
+                if isinstance(x, Tensor):
+                    yield x
+
+
+def _root(arr):
+    """The array that owns ``arr``'s memory (views chain to it through ``.base``)."""
+    base = getattr(arr, "base", None)
+    while base is not None and hasattr(base, "nbytes") and hasattr(base, "base"):
+        arr, base = base, base.base
+    return arr
+
+
+class _Range:
+    """One recorded range while recording (``FunctionEvent`` s are built from these)."""
+
+    __slots__ = ("name", "start", "end", "thread", "parent", "shapes", "mem", "scope", "seq",
+                 "stack")
+
+    def __init__(self, name, thread, parent, scope):
+        self.name = name
+        self.thread = thread
+        self.parent = parent
+        self.scope = scope
+        self.shapes = None
+        self.mem = 0
+        self.seq = -1
+        self.stack = None
+        self.end = None
+
+
+class Recorder:
+    """Records ranges until ``stop``; ``events`` then gives them as an ``EventList``."""
+
+    def __init__(self, record_shapes=False, profile_memory=False, with_stack=False,
+                 use_device=None, with_flops=False):
+        self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
+        self.with_stack = with_stack
+        self.with_flops = with_flops
+        self.use_device = use_device
+        self.ranges = []
+        self.memory = []             # (time, bytes, thread): frees outside every range
+        self.local = threading.local()
+        self.threads = {}            # thread ident -> PyTorch-style small id
+        self.watched = set()         # ids of buffers whose freeing is reported
+        self.recording = False
+        self.start_ns = self.stop_ns = None
+        self.epoch_ns = None
+
+    # -- switching on and off -------------------------------------------------------------
+    def start(self):
+        self.recording = True
+        self.epoch_ns = time.time_ns()
+        self.start_ns = time.perf_counter_ns()
+        self.previous = _C.FLAG.profiler
+        _C.FLAG.profiler = self
+        _C.FLAG.refresh()
+
+    def stop(self):
+        if _C.FLAG.profiler is self:
+            _C.FLAG.profiler = self.previous
+            _C.FLAG.refresh()
+        self.previous = None
+        self.recording = False
+        self.stop_ns = time.perf_counter_ns()
+        for r in self.ranges:          # ranges still open (a block around the profile)
+            if r.end is None:
+                r.end = self.stop_ns
+
+    # -- ranges ---------------------------------------------------------------------------
+    def _stack(self):
+        local = self.local
+        try:
+            return local.stack
+        except AttributeError:
+            local.stack = []
+            ident = threading.get_ident()
+            self.threads.setdefault(ident, len(self.threads) + 1)
+            local.thread = self.threads[ident]
+            return local.stack
+
+    def open(self, name, scope=FUNCTION):
+        """Open a range named ``name`` inside the innermost open one of this thread."""
+        stack = self._stack()
+        r = _Range(name, self.local.thread, stack[-1] if stack else None, scope)
+        if self.with_stack:
+            r.stack = _python_stack()
+        stack.append(r)
+        self.ranges.append(r)
+        r.start = time.perf_counter_ns()       # last: the bookkeeping is not timed
+        return r
+
+    def close(self, r):
+        r.end = time.perf_counter_ns()
+        stack = self._stack()
+        if stack and stack[-1] is r:
+            stack.pop()
+        elif r in stack:                       # closed out of order (a generator, say)
+            stack.remove(r)
+
+    def call(self, public, run, impl, args, kwargs):
+        """Run one op call (``run(public, impl, args, kwargs)``) as a recorded range."""
+        name = _NAMES.get(public, 0)
+        if name == 0:
+            name = _NAMES[public] = op_name(public)
+        if name is None:
+            return run(public, impl, args, kwargs)
+        if not isinstance(name, str):
+            name = name(args[1] if len(args) > 1 else None)
+        r = self.open(name)
+        if self.record_shapes:
+            r.shapes = _input_shapes(args, kwargs)
+        try:
+            out = run(public, impl, args, kwargs)
+        finally:
+            self.close(r)
+        if self.profile_memory:
+            self._note_allocations(r, args, kwargs, out)
+        return out
+
+    def run_node(self, call, node, buffer):
+        """Run an autograd node (``call(node, buffer)``) as a range named after it."""
+        name = _node_name(node)
+        r = self.open(name, BACKWARD_FUNCTION)
+        r.seq = getattr(node, "_sequence_nr", -1)
+        if self.record_shapes:
+            r.shapes = [_shape_of(g) for g in buffer]
+        try:
+            return call(node, buffer)
+        finally:
+            self.close(r)
+
+    def evaluate(self, node):
+        """Open the engine's range around one node's evaluation (closed by the caller)."""
+        r = self.open("autograd::engine::evaluate_function: " + _node_name(node),
+                      BACKWARD_FUNCTION)
+        r.seq = getattr(node, "_sequence_nr", -1)
+        if self.record_shapes:
+            r.shapes = []
+        return r
+
+    # -- memory ---------------------------------------------------------------------------
+    def _note_allocations(self, r, args, kwargs, out):
+        """Count the buffers of ``out`` that no input owns as allocated by ``r``."""
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        owned = None
+        for t in _tensors(outs):
+            root = _root(t._data)
+            key = id(root)
+            if key in self.watched:
+                continue
+            if owned is None:
+                owned = {id(_root(x._data)) for x in _tensors(args)}
+                if kwargs:
+                    owned |= {id(_root(x._data)) for x in _tensors(kwargs.values())}
+            if key in owned:
+                continue
+            nbytes = int(root.nbytes)
+            r.mem += nbytes
+            try:
+                weakref.finalize(root, self._freed, key, nbytes)
+            except TypeError:          # a buffer that takes no weak reference
+                continue
+            self.watched.add(key)
+
+    def _freed(self, key, nbytes):
+        """A watched buffer was freed: count it against the innermost open range of this
+        thread, or as a ``[memory]`` event outside every range."""
+        self.watched.discard(key)
+        if not self.recording:
+            return
+        stack = self._stack()
+        if stack:
+            stack[-1].mem -= nbytes
+        else:
+            self.memory.append((time.perf_counter_ns(), -nbytes, self.local.thread))
+
+    # -- results --------------------------------------------------------------------------
+    def events(self):
+        """The recorded ranges as ``FunctionEvent`` s, children linked, in start order."""
+        evts = {}
+        out = []
+        for i, r in enumerate(self.ranges):
+            name = r.name
+            e = FunctionEvent(
+                id=i + 1, name="ProfilerStep*" if name.startswith("ProfilerStep#") else name,
+                trace_name=name, thread=r.thread, start_us=self._us(r.start),
+                end_us=self._us(r.end), input_shapes=r.shapes if r.shapes is not None else [],
+                stack=r.stack or [], scope=r.scope, use_device=self.use_device,
+                cpu_memory_usage=r.mem, sequence_nr=r.seq,
+                is_user_annotation=r.scope == USER_SCOPE,
+                fwd_thread=r.thread if r.scope == BACKWARD_FUNCTION else 0)
+            evts[r] = e
+            out.append(e)
+        for r in self.ranges:
+            if r.parent is not None and r.parent in evts:
+                evts[r].set_cpu_parent(evts[r.parent])
+                evts[r.parent].append_cpu_child(evts[r])
+        for e in reversed(out):        # memory in children counts in their parents' totals
+            if e.cpu_parent is not None:
+                e.cpu_parent.cpu_memory_usage += e.cpu_memory_usage
+        for t, nbytes, thread in self.memory:
+            us = self._us(t)
+            out.append(FunctionEvent(id=len(out) + 1, name=MEMORY_EVENT_NAME, trace_name=None,
+                                     thread=thread, start_us=us, end_us=us, input_shapes=[],
+                                     stack=[], use_device=self.use_device,
+                                     cpu_memory_usage=nbytes))
+        out.sort(key=lambda e: e.time_range.start)
+        result = EventList(out, use_device=self.use_device,
+                           profile_memory=self.profile_memory, with_flops=self.with_flops)
+        result._build_tree()
+        return result
+
+    def _us(self, t_ns):
+        return (t_ns - self.start_ns) / 1000.0
+
+    def trace(self, path):
+        """The ranges as a Chrome trace in the layout PyTorch's (Kineto's) export uses."""
+        pid = _pid()
+        base = self.epoch_ns - self.start_ns       # perf_counter -> wall-clock nanoseconds
+        idents = {v: k for k, v in self.threads.items()}
+        events = [{"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
+                   "args": {"name": "python"}}]
+        for i, r in enumerate(self.ranges):
+            args = {"External id": i + 1, "Record function id": 0, "Ev Idx": i}
+            if r.seq >= 0:
+                args["Sequence number"] = r.seq
+            if r.shapes is not None and r.scope != USER_SCOPE:
+                args["Input Dims"] = r.shapes
+            events.append({"ph": "X", "cat": _category(r), "name": r.name, "pid": pid,
+                           "tid": idents.get(r.thread, r.thread),
+                           "ts": (r.start + base) / 1000.0, "dur": (r.end - r.start) / 1000.0,
+                           "args": args})
+        for t, nbytes, thread in self.memory:
+            events.append({"ph": "i", "cat": "cpu_instant_event", "s": "t",
+                           "name": MEMORY_EVENT_NAME, "pid": pid,
+                           "tid": idents.get(thread, thread), "ts": (t + base) / 1000.0,
+                           "args": {"Bytes": nbytes, "Device Type": 0, "Device Id": -1}})
+        return {"schemaVersion": 1, "deviceProperties": [], "displayTimeUnit": "ms",
+                "baseTimeNanoseconds": self.epoch_ns - self.start_ns, "traceEvents": events,
+                "traceName": str(path)}
+
+
+def _category(r):
+    if r.scope == USER_SCOPE:
+        return "user_annotation"
+    return "cpu_op"
+
+
+def _pid():
+    return os.getpid()
+
+
+def _node_name(node):
+    name = type(node).__name__
+    return "torch::autograd::AccumulateGrad" if name == "AccumulateGrad" else name
+
+
+_OWN_FILES = ("_profiler_recorder.py", "_dispatch.py", "profiler.py", "_functional")
+
+
+def _python_stack():
+    """The calling Python frames (innermost first) as PyTorch's ``with_stack`` shows them,
+    ``file(line): function``, without cinder's own dispatch and profiler frames."""
+    frames = []
+    f = sys._getframe(2)
+    while f is not None:
+        code = f.f_code
+        if not any(part in code.co_filename for part in _OWN_FILES):
+            frames.append(f"{code.co_filename}({f.f_lineno}): {code.co_name}")
+        f = f.f_back
+    return frames
