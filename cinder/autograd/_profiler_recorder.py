@@ -43,6 +43,7 @@ _DUNDERS = {
     "__add__": "add", "__radd__": "add", "__iadd__": "add_", "__sub__": "sub",
     "__rsub__": "rsub", "__isub__": "sub_", "__mul__": "mul", "__rmul__": "mul",
     "__imul__": "mul_", "__truediv__": "div", "__rtruediv__": "reciprocal",
+    "__rdiv__": "reciprocal", "__idiv__": "div_",
     "__itruediv__": "div_", "__div__": "div", "__floordiv__": "floor_divide",
     "__rfloordiv__": "floor_divide", "__ifloordiv__": "floor_divide_", "__mod__": "remainder",
     "__rmod__": "remainder", "__imod__": "remainder_", "__pow__": "pow", "__rpow__": "pow",
@@ -131,7 +132,7 @@ class _Range:
     """One recorded range while recording (``FunctionEvent`` s are built from these)."""
 
     __slots__ = ("name", "start", "end", "thread", "parent", "shapes", "mem", "scope", "seq",
-                 "stack")
+                 "stack", "backward")
 
     def __init__(self, name, thread, parent, scope):
         self.name = name
@@ -143,6 +144,7 @@ class _Range:
         self.seq = -1
         self.stack = None
         self.end = None
+        self.backward = scope == BACKWARD_FUNCTION    # run by the autograd engine
 
 
 class Recorder:
@@ -239,19 +241,22 @@ class Recorder:
         """Run an autograd node (``call(node, buffer)``) as a range named after it."""
         name = _node_name(node)
         r = self.open(name, BACKWARD_FUNCTION)
-        r.seq = getattr(node, "_sequence_nr", -1)
+        r.seq = _sequence_nr(node)
         if self.record_shapes:
             r.shapes = [_shape_of(g) for g in buffer]
         try:
-            return call(node, buffer)
+            grads = call(node, buffer)
         finally:
             self.close(r)
+        if self.profile_memory and grads is not None:
+            self._note_allocations(r, buffer, None, grads)
+        return grads
 
     def evaluate(self, node):
         """Open the engine's range around one node's evaluation (closed by the caller)."""
-        r = self.open("autograd::engine::evaluate_function: " + _node_name(node),
-                      BACKWARD_FUNCTION)
-        r.seq = getattr(node, "_sequence_nr", -1)
+        r = self.open("autograd::engine::evaluate_function: " + _node_name(node))
+        r.seq = _sequence_nr(node)
+        r.backward = True
         if self.record_shapes:
             r.shapes = []
         return r
@@ -306,7 +311,7 @@ class Recorder:
                 stack=r.stack or [], scope=r.scope, use_device=self.use_device,
                 cpu_memory_usage=r.mem, sequence_nr=r.seq,
                 is_user_annotation=r.scope == USER_SCOPE,
-                fwd_thread=r.thread if r.scope == BACKWARD_FUNCTION else 0)
+                fwd_thread=r.thread if r.backward else 0)
             evts[r] = e
             out.append(e)
         for r in self.ranges:
@@ -366,6 +371,12 @@ def _category(r):
 
 def _pid():
     return os.getpid()
+
+
+def _sequence_nr(node):
+    """The node's forward sequence number; -1 for AccumulateGrad, as PyTorch reports it."""
+    seq = getattr(node, "_sequence_nr", -1)
+    return -1 if seq >= 2 ** 62 else seq
 
 
 def _node_name(node):

@@ -96,7 +96,8 @@ class profile:
                           "``use_device = 'cuda'`` instead.", FutureWarning, stacklevel=2)
             use_device = "cuda"
         self.use_device = use_device
-        self.function_events = None
+        self._function_events = None
+        self._running = False
         self.entered = False
         self.record_shapes = record_shapes
         self.with_flops = with_flops
@@ -146,6 +147,7 @@ class profile:
                                   with_stack=self.with_stack, use_device=self.use_device,
                                   with_flops=self.with_flops)
         self._recorder.start()
+        self._running = True
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         if not self.enabled:
@@ -155,6 +157,7 @@ class profile:
         if self._recorder is None:
             return False
         self._recorder.stop()
+        self._running = False
         events = self._recorder.events()
         if self.acc_events and self._old_function_events:
             merged = EventList(list(self._old_function_events) + list(events),
@@ -162,31 +165,36 @@ class profile:
                                with_flops=self.with_flops)
             merged._tree_built = True
             events = merged
-        self.function_events = events
+        self._function_events = events
         if self.acc_events:
             self._old_function_events = events
         return False
 
     # -- results --------------------------------------------------------------------------
+    @property
+    def function_events(self):
+        """The recorded events (an ``EventList``; empty until the profile has run)."""
+        if self._function_events is None:
+            empty = EventList(use_device=self.use_device, profile_memory=self.profile_memory,
+                              with_flops=self.with_flops)
+            empty._tree_built = True
+            return empty
+        return self._function_events
+
     def __repr__(self):
-        if self.function_events is None:
+        if self._running:
             return "<unfinished torch.autograd.profile>"
         return repr(self.function_events)
 
     def __str__(self):
-        if self.function_events is None:
+        if self._running:
             return "<unfinished torch.autograd.profile>"
         return str(self.function_events)
-
-    def _check_finish(self):
-        if self.function_events is None:
-            raise RuntimeError("Profiler didn't finish running")
 
     def table(self, sort_by=None, row_limit=100, max_src_column_width=75,
               max_name_column_width=55, max_shapes_column_width=80, header=None,
               top_level_events_only=False, time_unit=None):
         """The events as a text table (see ``EventList.table``)."""
-        self._check_finish()
         return self.function_events.table(
             sort_by=sort_by, row_limit=row_limit, max_src_column_width=max_src_column_width,
             max_name_column_width=max_name_column_width,
@@ -197,12 +205,12 @@ class profile:
 
     def export_chrome_trace(self, path):
         """Write the recorded ranges as a Chrome trace JSON file (``.gz``: compressed)."""
-        self._check_finish()
+        if self._recorder is None:
+            raise AssertionError("Expected profiling results")
         _write_json_trace(path, self._recorder.trace(path))
 
     def export_stacks(self, path, metric="self_cpu_time_total"):
         """Write the stacks recorded with ``with_stack=True`` (see ``EventList``)."""
-        self._check_finish()
         if not self.with_stack:
             raise AssertionError("export_stacks() requires with_stack=True")
         return self.function_events.export_stacks(path, metric)
@@ -210,19 +218,16 @@ class profile:
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0,
                      group_by_overload_name=False):
         """The events averaged per name (see ``EventList.key_averages``)."""
-        self._check_finish()
         return self.function_events.key_averages(group_by_input_shape, group_by_stack_n,
                                                  group_by_overload_name)
 
     def total_average(self):
         """The sums over all events (see ``EventList.total_average``)."""
-        self._check_finish()
         return self.function_events.total_average()
 
     @property
     def self_cpu_time_total(self):
         """The sum of every event's self CPU time, in microseconds."""
-        self._check_finish()
         return self.function_events.self_cpu_time_total
 
 
