@@ -120,6 +120,19 @@ def _tensors(objs):
                     yield x
 
 
+def _buffer_ids(objs):
+    """The ids of the buffers behind the tensors in ``objs`` (and in its lists/tuples)."""
+    ids = set()
+    for o in objs:
+        if isinstance(o, Tensor):
+            ids.add(id(_root(o._data)))
+        elif isinstance(o, (list, tuple)):
+            for x in o:
+                if isinstance(x, Tensor):
+                    ids.add(id(_root(x._data)))
+    return ids
+
+
 def _root(arr):
     """The array that owns ``arr``'s memory (views chain to it through ``.base``)."""
     base = getattr(arr, "base", None)
@@ -161,7 +174,7 @@ class Recorder:
         self.memory = []             # (time, bytes, thread): frees outside every range
         self.local = threading.local()
         self.threads = {}            # thread ident -> PyTorch-style small id
-        self.watched = set()         # ids of buffers whose freeing is reported
+        self.watched = {}            # buffer id -> weak reference reporting its freeing
         self.recording = False
         self.start_ns = self.stop_ns = None
         self.epoch_ns = None
@@ -224,15 +237,30 @@ class Recorder:
             name = _NAMES[public] = op_name(public)
         if name is None:
             return run(public, impl, args, kwargs)
-        if not isinstance(name, str):
+        if name.__class__ is not str:
             name = name(args[1] if len(args) > 1 else None)
-        r = self.open(name)
+        # ``open``/``close`` written out: this runs for every op call while recording
+        local = self.local
+        try:
+            stack = local.stack
+        except AttributeError:
+            stack = self._stack()
+        r = _Range(name, local.thread, stack[-1] if stack else None, FUNCTION)
         if self.record_shapes:
             r.shapes = _input_shapes(args, kwargs)
+        if self.with_stack:
+            r.stack = _python_stack()
+        stack.append(r)
+        self.ranges.append(r)
+        r.start = time.perf_counter_ns()
         try:
             out = run(public, impl, args, kwargs)
         finally:
-            self.close(r)
+            r.end = time.perf_counter_ns()
+            if stack[-1] is r:
+                stack.pop()
+            elif r in stack:
+                stack.remove(r)
         if self.profile_memory:
             self._note_allocations(r, args, kwargs, out)
         return out
@@ -272,23 +300,23 @@ class Recorder:
             if key in self.watched:
                 continue
             if owned is None:
-                owned = {id(_root(x._data)) for x in _tensors(args)}
+                owned = _buffer_ids(args)
                 if kwargs:
-                    owned |= {id(_root(x._data)) for x in _tensors(kwargs.values())}
+                    owned |= _buffer_ids(kwargs.values())
             if key in owned:
                 continue
             nbytes = int(root.nbytes)
             r.mem += nbytes
             try:
-                weakref.finalize(root, self._freed, key, nbytes)
+                self.watched[key] = weakref.ref(
+                    root, lambda _, key=key, nbytes=nbytes: self._freed(key, nbytes))
             except TypeError:          # a buffer that takes no weak reference
                 continue
-            self.watched.add(key)
 
     def _freed(self, key, nbytes):
         """A watched buffer was freed: count it against the innermost open range of this
         thread, or as a ``[memory]`` event outside every range."""
-        self.watched.discard(key)
+        self.watched.pop(key, None)
         if not self.recording:
             return
         stack = self._stack()
