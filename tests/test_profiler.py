@@ -471,3 +471,27 @@ def test_operators_and_indexing_names():
     # records aten::reciprocal with its aten::mul inside (PyTorch: one after the other).
     assert expect[-4:] == ["aten::numpy_T", "aten::matmul", "aten::reciprocal", "aten::mul"]
     assert names == expect[:-4] + ["aten::matmul", "aten::reciprocal"]
+
+
+def _flops_run(lib):
+    rng = np.random.default_rng(1)
+    a, b = (lib.tensor(rng.standard_normal(s, dtype=np.float32)) for s in ((8, 16), (16, 4)))
+    c = lib.tensor(rng.standard_normal(4, dtype=np.float32))
+    x, y = (lib.tensor(rng.standard_normal(s, dtype=np.float32)) for s in ((2, 8, 16),
+                                                                          (2, 16, 4)))
+    with lib.profiler.profile(with_flops=True) as p:
+        a.mm(b)
+        lib.addmm(c, a, b)
+        lib.bmm(x, y)
+        a * a
+        a + a
+    return p
+
+
+def test_with_flops():
+    t, c = _flops_run(torch), _flops_run(cinder)
+    counted = ("aten::mm", "aten::addmm", "aten::bmm", "aten::mul", "aten::add")
+    for name in counted:
+        assert [e.flops for e in _by_name(c, name)] == [e.flops for e in _by_name(t, name)]
+    assert c.key_averages().table().split("\n")[1].endswith("Total FLOPs  ")
+    assert t.key_averages().table().split("\n")[1].endswith("Total FLOPs  ")

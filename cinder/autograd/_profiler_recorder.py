@@ -339,6 +339,7 @@ class Recorder:
                 stack=r.stack or [], scope=r.scope, use_device=self.use_device,
                 cpu_memory_usage=r.mem, sequence_nr=r.seq,
                 is_user_annotation=r.scope == USER_SCOPE,
+                flops=_flops(name, r.shapes) if self.with_flops and r.shapes else 0,
                 fwd_thread=r.thread if r.backward else 0)
             evts[r] = e
             out.append(e)
@@ -389,6 +390,32 @@ class Recorder:
         return {"schemaVersion": 1, "deviceProperties": [], "displayTimeUnit": "ms",
                 "baseTimeNanoseconds": self.epoch_ns - self.start_ns, "traceEvents": events,
                 "traceName": str(path)}
+
+
+def _prod(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _flops(name, shapes):
+    """The floating-point operations PyTorch's ``with_flops`` counts for an op (matrix
+    products: two per multiply-add; ``mul``/``add``: one per output element), from the
+    recorded input shapes; 0 for ops it does not count. cinder's ``aten::linear`` runs its
+    GEMM itself (PyTorch counts it in the ``aten::addmm``/``aten::mm`` inside)."""
+    try:
+        if name in ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm"):
+            a, b = shapes[-2:] if name in ("aten::mm", "aten::bmm") else shapes[1:3]
+            return 2 * _prod(a) * b[-1]
+        if name == "aten::linear":
+            return 2 * _prod(shapes[0]) * shapes[1][0]
+        if name in ("aten::mul", "aten::add"):
+            dims = [s for s in shapes[:2] if s]
+            return _prod(max(dims, key=len)) if dims else 0
+    except (IndexError, TypeError):
+        pass
+    return 0
 
 
 def _category(r):

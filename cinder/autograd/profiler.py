@@ -273,48 +273,47 @@ class record_function(contextlib.ContextDecorator):
         return fut.then(done)
 
 
-class emit_nvtx:
+class _Annotating:
+    """A context manager marking every op for an external tool (``kind``); cinder emits no
+    such marks, so only the checks and the device synchronisation remain."""
+
+    kind = ""
+
+    def __init__(self, enabled=True, record_shapes=False):
+        self.enabled = enabled
+        self.entered = False
+        self.record_shapes = record_shapes
+
+    def __enter__(self):
+        if not self.enabled:
+            return None
+        if self.entered:
+            raise RuntimeError(f"{self.kind} annotation context manager is not reentrant")
+        self.entered = True
+        self._sync()
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if self.enabled:
+            self._sync()
+        return False
+
+    def _sync(self):
+        pass
+
+
+class emit_nvtx(_Annotating):
     """Mark every op with an NVTX range for NVIDIA's profilers. cinder emits no NVTX ranges;
     as in PyTorch, entering needs CUDA (it synchronizes the device first)."""
 
-    def __init__(self, enabled=True, record_shapes=False):
-        self.enabled = enabled
-        self.entered = False
-        self.record_shapes = record_shapes
+    kind = "NVTX"
 
-    def __enter__(self):
-        if not self.enabled:
-            return None
-        if self.entered:
-            raise RuntimeError("NVTX annotation context manager is not reentrant")
-        self.entered = True
+    def _sync(self):
         cuda.synchronize()
-        return self
-
-    def __exit__(self, exc_type, exc_val, exc_tb):
-        if not self.enabled:
-            return False
-        cuda.synchronize()
-        return False
 
 
-class emit_itt:
+class emit_itt(_Annotating):
     """Mark every op with an Intel ITT range for VTune. cinder emits none: the block runs
     unchanged."""
 
-    def __init__(self, enabled=True, record_shapes=False):
-        self.enabled = enabled
-        self.entered = False
-        self.record_shapes = record_shapes
-
-    def __enter__(self):
-        if not self.enabled:
-            return None
-        if self.entered:
-            raise RuntimeError("ITT annotation context manager is not reentrant")
-        self.entered = True
-        return self
-
-    def __exit__(self, exc_type, exc_val, exc_tb):
-        return False
-
+    kind = "ITT"

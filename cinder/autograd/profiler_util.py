@@ -10,6 +10,7 @@ them in PyTorch's layout: the same columns, widths, units and footer.
 
 import enum
 import json
+import math
 import os
 from collections import defaultdict, namedtuple
 
@@ -466,6 +467,13 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
         headers.append("Source Location")
         widths.append(src_width)
         aligns.append("<")
+    flops_scale = None
+    raw_flops = [e.flops for e in events if e.flops and e.flops > 0] if with_flops else []
+    if raw_flops:
+        flops_scale, unit = _flops_unit(min(raw_flops))
+        headers.append(f"Total {unit}")
+        widths.append(_COLUMN)
+        aligns.append(">")
     row_format = "".join("{: " + a + str(w) + "}" + " " * _SPACING
                          for a, w in zip(aligns, widths))
     separator = "".join("-" * w + " " * _SPACING for w in widths)
@@ -486,7 +494,7 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
             continue
         shown += 1
         lines += _rows(evt, headers, widths, row_format, total_self, max_name_column_width,
-                       time_unit, stacks, src_width)
+                       time_unit, stacks, src_width, flops_scale)
     lines += [separator, f"Self CPU time total: {_in_unit(total_self, time_unit)}"]
     return "".join(line + "\n" for line in lines)
 
@@ -499,8 +507,15 @@ def _trim_path(path, width):
     return path
 
 
+def _flops_unit(flops):
+    """The scale and column title for FLOP counts (the smallest count picks the unit)."""
+    names = ["FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs"]
+    level = int(max(0, min(math.log10(flops) / 3, len(names) - 1)))
+    return 10.0 ** (-3 * level), names[level]
+
+
 def _rows(evt, headers, widths, row_format, total_self, max_name_width, time_unit, stacks,
-          src_width):
+          src_width, flops_scale=None):
     """The table line(s) of one event: its values, then any further stack frames."""
     name = evt.key
     if max_name_width is not None and len(name) >= max_name_width - 3:
@@ -519,6 +534,9 @@ def _rows(evt, headers, widths, row_format, total_self, max_name_width, time_uni
         values.append(evt.node_id)
     if "Input Shapes" in headers:
         values.append(str(evt.input_shapes)[:widths[headers.index("Input Shapes")]])
+    if flops_scale is not None:
+        values.append("--" if not evt.flops or evt.flops <= 0 else
+                      f"{evt.flops * flops_scale:8.3f}")
     if not stacks:
         return [row_format.format(*values)]
     frames = evt.stack or []
