@@ -495,3 +495,21 @@ def test_with_flops():
         assert [e.flops for e in _by_name(c, name)] == [e.flops for e in _by_name(t, name)]
     assert c.key_averages().table().split("\n")[1].endswith("Total FLOPs  ")
     assert t.key_averages().table().split("\n")[1].endswith("Total FLOPs  ")
+
+
+def test_with_stack(tmp_path):
+    # cinder attaches the calling Python frames to each op (innermost first), as PyTorch's
+    # legacy profiler did; PyTorch 2.13 with Kineto records Python function events instead.
+    m = cinder.nn.Linear(2, 2)
+    with cinder.profiler.profile(with_stack=True) as p:
+        m(cinder.ones(1, 2))
+    linear = _by_name(p, "aten::linear")[0]
+    assert re.search(r"nn/modules/linear\.py\(\d+\): forward$", linear.stack[0])
+    assert any(f.endswith(": test_with_stack") for f in linear.stack)
+    assert not any("_dispatch.py" in f or "_profiler_recorder" in f for f in linear.stack)
+    grouped = p.key_averages(group_by_stack_n=1).table()
+    assert "Source Location" in grouped.split("\n")[1]
+    p.export_stacks(str(tmp_path / "stacks.txt"))
+    lines = (tmp_path / "stacks.txt").read_text().splitlines()
+    assert any(line.split(";")[-1].split(" ")[0].endswith(":_forward") for line in lines)
+    assert all(re.fullmatch(r"\S+ \d+", line) for line in lines)

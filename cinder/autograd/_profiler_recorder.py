@@ -439,7 +439,12 @@ def _node_name(node):
     return "torch::autograd::AccumulateGrad" if name == "AccumulateGrad" else name
 
 
-_OWN_FILES = ("_profiler_recorder.py", "_dispatch.py", "profiler.py", "_functional")
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# cinder's own dispatch and recording frames, which PyTorch's stacks do not show (its
+# dispatcher is C++)
+_OWN_FILES = frozenset(os.path.join(_HERE, *parts) for parts in (
+    ("autograd", "_profiler_recorder.py"), ("ops", "_dispatch.py"), ("ops", "operators.py"),
+    ("nn", "_functional", "__init__.py"), ("autograd", "profiler.py")))
 
 
 def _python_stack():
@@ -449,7 +454,7 @@ def _python_stack():
     f = sys._getframe(2)
     while f is not None:
         code = f.f_code
-        if not any(part in code.co_filename for part in _OWN_FILES):
+        if code.co_filename not in _OWN_FILES:
             frames.append(f"{code.co_filename}({f.f_lineno}): {code.co_name}")
         f = f.f_back
     return frames
