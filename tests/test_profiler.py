@@ -513,3 +513,36 @@ def test_with_stack(tmp_path):
     lines = (tmp_path / "stacks.txt").read_text().splitlines()
     assert any(line.split(";")[-1].split(" ")[0].endswith(":_forward") for line in lines)
     assert all(re.fullmatch(r"\S+ \d+", line) for line in lines)
+
+
+def _freed_outside(lib):
+    with lib.profiler.profile(profile_memory=True) as p:
+        t = lib.ones(100)
+        del t
+    return p
+
+
+def test_memory_freed_outside_ops():
+    t, c = _freed_outside(torch), _freed_outside(cinder)
+    for name in ("aten::ones", "[memory]"):
+        assert [e.cpu_memory_usage for e in _by_name(c, name)] == \
+            [e.cpu_memory_usage for e in _by_name(t, name)]
+    assert {e.key for e in c.key_averages()} >= {"[memory]"}
+
+
+def _accumulated(lib, acc):
+    counts = []
+    sched = lib.profiler.schedule(wait=1, warmup=1, active=2, repeat=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with lib.profiler.profile(schedule=sched, acc_events=acc, on_trace_ready=lambda p:
+                                  counts.append(len(_by_name(p, "aten::add")))) as p:
+            for _ in range(9):
+                lib.ones(1).add(1)
+                p.step()
+    return counts
+
+
+def test_acc_events():
+    for acc in (False, True):
+        assert _accumulated(cinder, acc) == _accumulated(torch, acc)
