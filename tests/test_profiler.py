@@ -546,3 +546,20 @@ def _accumulated(lib, acc):
 def test_acc_events():
     for acc in (False, True):
         assert _accumulated(cinder, acc) == _accumulated(torch, acc)
+
+
+def test_nested_profiles():
+    with cinder.profiler.profile() as outer:
+        cinder.ones(1)
+        with cinder.profiler.profile() as inner:
+            cinder.zeros(1)
+        cinder.empty(1)
+    assert [e.name for e in outer.events()] == ["aten::ones", "aten::empty"]
+    assert [e.name for e in inner.events()] == ["aten::zeros"]
+    # stopped out of order: nothing keeps recording into a stopped profile
+    a, b = cinder.profiler.profile(), cinder.profiler.profile()
+    a.start()
+    b.start()
+    a.stop()
+    b.stop()
+    assert _C.FLAG.profiler is None and not _C.FLAG.active

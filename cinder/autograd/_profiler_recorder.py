@@ -189,11 +189,15 @@ class Recorder:
         _C.FLAG.refresh()
 
     def stop(self):
+        self.recording = False
         if _C.FLAG.profiler is self:
-            _C.FLAG.profiler = self.previous
+            # back to the profile this one was nested in, if that one still records
+            prev = self.previous
+            while prev is not None and not prev.recording:
+                prev = prev.previous
+            _C.FLAG.profiler = prev
             _C.FLAG.refresh()
         self.previous = None
-        self.recording = False
         self.stop_ns = time.perf_counter_ns()
         for r in self.ranges:          # ranges still open (a block around the profile)
             if r.end is None:
