@@ -563,3 +563,21 @@ def test_nested_profiles():
     a.stop()
     b.stop()
     assert _C.FLAG.profiler is None and not _C.FLAG.active
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "us"])
+def test_table_time_unit(runs, unit):
+    for prof in runs.values():
+        lines = prof.key_averages().table(time_unit=unit, row_limit=4).split("\n")
+        times = re.findall(r"\d+\.\d{3}(s|ms|us)\b", "\n".join(lines[3:7] + lines[8:9]))
+        assert len(times) == 4 * 3 + 1 and set(times) == {unit}
+
+
+def test_setitem_and_getitem_names():
+    t = cinder.zeros(3)
+    with cinder.profiler.profile() as p:
+        t[0] = 1
+        t[1:] = t[:2].clone()
+        t[[0, 2]]
+    top = [e.name for e in p.events() if e.cpu_parent is None]
+    assert top == ["aten::fill_", "aten::slice", "aten::clone", "aten::copy_", "aten::index"]

@@ -53,12 +53,20 @@ _DUNDERS = {
     "__and__": "__and__", "__or__": "__or__", "__xor__": "__xor__", "__rand__": "__and__",
     "__ror__": "__or__", "__rxor__": "__xor__", "__iand__": "__iand__", "__ior__": "__ior__",
     "__ixor__": "__ixor__", "__lshift__": "__lshift__", "__rshift__": "__rshift__",
-    "__ilshift__": "__ilshift__", "__irshift__": "__irshift__", "__setitem__": "copy_",
+    "__ilshift__": "__ilshift__", "__irshift__": "__irshift__",
 }
 
 # Functions whose aten op has another name than the Python function.
-_RENAMES = {"cross_entropy": "cross_entropy_loss", "nll_loss": "nll_loss_nd",
-            "item": "item", "__getitem__": None}
+_RENAMES = {"cross_entropy": "cross_entropy_loss", "nll_loss": "nll_loss_nd"}
+
+
+def _setitem_op(args):
+    """``t[index] = value`` writes with ``aten::fill_`` (a number) or ``aten::copy_``."""
+    return "aten::copy_" if len(args) > 2 and isinstance(args[2], Tensor) else "aten::fill_"
+
+
+def _getitem_op(args):
+    return _index_op(args[1] if len(args) > 1 else None)
 
 
 def _index_op(index):
@@ -88,7 +96,9 @@ def op_name(public):
     if name in _NOT_OPS:
         return None
     if name == "__getitem__":
-        return _index_op
+        return _getitem_op
+    if name == "__setitem__":
+        return _setitem_op
     if name.startswith("__") and name.endswith("__"):
         name = _DUNDERS.get(name)
         if name is None:
@@ -242,7 +252,7 @@ class Recorder:
         if name is None:
             return run(public, impl, args, kwargs)
         if name.__class__ is not str:
-            name = name(args[1] if len(args) > 1 else None)
+            name = name(args)
         # ``open``/``close`` written out: this runs for every op call while recording
         local = self.local
         try:
