@@ -92,6 +92,9 @@ _NAMES = {}     # public function -> aten name (None: not recorded); filled on f
 def op_name(public):
     """PyTorch's name for a call of ``public`` (``aten::add`` for ``Tensor.__add__``), or
     None for a method that PyTorch does not record."""
+    named = getattr(public, "_cinder_profiler_name", None)
+    if named is not None:
+        return named
     name = public.__name__
     if name in _NOT_OPS:
         return None

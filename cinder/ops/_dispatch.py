@@ -195,6 +195,11 @@ def _ask_handlers(public, impl, args, kwargs, overloaded, types, label=None):
 # Properties
 # ----------------------------------------------------------------------------------------------
 
+# Properties whose reads PyTorch runs as an op (and its profiler records as one).
+PROPERTY_OPS = {"T": "aten::numpy_T", "mT": "aten::mT", "H": "aten::matrix_H",
+                "mH": "aten::mH", "real": "aten::real", "imag": "aten::imag"}
+
+
 def dispatching_property(name, fget, fset=None, fdel=None, doc=None):
     """``Tensor.<name>`` as a property whose reads, writes and deletes pass the dispatch point
     the way PyTorch's ``handle_torch_function_getter``/``_setter`` do: handlers receive the
@@ -204,6 +209,23 @@ def dispatching_property(name, fget, fset=None, fdel=None, doc=None):
         if _FLAG.active and (_FLAG.modes or type(self) in _SUBCLASSES):
             return _dispatch_accessor(prop.__get__, fget, (self,), name + ".__get__")
         return fget(self)
+
+    if name in PROPERTY_OPS:
+        # a property PyTorch computes with an op (``t.T`` is aten::numpy_T): a recording
+        # profiler sees its reads as that op
+        def get(self):          # noqa: F811
+            if _FLAG.active:
+                if _FLAG.profiler is not None:
+                    return _FLAG.profiler.call(get, read, fget, (self,), {})
+                if _FLAG.modes or type(self) in _SUBCLASSES:
+                    return _dispatch_accessor(prop.__get__, fget, (self,), name + ".__get__")
+            return fget(self)
+
+        def read(_public, _impl, args, _kwargs):
+            if _FLAG.modes or type(args[0]) in _SUBCLASSES:
+                return _dispatch_accessor(prop.__get__, fget, args, name + ".__get__")
+            return fget(args[0])
+        get._cinder_profiler_name = PROPERTY_OPS[name]
 
     def set_(self, value):
         if _FLAG.active and (_FLAG.modes or type(self) in _SUBCLASSES):
