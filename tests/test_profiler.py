@@ -597,3 +597,35 @@ def test_setitem_and_getitem_names():
         t[[0, 2]]
     top = [e.name for e in p.events() if e.cpu_parent is None]
     assert top == ["aten::fill_", "aten::slice", "aten::clone", "aten::copy_", "aten::index"]
+
+
+def _functional_calls(lib):
+    F = lib.nn.functional
+    x = lib.tensor(np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6))
+    calls = {
+        "relu_inplace": lambda: F.relu(x.clone(), inplace=True), "relu": lambda: F.relu(x),
+        "softmax": lambda: F.softmax(x, dim=1), "log_softmax": lambda: F.log_softmax(x, dim=1),
+        "layer_norm": lambda: F.layer_norm(x, (6,)), "gelu": lambda: F.gelu(x),
+        "dropout_eval": lambda: F.dropout(x, training=False), "silu": lambda: F.silu(x),
+        "pad": lambda: F.pad(x, (1, 1)), "leaky": lambda: F.leaky_relu(x),
+        "elu": lambda: F.elu(x), "hardtanh": lambda: F.hardtanh(x),
+        "sigmoid": lambda: F.sigmoid(x), "tanh": lambda: F.tanh(x),
+        "bce": lambda: F.binary_cross_entropy(lib.sigmoid(x), lib.sigmoid(x)),
+    }
+    out = {}
+    for key, f in calls.items():
+        with lib.profiler.profile() as p:
+            f()
+        out[key] = [e.name for e in p.events() if e.cpu_parent is None]
+    return out
+
+
+def test_functional_names():
+    # A Python-level nn.functional function (F.relu, F.softmax...) is not an operator in
+    # PyTorch: only the ops it calls are recorded (F.relu(inplace=True) is aten::relu_). cinder
+    # records such a function as aten::<name> only when nothing inside it was recorded (its
+    # kernel is its own, as for F.cross_entropy above). Not compared here: F.mse_loss (PyTorch
+    # records an aten::broadcast_tensors first), F.normalize (cinder's norm is aten::norm,
+    # PyTorch's aten::linalg_vector_norm), lib.tensor(...) (PyTorch: aten::empty, aten::to,
+    # aten::lift_fresh, aten::detach_; cinder: aten::tensor).
+    assert _functional_calls(cinder) == _functional_calls(torch)

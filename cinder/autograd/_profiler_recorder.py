@@ -87,6 +87,17 @@ def _index_op(index):
 
 
 _NAMES = {}     # public function -> aten name (None: not recorded); filled on first call
+_SOFT = set()   # Python-level nn.functional functions (see ``Recorder._kept_ranges``)
+
+# The nn.functional functions that are operators in PyTorch (C++ bindings, recorded as
+# aten::<name>); the others are Python functions there, which PyTorch does not record.
+_C_LEVEL_FUNCTIONAL = frozenset((
+    "adaptive_avg_pool1d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "bilinear", "celu_",
+    "channel_shuffle", "conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d",
+    "conv_transpose2d", "conv_transpose3d", "cosine_similarity", "elu_", "gelu", "hardshrink",
+    "hardtanh_", "leaky_relu_", "linear", "logsigmoid", "one_hot", "pairwise_distance", "pdist",
+    "pixel_shuffle", "pixel_unshuffle", "prelu", "relu_", "rrelu_",
+    "scaled_dot_product_attention", "selu_", "softplus", "softshrink", "threshold_"))
 
 
 def op_name(public):
@@ -158,7 +169,7 @@ class _Range:
     """One recorded range while recording (``FunctionEvent`` s are built from these)."""
 
     __slots__ = ("name", "start", "end", "thread", "parent", "shapes", "mem", "scope", "seq",
-                 "stack", "backward")
+                 "stack", "backward", "soft")
 
     def __init__(self, name, thread, parent, scope):
         self.name = name
@@ -171,6 +182,7 @@ class _Range:
         self.stack = None
         self.end = None
         self.backward = scope == BACKWARD_FUNCTION    # run by the autograd engine
+        self.soft = False           # reported only if nothing was recorded inside it
 
 
 class Recorder:
@@ -252,6 +264,9 @@ class Recorder:
         name = _NAMES.get(public, 0)
         if name == 0:
             name = _NAMES[public] = op_name(public)
+            if getattr(public, "_cinder_python_level", False) and \
+                    public.__name__ not in _C_LEVEL_FUNCTIONAL:
+                _SOFT.add(public)
         if name is None:
             return run(public, impl, args, kwargs)
         if name.__class__ is not str:
@@ -267,6 +282,8 @@ class Recorder:
             r.shapes = _input_shapes(args, kwargs)
         if self.with_stack:
             r.stack = _python_stack()
+        if public in _SOFT:
+            r.soft = True
         stack.append(r)
         self.ranges.append(r)
         r.start = time.perf_counter_ns()
@@ -343,10 +360,29 @@ class Recorder:
             self.memory.append((time.perf_counter_ns(), -nbytes, self.local.thread))
 
     # -- results --------------------------------------------------------------------------
+    def _kept_ranges(self):
+        """The ranges to report: a Python-level ``nn.functional`` function's range is left
+        out when ops were recorded inside it (PyTorch records only those ops; its Python
+        function is no operator), its children moving up to the range around it."""
+        dropped = {r.parent for r in self.ranges if r.parent is not None and r.parent.soft}
+        if not dropped:
+            return self.ranges
+        for r in dropped:          # its own allocations count in the range around it
+            up = r.parent
+            while up in dropped:
+                up = up.parent
+            if up is not None:
+                up.mem += r.mem
+        for r in self.ranges:
+            while r.parent in dropped:
+                r.parent = r.parent.parent
+        return [r for r in self.ranges if r not in dropped]
+
     def events(self):
         """The recorded ranges as ``FunctionEvent`` s, children linked, in start order."""
         evts = {}
         out = []
+        self.ranges = self._kept_ranges()
         for i, r in enumerate(self.ranges):
             name = r.name
             e = FunctionEvent(
