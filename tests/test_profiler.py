@@ -629,3 +629,24 @@ def test_functional_names():
     # PyTorch's aten::linalg_vector_norm), lib.tensor(...) (PyTorch: aten::empty, aten::to,
     # aten::lift_fresh, aten::detach_; cinder: aten::tensor).
     assert _functional_calls(cinder) == _functional_calls(torch)
+
+
+def _fwd_bwd_pairs(lib, tmp_path):
+    x = lib.ones(3, requires_grad=True)
+    with lib.profiler.profile() as p:
+        (x * 2).relu().exp().sum().backward()
+    forward = {e.sequence_nr: e.name for e in p.events()
+               if e.sequence_nr >= 0 and e.name.startswith("aten::")}
+    pairs = {(forward[e.sequence_nr], e.name) for e in p.events()
+             if e.scope == 1 and e.sequence_nr in forward}
+    path = tmp_path / f"{lib.__name__}.json"
+    p.export_chrome_trace(str(path))
+    flows = [e for e in json.loads(path.read_text())["traceEvents"] if e.get("cat") == "fwdbwd"]
+    return pairs, sorted(e["ph"] for e in flows)
+
+
+def test_forward_backward_links(tmp_path):
+    pairs, flows = _fwd_bwd_pairs(cinder, tmp_path)
+    assert pairs == {("aten::mul", "MulBackward0"), ("aten::relu", "ReluBackward0"),
+                     ("aten::exp", "ExpBackward0"), ("aten::sum", "SumBackward0")}
+    assert (pairs, flows) == _fwd_bwd_pairs(torch, tmp_path)

@@ -295,6 +295,9 @@ class Recorder:
                 stack.pop()
             elif r in stack:
                 stack.remove(r)
+        gf = getattr(out, "_grad_fn", None)
+        if gf is not None:
+            r.seq = _forward_sequence_nr(gf, args)
         if self.profile_memory:
             self._note_allocations(r, args, kwargs, out)
         return out
@@ -415,6 +418,24 @@ class Recorder:
         result._build_tree()
         return result
 
+    def _flows(self, pid, base, idents):
+        """Chrome-trace flow arrows from each forward op to the backward node it made (matched
+        by sequence number), as PyTorch's "fwdbwd" flows."""
+        forward = {}
+        for r in self.ranges:
+            if r.seq >= 0 and not r.backward and r.scope == FUNCTION:
+                forward.setdefault(r.seq, r)
+        flows = []
+        for r in self.ranges:
+            if r.scope == BACKWARD_FUNCTION and r.seq in forward:
+                f = forward[r.seq]
+                common = {"id": r.seq, "pid": pid, "cat": "fwdbwd", "name": "fwdbwd"}
+                flows.append({"ph": "s", "tid": idents.get(f.thread, f.thread),
+                              "ts": (f.start + base) / 1000.0, **common})
+                flows.append({"ph": "f", "tid": idents.get(r.thread, r.thread),
+                              "ts": (r.start + base) / 1000.0, "bp": "e", **common})
+        return flows
+
     def _us(self, t_ns):
         return (t_ns - self.start_ns) / 1000.0
 
@@ -435,6 +456,7 @@ class Recorder:
                            "tid": idents.get(r.thread, r.thread),
                            "ts": (r.start + base) / 1000.0, "dur": (r.end - r.start) / 1000.0,
                            "args": args})
+        events += self._flows(pid, base, idents)
         for t, nbytes, thread in self.memory:
             events.append({"ph": "i", "cat": "cpu_instant_event", "s": "t",
                            "name": MEMORY_EVENT_NAME, "pid": pid,
@@ -479,6 +501,15 @@ def _category(r):
 
 def _pid():
     return os.getpid()
+
+
+def _forward_sequence_nr(node, args):
+    """The sequence number of the graph node an op call made (PyTorch's link between a
+    forward op and its backward node), or -1 if its output's node is an input's."""
+    for a in args:
+        if getattr(a, "_grad_fn", None) is node:
+            return -1
+    return _sequence_nr(node)
 
 
 def _sequence_nr(node):
