@@ -201,6 +201,7 @@ class Recorder:
         self.threads = {}            # thread ident -> PyTorch-style small id
         self.watched = {}            # buffer id -> weak reference reporting its freeing
         self.recording = False
+        self.previous = None         # the recorder this one interrupted (nested profiles)
         self.start_ns = self.stop_ns = None
         self.epoch_ns = None
 
