@@ -650,3 +650,11 @@ def test_forward_backward_links(tmp_path):
     assert pairs == {("aten::mul", "MulBackward0"), ("aten::relu", "ReluBackward0"),
                      ("aten::exp", "ExpBackward0"), ("aten::sum", "SumBackward0")}
     assert (pairs, flows) == _fwd_bwd_pairs(torch, tmp_path)
+
+
+def test_experimental_config_accepted():
+    cfg = cinder.profiler._ExperimentalConfig(verbose=True)
+    assert cfg.verbose is True and torch.profiler._ExperimentalConfig(verbose=True) is not None
+    with cinder.profiler.profile(experimental_config=cfg) as p:
+        cinder.ones(1)
+    assert _names(p) == {"aten::ones"}

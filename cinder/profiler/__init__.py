@@ -9,10 +9,10 @@ writes each recorded cycle as a trace file. See ``profiler.py`` here and
 from ..autograd.profiler import RecordScope, kineto_available, record_function
 from ..autograd.profiler_util import DeviceType
 from ..optim.optimizer import register_optimizer_step_post_hook
-from .profiler import (ProfilerAction, ProfilerActivity, _KinetoProfile, profile, schedule,
-                       supported_activities, tensorboard_trace_handler)
+from .profiler import (ProfilerAction, ProfilerActivity, _ExperimentalConfig, _KinetoProfile,
+                       profile, schedule, supported_activities, tensorboard_trace_handler)
 
 __all__ = ["profile", "schedule", "supported_activities", "tensorboard_trace_handler",
            "ProfilerAction", "ProfilerActivity", "kineto_available", "DeviceType",
            "record_function", "register_optimizer_step_post_hook", "RecordScope",
-           "_KinetoProfile"]
+           "_KinetoProfile", "_ExperimentalConfig"]

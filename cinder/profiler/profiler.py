@@ -29,6 +29,32 @@ def _warn_once(msg):
         warnings.warn(msg, stacklevel=3)
 
 
+class _ExperimentalConfig:
+    """Options for PyTorch's Kineto tracer (``torch.profiler._ExperimentalConfig``). cinder
+    has no Kineto: the options are kept and have no effect."""
+
+    def __init__(self, profiler_metrics=(), profiler_measure_per_kernel=False, verbose=False,
+                 performance_events=(), enable_cuda_sync_events=False,
+                 adjust_profiler_step=False, disable_external_correlation=False,
+                 profile_all_threads=False, capture_overload_names=False,
+                 record_python_gc_info=False, expose_kineto_event_metadata=False,
+                 custom_profiler_config="", adjust_timestamps=False, trace_only=False):
+        self.profiler_metrics = list(profiler_metrics)
+        self.profiler_measure_per_kernel = profiler_measure_per_kernel
+        self.verbose = verbose
+        self.performance_events = list(performance_events)
+        self.enable_cuda_sync_events = enable_cuda_sync_events
+        self.adjust_profiler_step = adjust_profiler_step
+        self.disable_external_correlation = disable_external_correlation
+        self.profile_all_threads = profile_all_threads
+        self.capture_overload_names = capture_overload_names
+        self.record_python_gc_info = record_python_gc_info
+        self.expose_kineto_event_metadata = expose_kineto_event_metadata
+        self.custom_profiler_config = custom_profiler_config
+        self.adjust_timestamps = adjust_timestamps
+        self.trace_only = trace_only
+
+
 def supported_activities():
     """The activities this build can trace: CPU, and CUDA where a GPU can be used."""
     return prof._supported_activities()
