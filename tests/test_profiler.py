@@ -608,6 +608,8 @@ def _functional_calls(lib):
         "softmax": lambda: F.softmax(x, dim=1), "log_softmax": lambda: F.log_softmax(x, dim=1),
         "layer_norm": lambda: F.layer_norm(x, (6,)), "gelu": lambda: F.gelu(x),
         "dropout_eval": lambda: F.dropout(x, training=False), "silu": lambda: F.silu(x),
+        "dropout": lambda: F.dropout(x, 0.5), "softsign": lambda: F.softsign(x),
+        "hardtanh_inplace": lambda: F.hardtanh(x.clone(), inplace=True),
         "pad": lambda: F.pad(x, (1, 1)), "leaky": lambda: F.leaky_relu(x),
         "elu": lambda: F.elu(x), "hardtanh": lambda: F.hardtanh(x),
         "sigmoid": lambda: F.sigmoid(x), "tanh": lambda: F.tanh(x),
@@ -622,10 +624,9 @@ def _functional_calls(lib):
 
 
 def test_functional_names():
-    # A Python-level nn.functional function (F.relu, F.softmax...) is not an operator in
-    # PyTorch: only the ops it calls are recorded (F.relu(inplace=True) is aten::relu_). cinder
-    # records such a function as aten::<name> only when nothing inside it was recorded (its
-    # kernel is its own, as for F.cross_entropy above). Not compared here: F.mse_loss (PyTorch
+    # A Python-level nn.functional function (F.relu, F.softsign...) is not an operator in
+    # PyTorch: only the ops it calls are recorded (F.relu(inplace=True) is aten::relu_,
+    # F.dropout is aten::dropout). Not compared here: F.mse_loss (PyTorch
     # records an aten::broadcast_tensors first), F.normalize (cinder's norm is aten::norm,
     # PyTorch's aten::linalg_vector_norm), lib.tensor(...) (PyTorch: aten::empty, aten::to,
     # aten::lift_fresh, aten::detach_; cinder: aten::tensor).

@@ -11,6 +11,7 @@ allocated (a weak reference to each new buffer reports the bytes freed again).
 ``events`` turns the ranges into ``FunctionEvent`` s when recording stops.
 """
 
+import inspect
 import os
 import sys
 import threading
@@ -87,7 +88,22 @@ def _index_op(index):
 
 
 _NAMES = {}     # public function -> aten name (None: not recorded); filled on first call
-_SOFT = set()   # Python-level nn.functional functions (see ``Recorder._kept_ranges``)
+_SOFT = {}      # Python-level nn.functional function -> its kind (``Recorder._kept_ranges``)
+_COMPOSITE, _DELEGATE = 1, 2
+
+# Python-level nn.functional functions that PyTorch runs as the aten op of their own name
+# (aten::dropout, aten::softmax...; renamed ones as ``op_name`` renames them).
+_DELEGATING_FUNCTIONAL = frozenset((
+    "dropout", "alpha_dropout", "feature_alpha_dropout", "relu", "softmax", "log_softmax",
+    "layer_norm", "batch_norm", "group_norm", "instance_norm", "embedding", "embedding_bag",
+    "max_pool1d", "max_pool2d", "max_pool3d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+    "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "mse_loss", "l1_loss",
+    "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+    "kl_div", "nll_loss", "cross_entropy", "tanh", "sigmoid", "hardtanh", "elu", "leaky_relu",
+    "selu", "celu", "glu", "hardsigmoid", "hardswish", "silu", "mish", "threshold", "rrelu",
+    "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
+    "multilabel_margin_loss", "multi_margin_loss", "cosine_embedding_loss",
+    "triplet_margin_loss", "poisson_nll_loss", "ctc_loss", "rms_norm", "pad"))
 
 # The nn.functional functions that are operators in PyTorch (C++ bindings, recorded as
 # aten::<name>); the others are Python functions there, which PyTorch does not record.
@@ -98,6 +114,28 @@ _C_LEVEL_FUNCTIONAL = frozenset((
     "hardtanh_", "leaky_relu_", "linear", "logsigmoid", "one_hot", "pairwise_distance", "pdist",
     "pixel_shuffle", "pixel_unshuffle", "prelu", "relu_", "rrelu_",
     "scaled_dot_product_attention", "selu_", "softplus", "softshrink", "threshold_"))
+
+
+_INPLACE_AT = {}   # Python-level nn.functional function -> position of ``inplace`` (or None)
+
+
+def _inplace_position(fn):
+    """Where ``fn`` takes its ``inplace`` argument (None if it has none)."""
+    try:
+        params = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return None
+    return params.index("inplace") if "inplace" in params else None
+
+
+def _inplace_call(fn, args, kwargs):
+    """Whether this call of a Python-level nn.functional function asks for ``inplace``."""
+    at = _INPLACE_AT.get(fn)
+    if at is None:
+        return False
+    if "inplace" in kwargs:
+        return bool(kwargs["inplace"])
+    return len(args) > at and bool(args[at])
 
 
 def op_name(public):
@@ -182,7 +220,7 @@ class _Range:
         self.stack = None
         self.end = None
         self.backward = scope == BACKWARD_FUNCTION    # run by the autograd engine
-        self.soft = False           # reported only if nothing was recorded inside it
+        self.soft = 0               # a Python-level nn.functional function's kind, or 0
 
 
 class Recorder:
@@ -267,7 +305,9 @@ class Recorder:
             name = _NAMES[public] = op_name(public)
             if getattr(public, "_cinder_python_level", False) and \
                     public.__name__ not in _C_LEVEL_FUNCTIONAL:
-                _SOFT.add(public)
+                _SOFT[public] = (_DELEGATE if public.__name__ in _DELEGATING_FUNCTIONAL
+                                 else _COMPOSITE)
+                _INPLACE_AT[public] = _inplace_position(public)
         if name is None:
             return run(public, impl, args, kwargs)
         if name.__class__ is not str:
@@ -284,7 +324,9 @@ class Recorder:
         if self.with_stack:
             r.stack = _python_stack()
         if public in _SOFT:
-            r.soft = True
+            r.soft = _SOFT[public]
+            if _inplace_call(public, args, kwargs):
+                r.name += "_"           # F.elu(x, inplace=True) runs aten::elu_
         stack.append(r)
         self.ranges.append(r)
         r.start = time.perf_counter_ns()
@@ -365,10 +407,18 @@ class Recorder:
 
     # -- results --------------------------------------------------------------------------
     def _kept_ranges(self):
-        """The ranges to report: a Python-level ``nn.functional`` function's range is left
-        out when ops were recorded inside it (PyTorch records only those ops; its Python
-        function is no operator), its children moving up to the range around it."""
-        dropped = {r.parent for r in self.ranges if r.parent is not None and r.parent.soft}
+        """The ranges to report. A Python-level ``nn.functional`` function is no operator in
+        PyTorch, which records only the ops it calls: its range is left out when ops were
+        recorded inside it (its children move up to the range around it), except where
+        PyTorch's function calls the aten op of its own name (``F.dropout`` runs
+        ``aten::dropout``), whose range stays unless it only wraps that op's in-place form
+        (``F.relu(x, inplace=True)`` is ``aten::relu_``)."""
+        kids = {}
+        for r in self.ranges:
+            if r.parent is not None and r.parent.soft:
+                kids.setdefault(r.parent, []).append(r)
+        dropped = {r for r, inner in kids.items() if r.soft == _COMPOSITE or
+                   (len(inner) == 1 and inner[0].name.startswith(r.name))}
         if not dropped:
             return self.ranges
         for r in dropped:          # its own allocations count in the range around it
