@@ -55,14 +55,15 @@ class _Flag:
     thread-local one). True while any thread has a mode or a subclass exists; the slow path
     then asks this thread's ``STATE`` whether there is anything to do."""
 
-    __slots__ = ("active", "modes")
+    __slots__ = ("active", "modes", "profiler")
 
     def __init__(self):
         self.active = False
         self.modes = 0              # modes on the stacks of all threads
+        self.profiler = None        # the recording profiler (autograd/_profiler_recorder.py)
 
     def refresh(self):
-        self.active = bool(self.modes) or _SUBCLASSES[0]
+        self.active = bool(self.modes) or _SUBCLASSES[0] or self.profiler is not None
 
 
 FLAG = _Flag()

@@ -110,4 +110,5 @@ from . import accelerator  # noqa: F401,E402  (torch.accelerator: device-agnosti
 from . import version  # noqa: F401,E402  (torch.version: __version__, cuda, hip, ...)
 from . import jit  # noqa: F401,E402  (torch.jit: the eager helpers; no TorchScript)
 from . import compiler  # noqa: F401,E402  (torch.compiler: markers and queries)
+from . import profiler  # noqa: F401,E402  (torch.profiler: op timings and traces)
 from ._dynamo.eval_frame import compile  # noqa: F401,E402  (torch.compile, run eagerly)

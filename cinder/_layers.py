@@ -38,7 +38,8 @@ LAYERS = (
      "cinder.utils.safetensors", "cinder.utils.tensorboard", "cinder.utils._visdom",
      "cinder.compat", "cinder.distributed", "cinder.backends",
      "cinder.accelerator", "cinder.utils.checkpoint", "cinder.jit", "cinder._dynamo",
-     "cinder.compiler"),
+     "cinder.compiler", "cinder.autograd.profiler", "cinder.autograd.profiler_util",
+     "cinder.autograd._profiler_recorder", "cinder.profiler"),
     # 6: libraries on top (torchvision's place) and the package namespace itself
     ("cinder.vision", "cinder.__main__", "cinder", "cinder.version"),
 )

@@ -26,7 +26,8 @@ _USER_API = {
     "InplaceFunction": "function", "once_differentiable": "function",
     "gradcheck": "gradcheck", "gradgradcheck": "gradcheck",
 }
-_USER_MODULES = ("function", "functional", "gradcheck", "variable")
+_USER_MODULES = ("function", "functional", "gradcheck", "variable", "profiler",
+                 "profiler_util")
 
 __all__ = ["Function", "Variable", "backward", "detect_anomaly", "enable_grad", "grad",
            "grad_mode", "gradcheck", "gradgradcheck", "inference_mode", "no_grad",

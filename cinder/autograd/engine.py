@@ -198,6 +198,11 @@ def _call_node(node, buffer):
     return grads
 
 
+def _steal_into_leaf(node, buffer):
+    """The engine's shortcut for a leaf's AccumulateGrad (as a function the profiler runs)."""
+    accumulate_into_leaf(node.variable, buffer[0], owned=True)
+
+
 def _n_outputs(node):
     return node._num_outputs
 
@@ -253,15 +258,26 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     owned = {} if accumulate and inputs is None and not create_graph else None
     prev_mode = grad_mode.STATE.grad_enabled
     grad_mode.STATE.grad_enabled = create_graph
+    # A recording profiler (torch.profiler) sees each node's evaluation and the node's own
+    # run as ranges: read once per pass, tested once per node.
+    prof = _C.FLAG.profiler
+    evaluating = None
     try:
         while ready:
             _, _, node = heapq.heappop(ready)
+            if prof is not None:
+                if evaluating is not None:
+                    prof.close(evaluating)
+                evaluating = prof.evaluate(node)
             buffer = buffers.pop(node)
             if owned:
                 if type(node) is AccumulateGrad:
                     if buffer[0] is not None and owned.pop(id(buffer[0]), None) and \
                             _plain(node) and _unshared(buffer[0]):
-                        accumulate_into_leaf(node.variable, buffer[0], owned=True)
+                        if prof is None:
+                            accumulate_into_leaf(node.variable, buffer[0], owned=True)
+                        else:
+                            prof.run_node(_steal_into_leaf, node, buffer)
                         if not retain_graph:
                             node.release_saved()
                         continue
@@ -283,7 +299,8 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
             if run:
                 if (buffer and buffer[0] is not None) or type(node) is AccumulateGrad or \
                         any(g is not None for g in buffer) or node._call_with_undefined_grads:
-                    grads = _validate(node, _call_node(node, buffer))
+                    grads = _validate(node, _call_node(node, buffer) if prof is None else
+                                      prof.run_node(_call_node, node, buffer))
                     if owned is not None and not node._hooks:
                         _mark_owned(owned, grads, buffer)
                 else:
@@ -319,6 +336,8 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                     accumulate_into_leaf(t, g)
     finally:
         grad_mode.STATE.grad_enabled = prev_mode
+        if evaluating is not None:
+            prof.close(evaluating)
 
     if inputs is not None and not accumulate:
         if not allow_unused:

@@ -14,8 +14,9 @@ test per argument) runs at once too. Otherwise ``dispatch`` follows ``torch.over
    otherwise left to right); the first answer that is not ``NotImplemented`` wins;
 3. if every handler declined, PyTorch's ``TypeError``; if there was none, the op runs.
 
-Later machinery hangs here too: autocast (cast inputs per op category), the profiler (record
-the op with its shapes) and tracing for ONNX export are modes.
+While a profiler records, ``_C.FLAG.profiler`` is set (and ``FLAG.active`` with it): the
+wrapper hands the call to it, and it runs the call through ``call`` below as one recorded
+range. Autocast and vmap hang here as modes.
 
 Objects that are not Tensors but define ``__torch_function__`` cost nothing on the fast path:
 such an object reaches the op's own argument checks, which refuse it with a ``TypeError`` or
@@ -61,8 +62,11 @@ def dispatching(impl, public_name=None, qualname=None):
     """The public function for ``impl``: one flag check, then ``impl`` itself."""
     @functools.wraps(impl)
     def op(*args, **kwargs):
-        if _FLAG.active and (_FLAG.modes or subclass_in(args, kwargs)):
-            return dispatch(op, impl, args, kwargs)
+        if _FLAG.active:
+            if _FLAG.profiler is not None:
+                return _FLAG.profiler.call(op, call, impl, args, kwargs)
+            if _FLAG.modes or subclass_in(args, kwargs):
+                return dispatch(op, impl, args, kwargs)
         try:
             return impl(*args, **kwargs)
         except (TypeError, AttributeError):
@@ -75,6 +79,19 @@ def dispatching(impl, public_name=None, qualname=None):
         op.__qualname__ = qualname
     op._cinder_impl = impl
     return op
+
+
+def call(public, impl, args, kwargs):
+    """What the wrapper of ``dispatching`` does with no profiler recording: the profiler
+    (``autograd/_profiler_recorder.py``) runs each call it records through this."""
+    if _FLAG.active and (_FLAG.modes or subclass_in(args, kwargs)):
+        return dispatch(public, impl, args, kwargs)
+    try:
+        return impl(*args, **kwargs)
+    except (TypeError, AttributeError):
+        if not overloaded_args(args, kwargs):
+            raise
+    return dispatch(public, impl, args, kwargs)
 
 
 def _takes_part(arg):
@@ -178,6 +195,11 @@ def _ask_handlers(public, impl, args, kwargs, overloaded, types, label=None):
 # Properties
 # ----------------------------------------------------------------------------------------------
 
+# Properties whose reads PyTorch runs as an op (and its profiler records as one).
+PROPERTY_OPS = {"T": "aten::numpy_T", "mT": "aten::mT", "H": "aten::matrix_H",
+                "mH": "aten::mH", "real": "aten::real", "imag": "aten::imag"}
+
+
 def dispatching_property(name, fget, fset=None, fdel=None, doc=None):
     """``Tensor.<name>`` as a property whose reads, writes and deletes pass the dispatch point
     the way PyTorch's ``handle_torch_function_getter``/``_setter`` do: handlers receive the
@@ -187,6 +209,23 @@ def dispatching_property(name, fget, fset=None, fdel=None, doc=None):
         if _FLAG.active and (_FLAG.modes or type(self) in _SUBCLASSES):
             return _dispatch_accessor(prop.__get__, fget, (self,), name + ".__get__")
         return fget(self)
+
+    if name in PROPERTY_OPS:
+        # a property PyTorch computes with an op (``t.T`` is aten::numpy_T): a recording
+        # profiler sees its reads as that op
+        def get(self):          # noqa: F811
+            if _FLAG.active:
+                if _FLAG.profiler is not None:
+                    return _FLAG.profiler.call(get, read, fget, (self,), {})
+                if _FLAG.modes or type(self) in _SUBCLASSES:
+                    return _dispatch_accessor(prop.__get__, fget, (self,), name + ".__get__")
+            return fget(self)
+
+        def read(_public, _impl, args, _kwargs):
+            if _FLAG.modes or type(args[0]) in _SUBCLASSES:
+                return _dispatch_accessor(prop.__get__, fget, args, name + ".__get__")
+            return fget(args[0])
+        get._cinder_profiler_name = PROPERTY_OPS[name]
 
     def set_(self, value):
         if _FLAG.active and (_FLAG.modes or type(self) in _SUBCLASSES):

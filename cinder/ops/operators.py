@@ -26,13 +26,30 @@ def _handler_func(op):
 
 
 def _handled(self, other):
-    """Whether a binary operator must pass the dispatch point: a mode somewhere, or an operand
-    of a Tensor subclass that takes part (plain tensors keep the fast path meanwhile)."""
-    return bool(_FLAG.modes) or type(self) in _SUBCLASSES or type(other) in _SUBCLASSES
+    """Whether a binary operator must pass the dispatch point: a mode somewhere, an operand
+    of a Tensor subclass that takes part (plain tensors keep the fast path meanwhile), or a
+    recording profiler."""
+    return bool(_FLAG.modes) or type(self) in _SUBCLASSES or type(other) in _SUBCLASSES or \
+        _FLAG.profiler is not None
 
 
 def _slow(op, body, self, other):
-    """An operator's slow path (a mode or subclass somewhere): PyTorch's dispatch."""
+    """An operator's slow path: the profiler records it (if one records), then PyTorch's
+    dispatch when a mode or subclass is involved."""
+    if _FLAG.profiler is not None:
+        return _FLAG.profiler.call(op, _unprofiled, body, (self, other), {})
+    return _dispatched(op, body, self, other)
+
+
+def _unprofiled(op, body, args, kwargs):
+    """An operator call the profiler records: dispatched only if a handler must see it."""
+    self, other = args
+    if _FLAG.modes or type(self) in _SUBCLASSES or type(other) in _SUBCLASSES:
+        return _dispatched(op, body, self, other)
+    return body(self, other)
+
+
+def _dispatched(op, body, self, other):
     if not _operand_ok(other):
         return _foreign(op.__qualname__.split(".")[-1], self, other)
     return dispatch(_handler_func(op), body, (self, other), {})
@@ -52,12 +69,23 @@ def _operator(dunder, body):
 def _unary_operator(dunder, body):
     """``Tensor.<dunder>`` for a one-operand operator (``-t``, ``~t``, ``abs(t)``)."""
     def op(self):
-        if _FLAG.active and (_FLAG.modes or type(self) in _SUBCLASSES):
-            return dispatch(_handler_func(op), body, (self,), {})
+        if _FLAG.active:
+            if _FLAG.profiler is not None:
+                return _FLAG.profiler.call(op, _unary_unprofiled, body, (self,), {})
+            if _FLAG.modes or type(self) in _SUBCLASSES:
+                return dispatch(_handler_func(op), body, (self,), {})
         return body(self)
     op.__name__ = dunder
     op.__qualname__ = "Tensor." + dunder
     return op
+
+
+def _unary_unprofiled(op, body, args, kwargs):
+    """A one-operand operator call the profiler records (dispatched if a handler must see
+    it)."""
+    if _FLAG.modes or type(args[0]) in _SUBCLASSES:
+        return dispatch(_handler_func(op), body, args, {})
+    return body(*args)
 
 
 def _foreign(dunder, self, other):

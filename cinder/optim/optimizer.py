@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from copy import deepcopy
 from itertools import chain
 
+from .. import _C
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd import grad_mode
@@ -20,6 +21,7 @@ from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
+_USER_SCOPE = 7        # torch.profiler.RecordScope.USER_SCOPE: the scope of these ranges
 _global_optimizer_pre_hooks = OrderedDict()
 _global_optimizer_post_hooks = OrderedDict()
 
@@ -75,23 +77,36 @@ def _hooked_step(step):
     """
     @functools.wraps(step)
     def run(*args, **kwargs):
-        self = args[0]
-        for pre_hook in chain(_global_optimizer_pre_hooks.values(),
-                              self._optimizer_step_pre_hooks.values()):
-            result = pre_hook(self, args, kwargs)
-            if result is not None:
-                if isinstance(result, tuple) and len(result) == 2:
-                    args, kwargs = result
-                else:
-                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
-                                       f"new_kwargs), but got {result}.")
-        out = step(*args, **kwargs)
-        for post_hook in chain(self._optimizer_step_post_hooks.values(),
-                               _global_optimizer_post_hooks.values()):
-            post_hook(self, args, kwargs)
-        return out
+        prof = _C.FLAG.profiler
+        if prof is None:
+            return _run_hooked(step, args, kwargs)
+        # a recording profiler shows the step as a range, as PyTorch's does
+        rng = prof.open(f"Optimizer.step#{type(args[0]).__name__}.step", _USER_SCOPE)
+        try:
+            return _run_hooked(step, args, kwargs)
+        finally:
+            prof.close(rng)
     run.hooked = True
     return run
+
+
+def _run_hooked(step, args, kwargs):
+    """``step`` with the global and per-instance step hooks around it."""
+    self = args[0]
+    for pre_hook in chain(_global_optimizer_pre_hooks.values(),
+                          self._optimizer_step_pre_hooks.values()):
+        result = pre_hook(self, args, kwargs)
+        if result is not None:
+            if isinstance(result, tuple) and len(result) == 2:
+                args, kwargs = result
+            else:
+                raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
+                                   f"new_kwargs), but got {result}.")
+    out = step(*args, **kwargs)
+    for post_hook in chain(self._optimizer_step_post_hooks.values(),
+                           _global_optimizer_post_hooks.values()):
+        post_hook(self, args, kwargs)
+    return out
 
 
 def _closure_loss(closure):
@@ -337,6 +352,16 @@ class Optimizer:
     # ------------------------------------------------------------------------------------------
     def zero_grad(self, set_to_none=True):
         """Reset every parameter's ``.grad``: to None (default) or to zeros in place."""
+        prof = _C.FLAG.profiler
+        if prof is not None:        # a recording profiler shows it as a range, as PyTorch's
+            rng = prof.open(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad", _USER_SCOPE)
+            try:
+                return self._zero_grads(set_to_none)
+            finally:
+                prof.close(rng)
+        return self._zero_grads(set_to_none)
+
+    def _zero_grads(self, set_to_none):
         for group in self.param_groups:
             for p in group["params"]:
                 grad = p.grad

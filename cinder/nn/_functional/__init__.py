@@ -81,13 +81,23 @@ def dispatched_functional(impl):
     ``handle_torch_function(F.x, ...)``) and the ops it calls inside are not seen again."""
     @functools.wraps(impl)
     def fn(*args, **kwargs):
-        if _FLAG.active and _asks_handlers(fn, args, kwargs):
-            return dispatch(fn, impl, args, kwargs)
+        if _FLAG.active:
+            if _FLAG.profiler is not None:      # recorded as one range (aten::<name>)
+                return _FLAG.profiler.call(fn, _call, impl, args, kwargs)
+            if _asks_handlers(fn, args, kwargs):
+                return dispatch(fn, impl, args, kwargs)
         return impl(*args, **kwargs)
     fn._cinder_impl = impl
     fn._cinder_python_level = True      # its "all handlers declined" error is worded so
     fn._cinder_autocast = _AUTOCAST_POLICY.get(impl.__name__)
     return fn
+
+
+def _call(fn, impl, args, kwargs):
+    """The wrapper's work without the profiler (which runs recorded calls through this)."""
+    if _FLAG.active and _asks_handlers(fn, args, kwargs):
+        return dispatch(fn, impl, args, kwargs)
+    return impl(*args, **kwargs)
 
 
 _WRAPPER_CODE = dispatched_functional(len).__code__
