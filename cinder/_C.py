@@ -30,6 +30,9 @@ class _DispatchState(threading.local):
         self.subclass_off = 0       # > 0 inside DisableTorchFunctionSubclass / DisableTorchFunction
         self.all_off = 0            # > 0 inside DisableTorchFunction (modes skipped too)
         self.active = _SUBCLASSES[0]
+        # (subclass_off, all_off) as they were outside the backward pass running, if any:
+        # the user's own code inside it (a custom Function's backward) runs with them
+        self.outside_backward = None
 
     def refresh(self):
         """Recompute ``active`` after any switch changed."""
@@ -127,6 +130,47 @@ class DisableTorchFunction:
         STATE.subclass_off -= 1
         STATE.all_off -= 1
         STATE.refresh()
+        return False
+
+
+class BackwardPass:
+    """The engine's scope: its own formulas run below ``__torch_function__`` (PyTorch runs them
+    in C++), and the switches outside are kept for ``UserCode``."""
+
+    def __enter__(self):
+        self.previous = STATE.outside_backward
+        STATE.outside_backward = (STATE.subclass_off, STATE.all_off)
+        STATE.subclass_off += 1
+        STATE.all_off += 1
+        STATE.refresh()
+        return self
+
+    def __exit__(self, *exc):
+        STATE.subclass_off -= 1
+        STATE.all_off -= 1
+        STATE.outside_backward = self.previous
+        STATE.refresh()
+        return False
+
+
+class UserCode:
+    """Inside a backward pass, user code (a custom Function's ``backward``) sees modes and
+    subclasses as it would outside the pass, as in PyTorch: autocast entered there applies,
+    a ``TorchFunctionMode`` sees its ops."""
+
+    def __enter__(self):
+        self.saved = None
+        outside = STATE.outside_backward
+        if outside is not None:
+            self.saved = (STATE.subclass_off, STATE.all_off)
+            STATE.subclass_off, STATE.all_off = outside
+            STATE.refresh()
+        return self
+
+    def __exit__(self, *exc):
+        if self.saved is not None:
+            STATE.subclass_off, STATE.all_off = self.saved
+            STATE.refresh()
         return False
 
 

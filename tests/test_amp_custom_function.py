@@ -71,3 +71,27 @@ def test_device_type_must_be_a_string():
 ])
 def test_conv_weight_memory_format(expr):
     assert outcome(expr, cinder) == outcome(expr, torch)
+
+
+def test_custom_bwd_autocast_with_a_tensor_subclass_defined(tmp_path):
+    """With a ``__torch_function__`` subclass defined anywhere, backward runs below the
+    dispatch switches; the user's backward must still see autocast as outside the pass (a
+    fresh process: the subclass flag stays on for good once set)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import cinder, torch\n"
+        "class Sub(cinder.Tensor):\n"
+        "    @classmethod\n"
+        "    def __torch_function__(cls, func, types, args=(), kwargs=None):\n"
+        "        return super().__torch_function__(func, types, args, kwargs or {})\n"
+        "from tests.test_amp_custom_function import _run\n"
+        "got, want = _run(cinder, None, True), _run(torch, None, True)\n"
+        "assert got[:2] == want[:2], (got[:2], want[:2])\n"
+        "print('ok')\n")
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, str(script)], cwd=root, capture_output=True,
+                         text=True, env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    assert out.stdout.strip() == "ok", out.stderr

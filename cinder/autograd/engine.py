@@ -213,7 +213,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     modes and subclasses see ``backward`` itself, not the ops the derivatives use (PyTorch
     runs them in C++)."""
     if _C.FLAG.active and _C.STATE.active:
-        with _C.DisableTorchFunction():
+        with _C.BackwardPass():
             return _run_backward(roots, root_grads, retain_graph, create_graph, inputs,
                                  accumulate, allow_unused)
     return _run_backward(roots, root_grads, retain_graph, create_graph, inputs, accumulate,

@@ -18,7 +18,7 @@ import itertools
 import types
 import warnings
 
-from .. import backend
+from .. import _C, backend
 from .._tensor import Tensor, make_tensor
 from ..ops.views import make_view, rebase_history
 from . import grad_mode
@@ -172,7 +172,8 @@ class BackwardCFunction(Node, FunctionCtx):
     def backward(self, grad_outputs):
         """Engine entry point: one gradient per output in, one per tensor input out."""
         grads = self._materialize(grad_outputs)
-        result = self._user_backward()(self, *grads)
+        with _C.UserCode():
+            result = self._user_backward()(self, *grads)
         return self._check_grads(result)
 
     def _materialize(self, grad_outputs):
