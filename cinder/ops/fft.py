@@ -225,22 +225,20 @@ def _real_full(x, dim, forward, norm):
     """The full (two-sided) transform of a real ``x`` along ``dim``, made as PyTorch makes it:
     the real-input half, then its mirror image conjugated (so, among others, the imaginary
     parts of the zero and Nyquist frequencies are +0, not -0). The inverse transform of a
-    real input is the conjugate of the forward one with the inverse scaling, returned, as
-    PyTorch returns it, as a conjugate view (``is_conj()``)."""
-    mod = _fft_module(x)
+    real input is the conjugate of the forward one with the inverse scaling."""
     arr = x._data
-    n = arr.shape[dim]
-    half = mod.rfft(arr, axis=dim, norm=norm if forward else DUAL[norm])
-    half = half.astype(x._dtype.to_complex().numpy_dtype, copy=False)
-    full = backend.array_module_of(half).empty(arr.shape[:dim] + (n,) + arr.shape[dim + 1:],
-                                               dtype=half.dtype)
-    lead = (slice(None),) * (dim % arr.ndim)
-    m = half.shape[dim]
-    full[lead + (slice(0, m),)] = half
-    if n > m:
-        full[lead + (slice(m, n),)] = half[lead + (slice(n - m, 0, -1),)].conj()
-    result = wrap(full, x._dtype.to_complex(), x._device)
-    return result if forward else result.conj()
+    half = _fft_module(x).rfft(arr, axis=dim, norm=norm if forward else DUAL[norm])
+    cdt = x._dtype.to_complex()
+    n, m = arr.shape[dim], half.shape[dim]
+    last = (slice(None),) * (dim % arr.ndim)       # the dims before ``dim``
+    full = backend.array_module_of(half).empty(arr.shape[:dim % arr.ndim] + (n,) +
+                                               half.shape[dim % arr.ndim + 1:],
+                                               dtype=cdt.numpy_dtype)
+    full[last + (slice(0, m),)] = half
+    np.conjugate(half[last + (slice(n - m, 0, -1),)], out=full[last + (slice(m, n),)])
+    if not forward:
+        np.conjugate(full, out=full)
+    return wrap(full, cdt, x._device)
 
 
 fftn = _cfft("fftn", True)
