@@ -133,24 +133,18 @@ class DisableTorchFunction:
         return False
 
 
-class BackwardPass:
+class BackwardPass(DisableTorchFunction):
     """The engine's scope: its own formulas run below ``__torch_function__`` (PyTorch runs them
     in C++), and the switches outside are kept for ``UserCode``."""
 
     def __enter__(self):
         self.previous = STATE.outside_backward
         STATE.outside_backward = (STATE.subclass_off, STATE.all_off)
-        STATE.subclass_off += 1
-        STATE.all_off += 1
-        STATE.refresh()
-        return self
+        return super().__enter__()
 
     def __exit__(self, *exc):
-        STATE.subclass_off -= 1
-        STATE.all_off -= 1
         STATE.outside_backward = self.previous
-        STATE.refresh()
-        return False
+        return super().__exit__(*exc)
 
 
 class UserCode:
