@@ -66,7 +66,7 @@ class SavedTensor:
             self.output_nr = tensor._output_nr
         else:
             self.tensor = tensor
-        if _HOOKS.stack or _HOOKS.disabled is not None:
+        if _HOOKS_IN_USE[0] and (_HOOKS.stack or _HOOKS.disabled is not None):
             self._pack(tensor, is_output)
 
     def _pack(self, tensor, is_output):
@@ -163,6 +163,9 @@ class _SavedHooks(threading.local):
 
 
 _HOOKS = _SavedHooks()
+# How many hook and disabling scopes are open in all threads: a plain read, so that saving a
+# tensor with none open (every op, nearly always) does not touch the thread-local state.
+_HOOKS_IN_USE = [0]
 
 
 class saved_tensors_hooks:
@@ -177,10 +180,12 @@ class saved_tensors_hooks:
         if _HOOKS.disabled is not None:
             raise RuntimeError(_HOOKS.disabled)
         _HOOKS.stack.append((self.pack_hook, self.unpack_hook))
+        _HOOKS_IN_USE[0] += 1
         return self
 
     def __exit__(self, *exc):
         _HOOKS.stack.pop()
+        _HOOKS_IN_USE[0] -= 1
         return False
 
 
@@ -210,10 +215,12 @@ class disable_saved_tensors_hooks:
 
     def __enter__(self):
         self.previous, _HOOKS.disabled = _HOOKS.disabled, self.error_message
+        _HOOKS_IN_USE[0] += 1
         return self
 
     def __exit__(self, *exc):
         _HOOKS.disabled = self.previous
+        _HOOKS_IN_USE[0] -= 1
         return False
 
 
