@@ -123,3 +123,13 @@ def test_hot_ops_run_without_the_limited_uint_wrapper(name):
 ])
 def test_limited_uint_refusals_kept(expr):
     check(expr)
+
+
+def test_one_d_scatter_add_with_a_two_d_source_is_refused_as_in_torch():
+    import torch
+
+    import cinder
+    from oracle import outcome
+    for expr in ("L.zeros(5).scatter_add(0, L.tensor([0, 1]), L.ones(5, 2))",
+                 "L.zeros(5).scatter_add(0, L.tensor([0, 1]), L.ones(3))"):
+        assert outcome(expr, cinder) == outcome(expr, torch), expr

@@ -75,7 +75,7 @@ class SavedTensor:
                 return
             raise RuntimeError(_HOOKS.disabled)
         pack, self.unpack_hook = _HOOKS.stack[-1]
-        self.packed = pack(tensor)
+        self.packed = _outside_hooks(pack, tensor)
         self.unpacked = self.unpacked_in = None
         if is_output:
             self.data = None        # the hooks hold the values now
@@ -97,7 +97,7 @@ class SavedTensor:
         hook runs once per backward pass, however many formulas read the tensor."""
         if self.unpacked_in == BACKWARD_PASS[0]:
             return self.unpacked
-        value = self.unpack_hook(self.packed)
+        value = _outside_hooks(self.unpack_hook, self.packed)
         if not hasattr(value, "_data"):
             raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
                             f"got result of type {type(value).__name__}")
@@ -108,12 +108,13 @@ class SavedTensor:
         elif value is original or value._data is original._data:
             t = original
         else:
-            # the hook's values in the original's place: a non-leaf keeps its grad_fn (a leaf's
-            # values are used as constants: a gradient of the gradient does not reach it)
+            # the hook's values in the original's place in the graph: a non-leaf's grad_fn, or
+            # a leaf's AccumulateGrad (so a gradient of the gradient still reaches the leaf)
             t = _make_tensor(value._data, original._dtype, original._device,
-                             original._grad_fn is not None)
-            t._vc, t._grad_fn, t._output_nr = original._vc, original._grad_fn, \
-                original._output_nr
+                             original._requires_grad)
+            t._vc = original._vc
+            if original._requires_grad:
+                t._grad_fn, t._output_nr = original._gradient_edge()
         vc = t._vc
         if (0 if vc is None else vc.value) != self.version:
             raise RuntimeError(_modified_message(t, self.version))
@@ -146,6 +147,16 @@ def increment_version(tensor):
     notices saved copies of it are stale."""
     for t in (tensor,) if hasattr(tensor, "_data") else tensor:
         t._bump_version()
+
+
+def _outside_hooks(hook, value):
+    """``hook(value)`` with this thread's saved-tensor hooks set aside: what a hook itself
+    records saves its tensors plainly (PyTorch's hooks do not see their own work)."""
+    stack, _HOOKS.stack = _HOOKS.stack, []
+    try:
+        return hook(value)
+    finally:
+        _HOOKS.stack = stack
 
 
 # The number of the backward pass running (the engine counts them): a saved tensor unpacked

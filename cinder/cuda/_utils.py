@@ -23,7 +23,17 @@ def _get_device_index(device, optional=False, allow_cpu=False):
                 raise ValueError(f"Expected a cuda or cpu device, but got: {device}")
         elif device.type != "cuda":
             raise ValueError(f"Expected a cuda device, but got: {device}")
-    from . import device as cuda_device     # (the package imports this module)
-    if isinstance(device, cuda_device):
+    if isinstance(device, _cuda_device_class()):
         return device.idx
     return _utils._get_device_index(device, optional, allow_cpu)
+
+
+_CUDA_DEVICE = []
+
+
+def _cuda_device_class():
+    """``torch.cuda.device``, looked up once (the package imports this module first)."""
+    if not _CUDA_DEVICE:
+        from . import device
+        _CUDA_DEVICE.append(device)
+    return _CUDA_DEVICE[0]

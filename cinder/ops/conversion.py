@@ -8,7 +8,7 @@ from .. import _dtype as D
 from .. import backend
 from .._device import CPU, as_device
 from .._device import device as device_cls
-from .._tensor import Tensor, make_tensor
+from .._tensor import _INNER_FIRST, Tensor, make_tensor
 from ._creation_factory import _OUTER_FIRST
 from ._prep import fill_scalar, is_scalar, xp_of
 from ._prep import result_type as _result_type
@@ -65,9 +65,9 @@ def _suggested_format(arr):
     "contiguous_format" (ambiguous strides, such as size-1 dims, count as contiguous)."""
     shape = arr.shape
     strides = [s // arr.itemsize for s in arr.strides]
-    for fmt, inner_first in (("channels_last", (1, 3, 2, 0)),
-                             ("channels_last_3d", (1, 4, 3, 2, 0))):
-        if len(shape) == len(inner_first) and _strides_read_as(shape, strides, inner_first):
+    for fmt in ("channels_last", "channels_last_3d"):
+        inner_first = _INNER_FIRST.get((fmt, len(shape)))
+        if inner_first is not None and _strides_read_as(shape, strides, inner_first):
             return fmt
     return "contiguous_format"
 

@@ -231,13 +231,14 @@ def _real_full(x, dim, forward, norm):
     cdt = x._dtype.to_complex()
     n, m = arr.shape[dim], half.shape[dim]
     last = (slice(None),) * (dim % arr.ndim)       # the dims before ``dim``
-    full = backend.array_module_of(half).empty(arr.shape[:dim % arr.ndim] + (n,) +
+    xp = backend.array_module_of(half)
+    full = xp.empty(arr.shape[:dim % arr.ndim] + (n,) +
                                                half.shape[dim % arr.ndim + 1:],
                                                dtype=cdt.numpy_dtype)
     full[last + (slice(0, m),)] = half
-    np.conjugate(half[last + (slice(n - m, 0, -1),)], out=full[last + (slice(m, n),)])
+    xp.conjugate(half[last + (slice(n - m, 0, -1),)], out=full[last + (slice(m, n),)])
     if not forward:
-        np.conjugate(full, out=full)
+        xp.conjugate(full, out=full)
     return wrap(full, cdt, x._device)
 
 

@@ -19,7 +19,7 @@ from .. import backend
 from .._tensor import Tensor, contiguous_strides, make_tensor, wrap_dim
 from . import limited_uint
 from ._inplace import make_inplace
-from ._prep import as_compute, checked_scalar, scalar_as, wrap, xp_of
+from ._prep import as_compute, checked_scalar, fill_scalar, scalar_as, wrap, xp_of
 from ._registry import (check_inplace, needs_grad, node_class, publish_attribute, record,
                         register)
 from .view_select import _slice
@@ -346,9 +346,9 @@ def _value_tensor(self, value):
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
-        # PyTorch checks the value's range, except for the half types (cast unchecked)
-        check = scalar_as if self._dtype in (D.float16, D.bfloat16) else checked_scalar
-        arr = np.array(check(value, self._dtype), dtype=self._dtype.numpy_dtype)
+        # PyTorch stores the value as a one-element fill (a range check, except for the
+        # half types)
+        arr = np.array(fill_scalar(value, self._dtype, 1), dtype=self._dtype.numpy_dtype)
         return make_tensor(arr, self._dtype)
     raise TypeError(f"can't assign a {_qualname(value)} to a {self.type()}")
 
@@ -612,7 +612,8 @@ def _along_dim_key(name, input, d, index, src=None):
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     shape, ishape = input._data.shape, index._data.shape
     if (len(shape) == 1 == len(ishape) and index._device is input._device
-            and (src is None or src._data.shape[:1] >= ishape) and index_within(
+            and (src is None or (src._data.ndim == 1 and src._data.shape >= ishape))
+            and index_within(
                 index._data, shape[0])):
         # (the 1-d call with every position in range: nothing else to check)
         return (index._data,)

@@ -136,3 +136,21 @@ def test_unpack_must_return_a_tensor():
             y.backward()
         kinds.append(type(info.value))
     assert kinds[0] is kinds[1]
+
+
+def test_hooks_do_not_see_their_own_work_and_copies_keep_leaves_in_the_graph():
+    """A pack hook that records ops does not re-enter the hooks; an unpacked copy of a saved
+    leaf still leads to the leaf, so a gradient of the gradient reaches it."""
+    results = []
+    for lib in (cinder, torch):
+        x = lib.tensor(A, requires_grad=True)
+        calls = []
+        with lib.autograd.graph.saved_tensors_hooks(
+                lambda t, calls=calls: (calls.append("p"), (t * 1).exp())[1],
+                lambda t: t.log()):
+            y = (x * x.sin()).sum()
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        g.sum().backward()
+        results.append((calls, g.requires_grad, x.grad.numpy()))
+    assert results[0][:2] == results[1][:2]
+    np.testing.assert_allclose(results[0][2], results[1][2], rtol=1e-12)
