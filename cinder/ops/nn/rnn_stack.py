@@ -204,8 +204,8 @@ def lstm_stack(input, hx, cx, params, has_bias, num_layers, node_name="RnnLayerB
 
 def _stacked(parts, arr, ref):
     """The per-layer states ``parts`` stacked along a new dim 0, as PyTorch's ``torch.stack``
-    of them (its node, StackBackward0), reusing ``arr``: the kernel already holds them
-    stacked, and the parts are views of its rows."""
+    of them (its node, StackBackward0), reusing ``arr``: the kernel has already stacked the
+    same values (``np.stack`` in ``_forward``), so no second stack is made."""
     result = like(arr, ref)
     if needs_grad(*parts):
         record(StackBackward, parts, (result,), dim=0, sizes=None, stacked=True)
