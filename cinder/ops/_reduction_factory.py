@@ -107,7 +107,9 @@ def accumulate(xp, ufunc, arr, axis, dt):
         if axis < buf.ndim - 1 and buf.shape[axis] and buf.size >= _SLICED * buf.shape[axis]:
             _scan_by_slices(_UFUNCS[ufunc], buf, axis)
         else:
-            _UFUNCS[ufunc].accumulate(buf, axis, None, buf)
+            # (into a new array: accumulating in place makes NumPy guard the overlap, which
+            # costs more than the allocation at small sizes)
+            buf = _UFUNCS[ufunc].accumulate(buf, axis)
     else:
         buf = (xp.cumsum if ufunc == "add" else xp.cumprod)(buf, axis=axis)
     return buf if acc is None else buf.astype(target)
