@@ -1,6 +1,8 @@
 """``torch.vmap`` / ``torch.func.vmap`` against PyTorch: values, in_dims/out_dims (nested),
 keyword arguments, nested vmap, gradients through vmap, randomness modes, and the errors."""
 
+import importlib
+
 import numpy as np
 import pytest
 import torch
@@ -143,3 +145,25 @@ def test_randomness_different_draws_each_element():
     # rand fills a batch element by element in PyTorch too: the same numbers
     np.testing.assert_array_equal(draws[1], draws[0])
     assert not (draws[1] == draws[1][0]).all()
+
+
+def test_named_tuples_in_and_out():
+    """Named tuples pass through vmap in both directions, with per-field in_dims, and the
+    pytree helpers rebuild structseqs such as torch.return_types.max."""
+    import collections
+    Pair = collections.namedtuple("Pair", "a b")
+    got = []
+    for lib in LIBS:
+        e = _env(lib)
+        prod = lib.vmap(lambda p: p.a * p.b)(Pair(e["x"], e["x"]))
+        partial = lib.vmap(lambda p: p.a + p.b, in_dims=(Pair(0, None),))(
+            Pair(e["y"], e["y"][0]))
+        out = lib.vmap(lambda r: Pair(r.sin(), r.cos()))(e["x"])
+        mapped = importlib.import_module(f"{lib.__name__}.utils._pytree").tree_map(
+            lambda v: v * 2, e["x"].max(0))
+        got.append((prod, partial, type(out).__name__, out.b, type(mapped).__name__,
+                    mapped.values))
+    assert got[0][2] == got[1][2] == "Pair" and got[0][4] == got[1][4] == "max"
+    for c, t in zip(got[1], got[0]):
+        if not isinstance(t, str):
+            _close(c, t)

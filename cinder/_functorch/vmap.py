@@ -24,6 +24,7 @@ from .. import random as _random
 from .._tensor import Tensor
 from ..ops import FUNCTIONS, OPS
 from ..overrides import TorchFunctionMode
+from ..utils._pytree import named_tuple_of, tree_leaves, tree_map
 
 __all__ = ["vmap"]
 
@@ -95,7 +96,7 @@ def _match(spec, value, where):
         return _map_leaves(value, lambda leaf: spec)
     if isinstance(spec, (tuple, list)) and isinstance(value, (tuple, list)) and \
             len(spec) == len(value):
-        return type(value)(_match(s, v, where) for s, v in zip(spec, value))
+        return _same_kind(value, [_match(s, v, where) for s, v in zip(spec, value)])
     if isinstance(spec, dict) and isinstance(value, dict) and spec.keys() == value.keys():
         return {k: _match(spec[k], value[k], where) for k in value}
     raise ValueError(f"{where}: in_dims is not compatible with the structure of `inputs`. "
@@ -111,24 +112,19 @@ def _structure(value):
     return "*"
 
 
+def _same_kind(value, items):
+    """A container of ``value``'s type (a named tuple or structseq too) holding ``items``."""
+    kind = type(value)
+    return named_tuple_of(kind, items) if hasattr(kind, "_fields") else kind(items)
+
+
 def _map_leaves(value, fn):
-    if isinstance(value, (tuple, list)):
-        return type(value)(_map_leaves(v, fn) for v in value)
-    if isinstance(value, dict):
-        return {k: _map_leaves(v, fn) for k, v in value.items()}
-    return fn(value)
+    return tree_map(fn, value)
 
 
 def _leaves(value, dims):
-    """(leaf, in_dim) pairs of ``value`` with its spread ``dims``."""
-    if isinstance(value, (tuple, list)):
-        for v, d in zip(value, dims):
-            yield from _leaves(v, d)
-    elif isinstance(value, dict):
-        for k in value:
-            yield from _leaves(value[k], dims[k])
-    else:
-        yield value, dims
+    """(leaf, in_dim) pairs of ``value`` with its spread ``dims`` (the same structure)."""
+    return zip(tree_leaves(value), tree_leaves(dims))
 
 
 def _batch_size(args, dims, where):
@@ -156,11 +152,8 @@ def _batch_size(args, dims, where):
 
 def _select(value, dims, b):
     """``value`` with element ``b`` of every mapped dimension selected."""
-    if isinstance(value, (tuple, list)):
-        return type(value)(_select(v, d, b) for v, d in zip(value, dims))
-    if isinstance(value, dict):
-        return {k: _select(value[k], dims[k], b) for k in value}
-    return value if dims is None else value.select(dims, b)
+    return tree_map(lambda leaf, dim: leaf if dim is None else leaf.select(dim, b), value,
+                    dims)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -187,8 +180,8 @@ def _out_dims_for(first, out_dims, name):
 
 def _stack(results, first, dims, name):
     if isinstance(first, (tuple, list)):
-        return type(first)(_stack([r[i] for r in results], first[i], dims[i], name)
-                           for i in range(len(first)))
+        return _same_kind(first, [_stack([r[i] for r in results], first[i], dims[i], name)
+                                  for i in range(len(first))])
     if isinstance(first, dict):
         return {k: _stack([r[k] for r in results], first[k], dims[k], name) for k in first}
     if not isinstance(first, Tensor):

@@ -69,6 +69,12 @@ def _is_namedtuple_class(cls):
     return isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
 
 
+def named_tuple_of(kind, items):
+    """A ``kind`` holding ``items``: a ``collections.namedtuple`` class is built field by field
+    (``_make``), a structseq such as ``torch.return_types.max`` from the sequence."""
+    return kind._make(items) if hasattr(kind, "_make") else kind(items)
+
+
 def _children(tree):
     """(children, context) of a container, or None for a leaf."""
     kind = type(tree)
@@ -88,7 +94,7 @@ def _rebuild(spec, children):
     if kind in (tuple, list, collections.deque):
         return kind(children)
     if _is_namedtuple_class(kind):
-        return kind(*children)
+        return named_tuple_of(kind, children)
     if kind in (dict, collections.OrderedDict):
         return kind(zip(context, children))
     out = collections.defaultdict(context[0])
