@@ -95,7 +95,7 @@ def _plain(node):
                 node._retain_grad_hooks)
 
 
-def _validate(node, grads):
+def validate_grads(node, grads):
     """Make each gradient match its input's shape and dtype (sum broadcast dims, cast)."""
     meta = node._input_meta
     if not meta:
@@ -299,8 +299,8 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
             if run:
                 if (buffer and buffer[0] is not None) or type(node) is AccumulateGrad or \
                         any(g is not None for g in buffer) or node._call_with_undefined_grads:
-                    grads = _validate(node, _call_node(node, buffer) if prof is None else
-                                      prof.run_node(_call_node, node, buffer))
+                    grads = validate_grads(node, _call_node(node, buffer) if prof is None else
+                                          prof.run_node(_call_node, node, buffer))
                     if owned is not None and not node._hooks:
                         _mark_owned(owned, grads, buffer)
                 else:

@@ -18,7 +18,7 @@ from .. import _dtype as D
 from .. import backend
 from .._storage import storage_view
 from .._tensor import Size, make_tensor, wrap_dim
-from ..autograd.engine import _validate
+from ..autograd.engine import validate_grads
 from ..autograd.graph import Node
 from ..autograd.grad_mode import no_grad
 from ._prep import dims_arg, shape_arg, xp_of
@@ -620,7 +620,7 @@ class CopySlices(Node):
             with no_grad():
                 window.zero_()
             return (base_grad,)
-        fn_grads = _validate(self.fn, self.fn.backward((window.clone(),)))
+        fn_grads = validate_grads(self.fn, self.fn.backward((window.clone(),)))
         first = fn_grads[0]
         if first is None:
             with no_grad():
