@@ -17,7 +17,7 @@ class Stream:
     def __init__(self, device=None, priority=0, **kwargs):
         if not backend.cuda_is_available():
             raise RuntimeError("torch.cuda.Stream requires CUDA support")
-            self.device_index = _get_device_index(device, optional=True)
+        self.device_index = _get_device_index(device, optional=True)
         self._handle = backend.cuda.new_stream(self.device_index, priority)
 
     @classmethod

@@ -18,6 +18,9 @@ import torch.cuda.comm  # noqa: F401  (not loaded by `import torch`)
 import cinder
 from oracle import outcome
 
+pytestmark = pytest.mark.skipif(torch.cuda.is_available(),
+                                reason="the CPU-build behaviour; see tests/test_cuda_parallel.py")
+
 Pair = collections.namedtuple("Pair", "a b")
 X = np.arange(12, dtype=np.float32).reshape(6, 2)
 ENV = {"Pair": Pair, "X": X}

@@ -182,6 +182,7 @@ def test_file_system_strategy_leaves_nothing(stop):
     assert shm_names() == before
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the behaviour without a GPU")
 def test_pin_memory_without_accelerator_warns_and_passes_through():
     for L in (torch, cinder):
         with warnings.catch_warnings(record=True) as w:
@@ -335,7 +336,8 @@ def test_argument_warnings_match():
             list(L.utils.data.DataLoader(range(2), pin_memory=True, pin_memory_device="cuda"))
             L.utils.data.DataLoader(range(2), num_workers=os.cpu_count() + 1)
         seen.append([(m.category, str(m.message)) for m in w])
-    assert seen[1] == seen[0] and len(seen[0]) == 3
+    # Without a GPU, pin_memory=True is also warned about ("no accelerator is found").
+    assert seen[1] == seen[0] and len(seen[0]) == (2 if torch.cuda.is_available() else 3)
 
 
 class ManyTensors:
