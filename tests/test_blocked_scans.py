@@ -9,6 +9,7 @@ import torch
 
 import cinder
 from cinder.backend import scan as blocked
+from oracle import check
 
 RNG = np.random.default_rng(11)
 LONG = 3 * blocked.MIN_LENGTH["multiply"] + 5          # a few blocks and a ragged tail
@@ -218,3 +219,15 @@ def test_leading_negative_zeros_along_a_leading_dim():
 def test_empty_scans(shape, dim, op):
     c, t = both(np.ones(shape, np.float32))
     exact(getattr(cinder, op)(c, dim), getattr(torch, op)(t, dim))
+
+
+@pytest.mark.parametrize("expr", ["L.cumsum([1.0, 2.0], 0)", "L.cumprod((1, 2), 0)",
+                                  "L.cumsum(L.ones(3), 1)", "L.cumprod(L.ones(3), 'a')",
+                                  "L.ones(2, dtype=L.bool).cumsum_(0)",
+                                  "L.ones(2).cumprod_(0, dtype=L.float64)",
+                                  "L.cumsum(L.ones(3), True)", "L.cumsum(L.ones(3), 1.0)",
+                                  "L.cumprod(L.ones(3), L.tensor(0))"])
+def test_scans_refuse_bad_arguments(expr):
+    """cumsum and cumprod share one function factory: both refuse a non-Tensor input with the
+    argument parser's TypeError, a bad dim, and the in-place forms' dtype errors, as PyTorch."""
+    check(expr)

@@ -27,10 +27,10 @@ import numpy as np
 from .. import _dtype as D
 from .. import return_types
 from ..backend import scan as blocked_scan
-from .._tensor import Tensor
+from .._tensor import Tensor, make_tensor, wrap_dim
 from . import limited_uint
 from ._prep import check_tensor_arg, dims_arg, xp_of
-from ._registry import needs_grad, record, register, write_out
+from ._registry import make_inplace, needs_grad, record, register, write_out
 
 __all__ = ["Reduced", "acc_dtype", "as_result_array", "count", "dim_axes", "one_dim",
            "pair_result", "reduced_shape", "reduction", "unreduce"]
@@ -84,17 +84,17 @@ _SCAN_ACC = {D.float32: np.dtype(np.float64), D.complex64: np.dtype(np.complex12
 
 def accumulate(xp, ufunc, arr, axis, dt):
     """Running ``ufunc`` ("add" or "multiply") of ``arr`` along ``axis`` with a ``dt``
-    result, accumulated in PyTorch's type. One copy in the accumulator type, scanned in
-    place (``ufunc.accumulate`` skips the argument handling of ``np.cumsum``). Long float
+    result, accumulated in PyTorch's type. One copy in the accumulator type, then
+    ``ufunc.accumulate`` (which skips the argument handling of ``np.cumsum``). Long float
     lines go through the blocked scans of ``backend.scan`` instead, and scans along a leading
-    dim with wide steps through ``_scan_by_slices``."""
-    if xp is np and arr.size >= blocked_scan.MIN_LENGTH[ufunc] and arr.shape[axis] >= _MIN_RUN:
+    dim with wide steps through ``_scan_by_slices``. The result is row-major whatever the
+    input's layout, as PyTorch's."""
+    if xp is np and arr.size >= _BLOCKED_FROM[ufunc] and arr.shape[axis] >= _MIN_RUN:
         res = _blocked_accumulate(ufunc, arr, axis, dt)
         if res is not None:
             return res
     target = dt.numpy_dtype
     acc = _SCAN_ACC.get(dt)
-    # (the result is row-major whatever the input's layout, as PyTorch's)
     if acc is None:
         buf = arr.astype(target, order="C")
     else:
@@ -103,19 +103,61 @@ def accumulate(xp, ufunc, arr, axis, dt):
             # into a float32 result: each value rounded to float32, then carried in float64)
             arr = arr.astype(target)
         buf = arr.astype(acc, order="C")
-    if xp is np:
-        if axis < buf.ndim - 1 and buf.shape[axis] and buf.size >= _SLICED * buf.shape[axis]:
-            _scan_by_slices(_UFUNCS[ufunc], buf, axis)
-        else:
-            # (into a new array: accumulating in place makes NumPy guard the overlap, which
-            # costs more than the allocation at small sizes)
-            buf = _UFUNCS[ufunc].accumulate(buf, axis)
-    else:
+    if xp is not np:
         buf = (xp.cumsum if ufunc == "add" else xp.cumprod)(buf, axis=axis)
+    elif axis < buf.ndim - 1 and buf.shape[axis] and buf.size >= _SLICED * buf.shape[axis]:
+        _scan_by_slices(_UFUNCS[ufunc], buf, axis)
+    else:
+        # (into a new array: accumulating in place makes NumPy guard the overlap, which
+        # costs more than the allocation at small sizes)
+        buf = _UFUNCS[ufunc].accumulate(buf, axis)
     return buf if acc is None else buf.astype(target)
 
 
+def scan_op(name, ufunc, node, saves_self):
+    """The function of the running-``ufunc`` op ``name`` (cumsum: "add", cumprod:
+    "multiply"): along ``dim``, in ``dtype`` (integer and bool inputs accumulate in int64),
+    recording ``node`` with the dim (and the input as ``self`` when ``saves_self``)."""
+    def fn(input, dim, *, dtype=None, out=None):
+        if not isinstance(input, Tensor):
+            check_tensor_arg(input, name, "input", 1)
+        if type(dim) is not int:
+            if isinstance(dim, bool) or not hasattr(type(dim), "__index__"):
+                raise TypeError(f"{name}(): argument 'dim' (position 2) must be int, not "
+                                f"{type(dim).__name__}")
+            dim = dim.__index__()           # (NumPy integers, integer 0-d tensors)
+        data = input._data
+        d = wrap_dim(dim, data.ndim)        # (a 0-d tensor takes dims 0 and -1)
+        dt = dtype or (D.int64 if input._dtype.category <= D.INTEGRAL else input._dtype)
+        if data.ndim:
+            res = accumulate(xp_of(input), ufunc, data, d, dt)
+        else:
+            res = accumulate(xp_of(input), ufunc, data.reshape(1), 0, dt).reshape(())
+        result = make_tensor(res, dt, input._device)
+        if input._requires_grad and needs_grad(input):
+            saved = {"self": input} if saves_self else {}
+            record(node, (input,), (result,), **saved, dim=d)
+        return write_out(out, result) if out is not None else result
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def scan_inplace(scan, name):
+    """``Tensor.<name>_`` of a scan (cumsum_, cumprod_): the scan in the tensor's own dtype,
+    with the in-place form's own refusals."""
+    def fn(self, dim, *, dtype=None):
+        if dtype is not None and dtype is not self._dtype:
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {self._dtype.cpp_name} "
+                               f"and output tensor dtype {dtype.cpp_name} should match")
+        if self._dtype is D.bool and self._data.ndim and self._data.size:
+            # (0-d and empty tensors never reach a kernel in PyTorch, so they pass)
+            raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+        return scan(self, dim, dtype=self._dtype)
+    return make_inplace(fn, name)
+
+
 _UFUNCS = {"add": np.add, "multiply": np.multiply}
+_BLOCKED_FROM = blocked_scan.MIN_LENGTH      # lines at least this long: the blocked scans
 _MIN_RUN = 16       # shortest line the blocked scans take (two segments)
 # Scans along a dim with at least this many elements per step (the slice across every other
 # dim) run as one vectorised operation per step: NumPy's accumulate would walk each line

@@ -12,13 +12,12 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import return_types
-from .._tensor import Tensor, make_tensor, wrap_dim
+from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._prep import wrap, xp_of
 from ._reduction_factory import (
     Reduced,
     acc_dtype,
-    accumulate,
     as_result_array,
     count,
     dim_axes,
@@ -26,9 +25,11 @@ from ._reduction_factory import (
     one_dim,
     reduced_shape,
     reduction,
+    scan_inplace,
+    scan_op,
     unreduce,
 )
-from ._registry import FUNCTIONS, make_inplace, needs_grad, node_class, record, register, write_out
+from ._registry import FUNCTIONS, node_class, register
 from ._prep import shape_arg
 
 # ----------------------------------------------------------------------------------------------
@@ -647,34 +648,9 @@ CumsumNode = node_class("CumsumBackward0", {
     "self": lambda grad, s: grad.flip(s.dim).cumsum(s.dim).flip(s.dim)})
 
 
-def cumsum(input, dim, *, dtype=None, out=None):
-    """Running sums along ``dim``. Integer and bool inputs accumulate in int64."""
-    data = input._data
-    d = wrap_dim(dim, data.ndim)
-    dt = dtype or (D.int64 if input._dtype.category <= D.INTEGRAL else input._dtype)
-    if data.ndim:
-        res = accumulate(xp_of(input), "add", data, d, dt)
-    else:
-        res = accumulate(xp_of(input), "add", data.reshape(1), d, dt).reshape(())
-    result = make_tensor(res, dt, input._device)
-    if input._requires_grad and needs_grad(input):
-        record(CumsumNode, (input,), (result,), dim=d)
-    return write_out(out, result) if out is not None else result
+cumsum = scan_op("cumsum", "add", CumsumNode, saves_self=False)
+cumsum.__doc__ = """Running sums along ``dim``. Integer and bool inputs accumulate in int64."""
 
 
-def scan_for_inplace(scan, name):
-    """What ``<scan>_`` (cumsum_, cumprod_) computes, with its own refusals (run by the
-    generated in-place)."""
-    def fn(self, dim, *, dtype=None):
-        if dtype is not None and dtype is not self._dtype:
-            raise RuntimeError(f"Bad in-place call: input tensor dtype {self._dtype.cpp_name} "
-                               f"and output tensor dtype {dtype.cpp_name} should match")
-        if self._dtype is D.bool and self._data.ndim and self._data.size:
-            # (0-d and empty tensors never reach a kernel in PyTorch, so they pass)
-            raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
-        return scan(self, dim, dtype=self._dtype)
-    return make_inplace(fn, name)
-
-
-register("cumsum", cumsum, inplace=scan_for_inplace(cumsum, "cumsum"),
+register("cumsum", cumsum, inplace=scan_inplace(cumsum, "cumsum"),
          family="reduction", nodes=(CumsumNode,))

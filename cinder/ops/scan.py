@@ -7,11 +7,10 @@ from .. import _dtype as D
 from .. import backend
 from .. import return_types
 from ..autograd import grad_mode
-from .._tensor import Tensor, make_tensor, wrap_dim
+from .._tensor import Tensor, wrap_dim
 from ._prep import check_tensor_arg, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register, write_out
-from ._reduction_factory import accumulate, pair_result
-from .reduction import scan_for_inplace
+from ._reduction_factory import pair_result, scan_inplace, scan_op
 from .sorting import _as_1d_plus
 from .sorting import _dim_of as _scan_dim
 
@@ -73,24 +72,11 @@ def _cumprod_backward_by_slices(grad, x, d):
 CumprodNode = node_class("CumprodBackward0", {"self": _cumprod_backward})
 
 
-def cumprod(input, dim, *, dtype=None, out=None):
-    """Running products along ``dim``. Integer and bool inputs accumulate in int64."""
-    if not isinstance(input, Tensor):
-        check_tensor_arg(input, "cumprod", "input", 1)
-    data = input._data
-    d = wrap_dim(dim, data.ndim or 1)       # (a 0-d tensor takes dims 0 and -1)
-    dt = dtype or (D.int64 if input._dtype.category <= D.INTEGRAL else input._dtype)
-    if data.ndim:
-        res = accumulate(xp_of(input), "multiply", data, d, dt)
-    else:
-        res = accumulate(xp_of(input), "multiply", data.reshape(1), d, dt).reshape(())
-    result = make_tensor(res, dt, input._device)
-    if input._requires_grad and needs_grad(input):
-        record(CumprodNode, (input,), (result,), self=input, dim=d)
-    return write_out(out, result) if out is not None else result
+cumprod = scan_op("cumprod", "multiply", CumprodNode, saves_self=True)
+cumprod.__doc__ = """Running products along ``dim``. Integer and bool inputs accumulate in int64."""
 
 
-register("cumprod", cumprod, inplace=scan_for_inplace(cumprod, "cumprod"),
+register("cumprod", cumprod, inplace=scan_inplace(cumprod, "cumprod"),
          family="scan", nodes=(CumprodNode,))
 
 # ----------------------------------------------------------------------------------------------
