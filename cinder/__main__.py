@@ -23,6 +23,7 @@ import sys
 
 import cinder
 from cinder import compat
+from cinder._launcher import trimmed_traceback
 
 
 def _version():
@@ -129,6 +130,22 @@ def _run(as_module, target_and_args, run_parser):
     return 0
 
 
+def _trim_uncaught_tracebacks():
+    """Print an uncaught exception's traceback from the script's frames on, as ``python
+    SCRIPT`` prints it (the launcher's and runpy's frames are left out)."""
+    hook = sys.excepthook
+    if getattr(hook, "_cinder_trims", False):
+        return
+
+    def excepthook(etype, value, tb):
+        tb = trimmed_traceback(tb)
+        if isinstance(value, BaseException):
+            value.__traceback__ = tb        # (the default hook prints the exception's own)
+        hook(etype, value, tb)
+    excepthook._cinder_trims = True
+    sys.excepthook = excepthook
+
+
 def main(argv=None):
     """Entry point of ``python -m cinder`` and of the ``cinder`` console script.
 
@@ -138,6 +155,7 @@ def main(argv=None):
     """
     parser, run_parser = _build_parser()
     options = parser.parse_args(argv)
+    _trim_uncaught_tracebacks()
     if options.command is None:
         parser.print_help(sys.stderr)
         return 2

@@ -14,7 +14,8 @@ LAYERS = (
     ("cinder._dtype", "cinder._device", "cinder._C", "cinder.return_types", "cinder.utils",
      "cinder.utils.hooks",
      "cinder._zip_file", "cinder._weights_only_unpickler", "cinder._shared_memory",
-     "cinder._runtime", "cinder._layout", "cinder._errors", "cinder._streams"),
+     "cinder._runtime", "cinder._layout", "cinder._errors", "cinder._streams",
+     "cinder._launcher"),
     # 1: the array backends (NumPy / CuPy)
     ("cinder.backend",),
     # 2: autograd's machinery: grad modes, graph nodes, the engine (and the package's light

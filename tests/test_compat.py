@@ -169,6 +169,39 @@ def test_uncaught_exception_propagates(tmp_path):
     assert result.stderr.rstrip().endswith("ValueError: boom from the script")
 
 
+def test_traceback_and_anomaly_trace_like_python(tmp_path):
+    """An uncaught exception's traceback and an anomaly-mode forward trace read as under
+    ``python script.py``: from the script's frames, without the launcher's and runpy's. (One
+    difference stays: runpy names the script as typed, ``python`` by its absolute path.)"""
+    source = """
+        import warnings
+        import torch
+        def root(x):
+            return x.sqrt()
+        a = torch.tensor([-1.0], requires_grad=True)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            with torch.autograd.detect_anomaly():
+                try:
+                    root(a).sum().backward()
+                except RuntimeError:
+                    pass
+        trace = [str(w.message) for w in seen if "Error detected" in str(w.message)][0]
+        trace = trace.split("Traceback of forward call that caused the error:")[1]
+        print(trace.split("(Triggered internally")[0].rstrip())
+        raise ValueError("boom")
+    """
+    result = _run_script(tmp_path, source)
+    plain = subprocess.run([sys.executable, "script.py"], cwd=tmp_path, capture_output=True,
+                           text=True, timeout=120, check=False)
+    # (plain python imports the real torch: the same script under both)
+    assert result.returncode == plain.returncode == 1
+    absolute = str(tmp_path / "script.py")
+    assert result.stdout.replace('"script.py"', f'"{absolute}"') == plain.stdout
+    assert result.stderr.replace('"script.py"', f'"{absolute}"') == plain.stderr
+    assert result.stderr.startswith('Traceback (most recent call last):\n  File "script.py"')
+
+
 def test_missing_script_like_python(tmp_path):
     result = _cinder_cli(tmp_path, "run", "no_such_script.py")
     assert result.returncode == 2  # what `python no_such_script.py` returns

@@ -36,8 +36,11 @@ class _AnomalyState:
         trace ends at the user's line, as PyTorch's does for built-in ops)."""
         import os
         import traceback
+        from .._launcher import launcher_depth
         package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        frames = [f for f in traceback.extract_stack()[:-1]
+        stack = traceback.extract_stack()[:-1]
+        stack = stack[launcher_depth([f.filename for f in stack]):]   # (`cinder run`'s own)
+        frames = [f for f in stack
                   if not os.path.abspath(f.filename).startswith(package_dir + os.sep)]
         node._anomaly_trace = "".join(traceback.format_list(frames))
 
