@@ -9,6 +9,8 @@ import inspect
 import threading
 import warnings
 
+from .._launcher import launcher_depth
+
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "set_multithreading_enabled",
            "is_multithreading_enabled", "is_view_replay_enabled"]
@@ -36,7 +38,6 @@ class _AnomalyState:
         trace ends at the user's line, as PyTorch's does for built-in ops)."""
         import os
         import traceback
-        from .._launcher import launcher_depth
         package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         stack = traceback.extract_stack()[:-1]
         stack = stack[launcher_depth([f.filename for f in stack]):]   # (`cinder run`'s own)
