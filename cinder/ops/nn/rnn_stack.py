@@ -5,8 +5,9 @@ Why one node: at the sizes LSTMs are usually trained at on a CPU (batch 16, hidd
 framework work around each layer (a select per initial state, a reshape, one recorded kernel
 per layer, the engine visiting each node) costs about as much as a layer's NumPy calls. Here
 the module makes one call: the kernel runs the layers one after another with ``rnn.py``'s
-padded-sequence LSTM loop (each layer's input projection one whole-sequence GEMM, one small
-GEMM and a few NumPy calls per time step), and its backward runs them in reverse, handing
+padded-sequence LSTM loop in the gate-major layout (each layer's input projection, bias
+included, one batched GEMM; one small GEMM and a few NumPy calls on contiguous gate blocks
+per time step), and its backward runs them in reverse, handing
 each layer's input gradient to the layer below.
 
 A note on what was tried: running the layers as a wavefront (layer l at time t beside layer
