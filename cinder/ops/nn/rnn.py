@@ -163,41 +163,43 @@ def _lstm_forward_uniform(xp, x, h0, c0, w_ih, w_hh, b_ih, b_hh, steps, reverse)
     memory (a product of strided column blocks of a (B, 4H) row costs NumPy one inner loop
     per row, several times slower at these sizes). The gates are kept in the order
     (o, i, f, g) (``_gate_major``), the sigmoid gates' scale 1/2 folded into the weights and
-    bias (exact in binary floating point), and the bias folded into the hoisted input
-    projection as a column of ones, so that projection is one batched GEMM
-    ``[W_ih | b] @ [x_t; 1]`` of all steps. States live in (T + 1, H, B) buffers whose extra
-    slot holds the initial state, so the state before each step is a view. Returns the
-    output and final states in PyTorch's (rows, features) layout and the saved arrays (gate
-    activations (T, 4H, B), cell states, tanh of the cells, and the hidden state before each
-    step as (T * B, H) rows for the weight gradient)."""
+    bias (exact in binary floating point).
+
+    Each step is one GEMM ``[W_hh | W_ih | b] @ [h; x_t; 1]``: a buffer ``z`` (T + 1, H + I + 1,
+    B) holds per slot the state before a step, that step's input and a row of ones, and each
+    step writes its new state straight into the next slot's state rows (this measured faster
+    than a hoisted input projection, which needs a batched GEMM and an add per step in this
+    layout). Cell states live in a (T + 1, H, B) buffer, the initial state in the extra slot,
+    so the state before each step is a view. Returns the output and final states in
+    PyTorch's (rows, features) layout and the saved arrays (gate activations (T, 4H, B), cell
+    states, tanh of the cells, and the hidden state before each step as (T * B, H) rows for
+    the weight gradient)."""
     batch, hs = c0.shape
     dt = x.dtype
     n_in = x.shape[1]
-    w_aug = xp.empty((4 * hs, n_in + 1), dtype=dt)      # [W_ih | b], gate-major, scaled
-    w_aug[:, :n_in] = _gate_major(xp, w_ih, 0.5)
+    w = xp.empty((4 * hs, hs + n_in + 1), dtype=dt)     # [W_hh | W_ih | b], gate-major, scaled
+    w[:, :hs] = _gate_major(xp, w_hh, 0.5)
+    w[:, hs:hs + n_in] = _gate_major(xp, w_ih, 0.5)
     if b_ih is None:
-        w_aug[:, n_in] = 0
+        w[:, -1] = 0
     else:
-        w_aug[:, n_in] = _gate_major(xp, b_ih + b_hh, 0.5)
-    x_aug = xp.empty((steps, n_in + 1, batch), dtype=dt)  # [x_t; 1] per step, (I + 1, B)
-    x_aug[:, :n_in] = x.reshape(steps, batch, n_in).transpose(0, 2, 1)
-    x_aug[:, n_in] = 1
-    proj = xp.matmul(w_aug, x_aug)                       # (T, 4H, B)
-    hbuf = xp.empty((steps + 1, hs, batch), dtype=dt)
-    cbuf = xp.empty_like(hbuf)
-    # output/cell of time t at slot t + 1 going forwards, slot t going backwards; the
-    # initial state in the remaining slot
-    first, outs, cells = (steps, slice(0, steps), cbuf[:steps]) if reverse else (
-        0, slice(1, None), cbuf[1:])
-    hbuf[first] = h0.T
+        w[:, -1] = _gate_major(xp, b_ih + b_hh, 0.5)
+    # slot t + 1 holds time t's output going forwards (slot t backwards), the initial state
+    # the remaining slot; the slots before each step ("prev") hold the inputs
+    first, outs, prev = (steps, slice(0, steps), slice(1, None)) if reverse else (
+        0, slice(1, None), slice(0, steps))
+    z = xp.empty((steps + 1, hs + n_in + 1, batch), dtype=dt)
+    z[prev, hs:hs + n_in] = x.reshape(steps, batch, n_in).transpose(0, 2, 1)
+    z[:, -1] = 1
+    z[first, :hs] = h0.T
+    cbuf = xp.empty((steps + 1, hs, batch), dtype=dt)
     cbuf[first] = c0.T
-    acts = xp.empty_like(proj)
+    acts = xp.empty((steps, 4 * hs, batch), dtype=dt)
     tc = xp.empty((steps, hs, batch), dtype=dt)
     order = range(steps - 1, -1, -1) if reverse else range(steps)
-    h, c = lstm_loop(xp, hbuf[first], cbuf[first], _gate_major(xp, w_hh, 0.5), proj, acts,
-                     cells, tc, hbuf[outs], order, gate_major=True)
-    rows = xp.ascontiguousarray(hbuf.transpose(0, 2, 1))    # (T + 1, B, H)
-    prev = slice(1, None) if reverse else slice(0, steps)
+    h, c = lstm_loop(xp, None, cbuf[first], w, z[prev], acts, cbuf[outs], tc,
+                     z[outs, :hs], order, gate_major=True)
+    rows = xp.ascontiguousarray(z[:, :hs].transpose(0, 2, 1))    # (T + 1, B, H)
     out = rows[outs].reshape(steps * batch, hs)
     saved = dict(layout="gate-major", acts=acts, tc=tc, cprev=cbuf[prev],
                  hprev=rows[prev].reshape(steps * batch, hs))
@@ -212,8 +214,10 @@ def lstm_loop(xp, h, c, w_hh_k, proj, acts, cell, tc, out, order, gate_major=Fal
 
     In the row layout the rows ``[t]`` are (B, .) blocks in PyTorch's gate order for one
     direction, or (2, B, .) for two directions advanced together with a batched GEMM
-    (``rnn_pair.py``); ``gate_major`` (see ``_lstm_forward_uniform``) takes (., B) blocks,
-    gates (4H, B) in the order (o, i, f, g) and ``w_hh_k`` (4H, H) on the left."""
+    (``rnn_pair.py``). ``gate_major`` (see ``_lstm_forward_uniform``) takes (., B) blocks,
+    gates (4H, B) in the order (o, i, f, g); there the whole pre-activation is one GEMM
+    ``w_hh_k @ proj[t]`` (``proj[t]`` the stacked state, input and ones, ``h`` unused):
+    ``out[t]`` must be the state rows of the ``proj`` slot of the next step."""
     if gate_major:
         hs = cell.shape[-2]
         go, gi, gf, gg = (acts[:, j * hs:(j + 1) * hs] for j in range(4))
@@ -227,10 +231,10 @@ def lstm_loop(xp, h, c, w_hh_k, proj, acts, cell, tc, out, order, gate_major=Fal
     for t in order:
         a = acts[t]
         if gate_major:
-            xp.matmul(w_hh_k, h, out=a)
+            xp.matmul(w_hh_k, proj[t], out=a)
         else:
             xp.matmul(h, w_hh_k, out=a)
-        a += proj[t]
+            a += proj[t]
         xp.tanh(a, out=a)                   # sigmoid(p) = tanh(p / 2) / 2 + 1 / 2
         s = sig[t] if gate_major else a
         s *= scale
