@@ -255,14 +255,15 @@ def lstm_back_loop(xp, factors, dpre, gout, dh, dc, w_hh, order, gate_major=Fals
     gradients, which it updates in place; returns them (dh, dc).
 
     Row layout: ``dpre[t]`` is (., B, 4, H) in PyTorch's gate order and ``w_hh`` (4H, H).
-    ``gate_major``: ``dpre[t]`` is (4H, B) in the order (o, i, f, g), the states (H, B), the
-    factors from ``_lstm_back_factors_gm`` and ``w_hh`` is W_hh^T (H, 4H) in that order."""
+    ``gate_major``: ``dpre[t]`` is (4H, B) (same gate order), the states (H, B), the factors
+    from ``_lstm_back_factors_gm`` and ``w_hh`` is W_hh^T (H, 4H)."""
     A, B, K, f = factors
     dht, dct = xp.empty_like(dh), xp.empty_like(dc)      # per-step buffers, reused
     if gate_major:
         hs = dh.shape[0]
         dct3 = dct                                       # broadcasts over (3, H, B)
-        dpre_o, dpre_ifg = dpre[:, :hs], dpre[:, hs:].reshape(dpre.shape[0], 3, hs, -1)
+        dpre_ifg = dpre[:, :3 * hs].reshape(dpre.shape[0], 3, hs, -1)
+        dpre_o = dpre[:, 3 * hs:]
     else:
         dct3 = dct[..., None, :]
         dpre_ifg, dpre_o = dpre[..., :3, :], dpre[..., 3, :]
@@ -377,8 +378,9 @@ def _column_sum(a):
 
 def _lstm_backward_uniform(xp, s, gout, gh, gc, needed):
     """The backward of ``_lstm_forward_uniform`` (gate-major layout): one pass back through
-    time fills the gate gradients (T, 4H, B) (``lstm_back_loop``), which one copy turns
-    into PyTorch's (T * B, 4H) rows and gate order for the whole-sequence weight GEMMs."""
+    time fills the gate gradients (T, 4H, B) in PyTorch's gate order (i, f, g, o: the three
+    gates the cell gradient multiplies form one block, o another), which one transposing
+    copy turns into (T * B, 4H) rows for the whole-sequence weight GEMMs."""
     sv = s.arrays
     acts = sv["acts"]
     steps, gates, batch = acts.shape
@@ -386,16 +388,11 @@ def _lstm_backward_uniform(xp, s, gout, gh, gc, needed):
     gout_gm = xp.ascontiguousarray(gout.reshape(steps, batch, hs).transpose(0, 2, 1))
     dpre = xp.empty_like(acts)
     order = range(steps) if s.reverse else range(steps - 1, -1, -1)
-    w_hh_t = xp.ascontiguousarray(_gate_major(xp, s.w_hh_arr).T)   # dh = W_hh^T dpre
+    w_hh_t = xp.ascontiguousarray(s.w_hh_arr.T)         # dh = W_hh^T dpre
     dh, dc = lstm_back_loop(xp, _lstm_back_factors_gm(xp, sv), dpre, gout_gm,
                             xp.ascontiguousarray(gh.T), xp.ascontiguousarray(gc.T), w_hh_t,
                             order, gate_major=True)
-    # back to rows (t, b) and PyTorch's gate order (i, f, g, o)
-    d_rows = xp.empty((steps, batch, 4, hs), dtype=acts.dtype)
-    d_gm = dpre.reshape(steps, 4, hs, batch)
-    d_rows[:, :, :3] = d_gm[:, 1:].transpose(0, 3, 1, 2)
-    d_rows[:, :, 3] = d_gm[:, 0].transpose(0, 2, 1)
-    d_rows = d_rows.reshape(steps * batch, gates)
+    d_rows = xp.ascontiguousarray(dpre.transpose(0, 2, 1)).reshape(steps * batch, gates)
     return _weight_grads(s, d_rows, d_rows, sv["hprev"], dh.T.copy(), dc.T.copy(), None,
                          needed)
 
