@@ -146,9 +146,9 @@ def _uniform(batch_sizes):
 
 def _gate_major(xp, w, k=None):
     """``w`` (4H, ...) or (4H,) with its gate blocks moved from PyTorch's order (i, f, g, o)
-    to the gate-major kernels' order (o, i, f, g), times ``k`` when given: the three
-    sigmoid gates then form one block (one call activates them) and the three gates the
-    cell gradient multiplies form another (one call in the backward)."""
+    to the gate-major forward's order (o, i, f, g), times ``k`` on the first three blocks
+    when given: the three sigmoid gates then form one block, which two calls activate
+    (the backward keeps PyTorch's order, see ``_lstm_backward_uniform``)."""
     hs = w.shape[0] // 4
     out = xp.concatenate([w[3 * hs:], w[:3 * hs]])
     if k is not None:
