@@ -1,8 +1,10 @@
-"""The LSTM's per-layer loop for padded sequences (every step has the whole batch) gives the
-general packed-row loop's results bit for bit and PyTorch's within float rounding, in both
-directions; an empty batch runs forward and backward as in PyTorch. (The unidirectional
-stack otherwise runs as one node, ``rnn_stack``, and a bidirectional layer's two directions
-as one kernel, ``rnn_pair``: both switched off here, tested in ``test_lstm_stack.py``.)"""
+"""The LSTM's per-layer loop for padded sequences (every step has the whole batch, run in
+the gate-major layout) gives the general packed-row loop's results within float32 rounding
+(the two sum their GEMMs in different orders, the bias inside the input GEMM) and
+PyTorch's, in both directions; an empty batch runs forward and backward as in PyTorch.
+(The unidirectional stack otherwise runs as one node, ``rnn_stack``, and a bidirectional
+layer's two directions as one kernel, ``rnn_pair``: both switched off here, tested in
+``test_lstm_stack.py``.)"""
 
 import numpy as np
 import pytest
@@ -36,7 +38,8 @@ def test_padded_loop_equals_general_loop(bidirectional, monkeypatch):
     monkeypatch.setattr(rnn, "_uniform", lambda batch_sizes: False)
     general = _run(cinder, _model(cinder, bidirectional))
     for a, b in zip(fast, general):
-        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-5,
+                                   atol=1e-6)
 
 
 @pytest.mark.parametrize("bidirectional", [False, True])
@@ -60,3 +63,24 @@ def test_empty_batch(mode):
         shapes.append((tuple(out.shape), tuple(x.grad.shape),
                        float(m.weight_hh_l0.grad.abs().sum())))
     assert shapes[0] == shapes[1]
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("bias", [False, True])
+def test_gate_major_kernel_gradcheck(reverse, bias):
+    """float64 gradcheck of the padded (gate-major) LSTM kernel's explicit backward."""
+    rng = np.random.default_rng(5)
+    steps, batch, hs, n_in = 4, 3, 2, 3
+
+    def leaf(*shape):
+        return cinder.from_numpy(rng.uniform(-0.8, 0.8, shape)).requires_grad_()
+    x, h0, c0 = leaf(steps * batch, n_in), leaf(batch, hs), leaf(batch, hs)
+    w_ih, w_hh = leaf(4 * hs, n_in), leaf(4 * hs, hs)
+    biases = [leaf(4 * hs), leaf(4 * hs)] if bias else []
+
+    def fn(x, h0, c0, w_ih, w_hh, *b):
+        b_ih, b_hh = b if b else (None, None)
+        return rnn.rnn_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh, None, "LSTM", [batch] * steps,
+                             reverse=reverse)
+    assert cinder.autograd.gradcheck(fn, [x, h0, c0, w_ih, w_hh, *biases], eps=1e-6,
+                                     atol=1e-6)

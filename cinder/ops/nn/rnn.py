@@ -13,9 +13,12 @@ weight gradients as whole-sequence GEMMs. The backward is an explicit kernel (no
 ops); under ``create_graph=True`` the gradients come instead from the same layer written in
 differentiable cinder ops (``_layer_ops``), so higher-order gradients work.
 
-An LSTM on a padded sequence takes a tighter loop (``lstm_loop`` / ``lstm_back_loop``: the
-gate scale folded into the weights, no per-step allocations), which ``rnn_stack.py`` (all
-layers as one node) and ``rnn_pair.py`` (both directions of a layer together) reuse.
+An LSTM on a padded sequence takes tighter loops (the gate scale folded into the weights, no
+per-step allocations). One direction (``_lstm_forward_uniform``, used per layer and by
+``rnn_stack.py``, all layers as one node) runs gate-major: per-step arrays are (features,
+batch), so each gate is a contiguous block (``lstm_loop`` / ``lstm_back_loop`` in their
+gate-major mode); ``rnn_pair.py`` (both directions of a layer together) runs the same loops
+in their row layout, (B, 4H).
 """
 
 import numpy as np
@@ -141,58 +144,101 @@ def _uniform(batch_sizes):
     return len(batch_sizes) > 0 and batch_sizes[-1] > 0 and batch_sizes[0] == batch_sizes[-1]
 
 
+def _gate_major(xp, w, k=None):
+    """``w`` (4H, ...) or (4H,) with its gate blocks moved from PyTorch's order (i, f, g, o)
+    to the gate-major forward's order (o, i, f, g), times ``k`` on the first three blocks
+    when given: the three sigmoid gates then form one block, which two calls activate
+    (the backward keeps PyTorch's order, see ``_lstm_backward_uniform``)."""
+    hs = w.shape[0] // 4
+    out = xp.concatenate([w[3 * hs:], w[:3 * hs]])
+    if k is not None:
+        out[:3 * hs] *= k
+    return out
+
+
 def _lstm_forward_uniform(xp, x, h0, c0, w_ih, w_hh, b_ih, b_hh, steps, reverse):
-    """``_forward`` for an LSTM without projection on a padded sequence: every step has the
-    whole batch, so each step's rows are one (B, .) block of a (T, B, .) view, the new states
-    are written in place into the output and cell arrays, and the states before each step
-    are those arrays shifted by one step (two copies after the loop instead of four copies
-    a step). The gate scale k is folded into the weights and biases once (scaling by 1/2 is
-    exact, so the numbers are the general loop's bit for bit), the GEMM writes straight into
-    the saved gate array, and the gate views are built once."""
+    """``_forward`` for an LSTM without projection on a padded sequence, in the gate-major
+    layout: every per-step array is (features, B) (``h`` (H, B), gates (4H, B)), so each gate
+    of a step is one contiguous (H, B) block and the step's products run on contiguous
+    memory (a product of strided column blocks of a (B, 4H) row costs NumPy one inner loop
+    per row, several times slower at these sizes). The gates are kept in the order
+    (o, i, f, g) (``_gate_major``), the sigmoid gates' scale 1/2 folded into the weights and
+    bias (exact in binary floating point).
+
+    Each step is one GEMM ``[W_hh | W_ih | b] @ [h; x_t; 1]``: a buffer ``z`` (T + 1, H + I + 1,
+    B) holds per slot the state before a step, that step's input and a row of ones, and each
+    step writes its new state straight into the next slot's state rows (this measured faster
+    than a hoisted input projection, which needs a batched GEMM and an add per step in this
+    layout). Cell states live in a (T + 1, H, B) buffer, the initial state in the extra slot,
+    so the state before each step is a view. Returns the output and final states in
+    PyTorch's (rows, features) layout and the saved arrays (gate activations (T, 4H, B), cell
+    states, tanh of the cells, and the hidden state before each step as (T * B, H) rows for
+    the weight gradient)."""
     batch, hs = c0.shape
-    n_rows = x.shape[0]
     dt = x.dtype
-    k, _ = _lstm_gate_affine(xp, hs, dt)
-    xw = x @ (w_ih.T * k)                   # the hoisted input projection, scaled
-    if b_ih is not None:
-        xw += (b_ih + b_hh) * k
-    w_hh_k = w_hh.T * k
-    out = xp.empty((n_rows, hs), dtype=dt)
-    acts = xp.empty_like(xw)
-    cnew = xp.empty((n_rows, hs), dtype=dt)
-    tc = xp.empty((n_rows, hs), dtype=dt)
-    xw3, out3, acts3, cnew3, tc3 = (a.reshape(steps, batch, a.shape[1]) for a in (
-        xw, out, acts, cnew, tc))
-    order = range(steps - 1, -1, -1) if reverse else range(steps)
-    h, c = lstm_loop(xp, h0, c0, w_hh_k, xw3, acts3, cnew3, tc3, out3, order)
-    # the state before step t is the state after the step processed just before it
-    if reverse:
-        hprev = xp.concatenate([out[batch:], h0])
-        cprev = xp.concatenate([cnew[batch:], c0])
+    n_in = x.shape[1]
+    w = xp.empty((4 * hs, hs + n_in + 1), dtype=dt)     # [W_hh | W_ih | b], gate-major, scaled
+    w[:, :hs] = _gate_major(xp, w_hh, 0.5)
+    w[:, hs:hs + n_in] = _gate_major(xp, w_ih, 0.5)
+    if b_ih is None:
+        w[:, -1] = 0
     else:
-        hprev = xp.concatenate([h0, out[:-batch]])
-        cprev = xp.concatenate([c0, cnew[:-batch]])
-    saved = dict(hprev=hprev, acts=acts, cprev=cprev, cnew=cnew, tc=tc)
-    return out, h.copy(), c.copy(), saved
+        w[:, -1] = _gate_major(xp, b_ih + b_hh, 0.5)
+    # slot t + 1 holds time t's output going forwards (slot t backwards), the initial state
+    # the remaining slot; the slots before each step ("prev") hold the inputs
+    first, outs, prev = (steps, slice(0, steps), slice(1, None)) if reverse else (
+        0, slice(1, None), slice(0, steps))
+    z = xp.empty((steps + 1, hs + n_in + 1, batch), dtype=dt)
+    z[prev, hs:hs + n_in] = x.reshape(steps, batch, n_in).transpose(0, 2, 1)
+    z[:, -1] = 1
+    z[first, :hs] = h0.T
+    cbuf = xp.empty((steps + 1, hs, batch), dtype=dt)
+    cbuf[first] = c0.T
+    acts = xp.empty((steps, 4 * hs, batch), dtype=dt)
+    tc = xp.empty((steps, hs, batch), dtype=dt)
+    order = range(steps - 1, -1, -1) if reverse else range(steps)
+    h, c = lstm_loop(xp, None, cbuf[first], w, z[prev], acts, cbuf[outs], tc,
+                     z[outs, :hs], order, gate_major=True)
+    rows = xp.ascontiguousarray(z[:, :hs].transpose(0, 2, 1))    # (T + 1, B, H)
+    out = rows[outs].reshape(steps * batch, hs)
+    saved = dict(layout="gate-major", acts=acts, tc=tc, cprev=cbuf[prev],
+                 hprev=rows[prev].reshape(steps * batch, hs))
+    return out, h.T.copy(), c.T.copy(), saved
 
 
-def lstm_loop(xp, h, c, w_hh_k, proj, acts, cell, tc, out, order):
-    """The padded LSTM time loop: at each step ``t`` of ``order`` the gates
-    ``acts[t] = act(h @ w_hh_k + proj[t])`` (weights and ``proj`` already scaled by k), the
-    new cell ``cell[t]``, its tanh ``tc[t]`` and the new hidden state ``out[t]``. The rows
-    ``[t]`` are (B, .) blocks for one direction, or (2, B, .) for two directions advanced
-    together with a batched GEMM (``rnn_pair.py``). Returns the final (h, c)."""
-    hs = cell.shape[-1]
-    k, shift = _lstm_gate_affine(xp, hs, acts.dtype)
-    gi, gf, gg, go = (acts[..., j * hs:(j + 1) * hs] for j in range(4))
+def lstm_loop(xp, h, c, w_hh_k, proj, acts, cell, tc, out, order, gate_major=False):
+    """The padded LSTM time loop: at each step ``t`` of ``order`` the gates ``acts[t]``
+    (pre-activations ``proj[t]`` plus the recurrent GEMM, weights and ``proj`` already
+    scaled by k), the new cell ``cell[t]``, its tanh ``tc[t]`` and the new hidden state
+    ``out[t]``; returns the final (h, c).
+
+    In the row layout the rows ``[t]`` are (B, .) blocks in PyTorch's gate order for one
+    direction, or (2, B, .) for two directions advanced together with a batched GEMM
+    (``rnn_pair.py``). ``gate_major`` (see ``_lstm_forward_uniform``) takes (., B) blocks,
+    gates (4H, B) in the order (o, i, f, g); there the whole pre-activation is one GEMM
+    ``w_hh_k @ proj[t]`` (``proj[t]`` the stacked state, input and ones, ``h`` unused):
+    ``out[t]`` must be the state rows of the ``proj`` slot of the next step."""
+    if gate_major:
+        hs = cell.shape[-2]
+        go, gi, gf, gg = (acts[:, j * hs:(j + 1) * hs] for j in range(4))
+        sig, scale, shift = acts[:, :3 * hs], 0.5, 0.5    # the sigmoid gates o, i, f
+    else:
+        hs = cell.shape[-1]
+        gi, gf, gg, go = (acts[..., j * hs:(j + 1) * hs] for j in range(4))
+        sig = acts
+        scale, shift = _lstm_gate_affine(xp, hs, acts.dtype)
     ig = xp.empty(cell.shape[1:], dtype=acts.dtype)
     for t in order:
         a = acts[t]
-        xp.matmul(h, w_hh_k, out=a)
-        a += proj[t]
+        if gate_major:
+            xp.matmul(w_hh_k, proj[t], out=a)
+        else:
+            xp.matmul(h, w_hh_k, out=a)
+            a += proj[t]
         xp.tanh(a, out=a)                   # sigmoid(p) = tanh(p / 2) / 2 + 1 / 2
-        a *= k
-        a += shift
+        s = sig[t] if gate_major else a
+        s *= scale
+        s += shift
         c_t = cell[t]
         xp.multiply(gf[t], c, out=c_t)
         c_t += xp.multiply(gi[t], gg[t], out=ig)
@@ -202,15 +248,25 @@ def lstm_loop(xp, h, c, w_hh_k, proj, acts, cell, tc, out, order):
     return h, c
 
 
-def lstm_back_loop(xp, factors, dpre, gout, dh, dc, w_hh, order):
+def lstm_back_loop(xp, factors, dpre, gout, dh, dc, w_hh, order, gate_major=False):
     """The padded LSTM backward loop (the reverse of ``lstm_loop``): at each step ``t`` of
-    ``order`` fills the gate gradients ``dpre[t]`` (., 4, H) from the output gradient
-    ``gout[t]``, the per-row ``factors`` (A, B, K, f; see ``_lstm_back_factors``) and the
-    running state gradients, which it updates in place; returns them (dh, dc)."""
+    ``order`` fills the gate gradients ``dpre[t]`` from the output gradient ``gout[t]``, the
+    per-step ``factors`` (A, B, K, f; see ``_lstm_back_factors``) and the running state
+    gradients, which it updates in place; returns them (dh, dc).
+
+    Row layout: ``dpre[t]`` is (., B, 4, H) in PyTorch's gate order and ``w_hh`` (4H, H).
+    ``gate_major``: ``dpre[t]`` is (4H, B) (same gate order), the states (H, B), the factors
+    from ``_lstm_back_factors_gm`` and ``w_hh`` is W_hh^T (H, 4H)."""
     A, B, K, f = factors
     dht, dct = xp.empty_like(dh), xp.empty_like(dc)      # per-step buffers, reused
-    dct3 = dct[..., None, :]
-    dpre_ifg, dpre_o = dpre[..., :3, :], dpre[..., 3, :]
+    if gate_major:
+        hs = dh.shape[0]
+        dct3 = dct                                       # broadcasts over (3, H, B)
+        dpre_ifg = dpre[:, :3 * hs].reshape(dpre.shape[0], 3, hs, -1)
+        dpre_o = dpre[:, 3 * hs:]
+    else:
+        dct3 = dct[..., None, :]
+        dpre_ifg, dpre_o = dpre[..., :3, :], dpre[..., 3, :]
     for t in order:
         xp.add(dh, gout[t], out=dht)
         xp.multiply(dht, K[t], out=dct)
@@ -218,8 +274,11 @@ def lstm_back_loop(xp, factors, dpre, gout, dh, dc, w_hh, order):
         xp.multiply(dct3, A[t], out=dpre_ifg[t])
         xp.multiply(dht, B[t], out=dpre_o[t])
         xp.multiply(dct, f[t], out=dc)
-        rows = dpre[t]
-        xp.matmul(rows.reshape(rows.shape[:-2] + (-1,)), w_hh, out=dh)
+        if gate_major:
+            xp.matmul(w_hh, dpre[t], out=dh)
+        else:
+            rows = dpre[t]
+            xp.matmul(rows.reshape(rows.shape[:-2] + (-1,)), w_hh, out=dh)
     return dh, dc
 
 
@@ -246,6 +305,8 @@ def _backward(xp, s, gout, gh, gc, needed=frozenset(("x", "w_ih", "w_hh", "b_ih"
     none)."""
     mode, sv = s.mode, s.arrays
     w_hh, w_hr = s.w_hh_arr, s.w_hr_arr
+    if sv.get("layout") == "gate-major":
+        return _lstm_backward_uniform(xp, s, gout, gh, gc, needed)
     acts, hprev = sv["acts"], sv["hprev"]
     n_rows = acts.shape[0]
     # gradients of the input-side gate pre-activations and of the hidden-side ones (the
@@ -258,10 +319,6 @@ def _backward(xp, s, gout, gh, gc, needed=frozenset(("x", "w_ih", "w_hh", "b_ih"
     if mode == "LSTM":
         lstm = _lstm_back_factors(xp, sv)
         dpre4 = dpre.reshape(n_rows, 4, acts.shape[1] // 4)
-        if w_hr is None and _uniform(s.batch_sizes):
-            dh, dc = _lstm_backward_uniform(xp, lstm, dpre4, gout, dh, dc, w_hh,
-                                            len(s.batch_sizes), s.reverse)
-            return _weight_grads(s, dpre, dhw, hprev, dh, dc, dhh_all, needed)
     for off, n in reversed(_steps(s.batch_sizes, s.reverse)):
         rows = slice(off, off + n)
         dht = dh[:n] + gout[rows]
@@ -319,16 +376,50 @@ def _column_sum(a):
     return ones @ a
 
 
-def _lstm_backward_uniform(xp, factors, dpre4, gout, dh, dc, w_hh, steps, reverse):
-    """The LSTM backward loop for a padded sequence (see ``_lstm_forward_uniform``): fills
-    ``dpre4`` (rows, 4, H) and returns the initial states' gradients (dh, dc). The same
-    arithmetic in the same order as the general loop, on (T, B, .) views."""
-    batch = dh.shape[0]
-    factors = tuple(a.reshape((steps, batch) + a.shape[1:]) for a in factors)
-    gout3 = gout.reshape(steps, batch, gout.shape[1])
-    dpre3 = dpre4.reshape(steps, batch, 4, dpre4.shape[2])
-    order = range(steps) if reverse else range(steps - 1, -1, -1)
-    return lstm_back_loop(xp, factors, dpre3, gout3, dh, dc, w_hh, order)
+def _lstm_backward_uniform(xp, s, gout, gh, gc, needed):
+    """The backward of ``_lstm_forward_uniform`` (gate-major layout): one pass back through
+    time fills the gate gradients (T, 4H, B) in PyTorch's gate order (i, f, g, o: the three
+    gates the cell gradient multiplies form one block, o another), which one transposing
+    copy turns into (T * B, 4H) rows for the whole-sequence weight GEMMs."""
+    sv = s.arrays
+    acts = sv["acts"]
+    steps, gates, batch = acts.shape
+    hs = gates // 4
+    gout_gm = xp.ascontiguousarray(gout.reshape(steps, batch, hs).transpose(0, 2, 1))
+    dpre = xp.empty_like(acts)
+    order = range(steps) if s.reverse else range(steps - 1, -1, -1)
+    w_hh_t = xp.ascontiguousarray(s.w_hh_arr.T)         # dh = W_hh^T dpre
+    dh, dc = lstm_back_loop(xp, _lstm_back_factors_gm(xp, sv), dpre, gout_gm,
+                            xp.ascontiguousarray(gh.T), xp.ascontiguousarray(gc.T), w_hh_t,
+                            order, gate_major=True)
+    d_rows = xp.ascontiguousarray(dpre.transpose(0, 2, 1)).reshape(steps * batch, gates)
+    return _weight_grads(s, d_rows, d_rows, sv["hprev"], dh.T.copy(), dc.T.copy(), None,
+                         needed)
+
+
+def _lstm_back_factors_gm(xp, sv):
+    """``_lstm_back_factors`` for the gate-major layout: (T, 3, H, B) factors A of the gates
+    i, f, g and (T, H, B) factors B, K and the forget gate f."""
+    a, cprev, tc = sv["acts"], sv["cprev"], sv["tc"]
+    steps, gates, batch = a.shape
+    hs = gates // 4
+    a4 = a.reshape(steps, 4, hs, batch)
+    o, i, f, gg = a4[:, 0], a4[:, 1], a4[:, 2], a4[:, 3]
+    d = xp.subtract(1, a4[:, :3])                       # sigmoid' = s (1 - s): o, i, f
+    d *= a4[:, :3]
+    A = xp.empty((steps, 3, hs, batch), dtype=a.dtype)
+    xp.multiply(d[:, 1], gg, out=A[:, 0])
+    xp.multiply(d[:, 2], cprev, out=A[:, 1])
+    tanh_g = A[:, 2]                                    # tanh' = 1 - g^2 for g
+    xp.multiply(gg, gg, out=tanh_g)
+    xp.subtract(1, tanh_g, out=tanh_g)
+    tanh_g *= i
+    B = d[:, 0]
+    B *= tc
+    K = xp.multiply(tc, tc)
+    xp.subtract(1, K, out=K)
+    K *= o
+    return A, B, K, f
 
 
 def _lstm_back_factors(xp, sv):
@@ -443,17 +534,17 @@ class RnnLayerNode(_Base):
         out_g, h_g, c_g = grads
         s = self
         s.saved("x")                        # the saved input: raises once freed
-        acts = s.arrays["acts"]
+        dt, n_rows = s.w_hh_arr.dtype, s.x_arr.shape[0]
         xp = xp_of(out_g if out_g is not None else (h_g if h_g is not None else c_g))
         meta = self._input_meta
         if out_g is not None:
-            gout = out_g._data.reshape(acts.shape[0], out_g._data.shape[-1])
+            gout = out_g._data.reshape(n_rows, out_g._data.shape[-1])
         else:
-            gout = xp.zeros((acts.shape[0], meta[1][0][1]), acts.dtype)
-        gh = h_g._data if h_g is not None else xp.zeros(meta[1][0], acts.dtype)
+            gout = xp.zeros((n_rows, meta[1][0][1]), dt)
+        gh = h_g._data if h_g is not None else xp.zeros(meta[1][0], dt)
         gc = None
         if s.mode == "LSTM":
-            gc = c_g._data if c_g is not None else xp.zeros(meta[2][0], acts.dtype)
+            gc = c_g._data if c_g is not None else xp.zeros(meta[2][0], dt)
         needed = {name for name, (edge, _) in zip(_INPUTS, self.next_functions)
                   if edge is not None}
         arrays = _backward(xp, s, gout, gh, gc, needed)
