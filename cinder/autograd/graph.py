@@ -6,9 +6,13 @@ node that writes into a leaf's ``.grad``. Op nodes are generated from the op tab
 PyTorch name (``MulBackward0``); custom ``autograd.Function`` s plug in as ``BackwardCFunction``.
 """
 
+import contextlib
+import functools
 import itertools
 import re
 import threading
+import weakref
+from collections import defaultdict
 from typing import Any, NamedTuple
 
 from ..utils.hooks import RemovableHandle  # noqa: F401  (old import path)
@@ -16,7 +20,9 @@ from . import grad_mode
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "saved_tensors_hooks",
            "save_on_cpu", "disable_saved_tensors_hooks", "GradientEdge", "get_gradient_edge",
-           "increment_version"]
+           "increment_version", "register_multi_grad_hook", "allow_mutation_on_saved_tensors",
+           "set_warn_on_accumulate_grad_stream_mismatch", "set_override_stale_capture_stream",
+           "region_activation_memory_budget"]
 
 # Nodes created later get larger numbers; the engine runs larger numbers first, which is a
 # valid topological order for a graph recorded by running the forward pass.
@@ -43,11 +49,12 @@ class SavedTensor:
 
     Under ``saved_tensors_hooks`` the tensor goes through the innermost pack hook when it is
     saved, and what the hook returned goes through the unpack hook when backward needs it;
-    the tensor backward uses has the unpacked values and the saved tensor's place in the graph.
+    the tensor backward uses has the unpacked values and the saved tensor's place in the graph
+    (its version is not checked then, as in PyTorch).
     """
 
     __slots__ = ("tensor", "version", "vc", "data", "dtype", "device", "output_nr", "packed",
-                 "unpack_hook", "unpacked", "unpacked_in")
+                 "unpack_hook", "unpacked", "unpacked_in", "edge")
 
     def __init__(self, tensor, is_output=False):
         if tensor._is_inference and not grad_mode.STATE.inference:
@@ -79,6 +86,11 @@ class SavedTensor:
         self.unpacked = self.unpacked_in = None
         if is_output:
             self.data = None        # the hooks hold the values now
+        else:
+            # where a non-leaf stood in the graph when it was saved (an in-place op may move
+            # the tensor onto a newer node before backward)
+            self.edge = ((tensor._grad_fn, tensor._output_nr) if tensor._grad_fn is not None
+                         else None)
 
     def unpack(self, node):
         if self.unpack_hook is not None:
@@ -94,8 +106,10 @@ class SavedTensor:
 
     def _unpack_through_hook(self, node):
         """The unpack hook's tensor, standing where the saved tensor stood in the graph. The
-        hook runs once per backward pass, however many formulas read the tensor."""
-        if self.unpacked_in == BACKWARD_PASS[0]:
+        hook runs once per backward pass, however many formulas read the tensor (outside
+        backward, as for ``grad_fn._saved_self``, at every read)."""
+        task = CURRENT_TASK.task
+        if task is not None and self.unpacked_in == task.id:
             return self.unpacked
         value = _outside_hooks(self.unpack_hook, self.packed)
         if not hasattr(value, "_data"):
@@ -105,7 +119,8 @@ class SavedTensor:
         if original is None:        # an op's own output: rebuilt with the node as grad_fn
             t = _make_tensor(value._data, self.dtype, self.device, True)
             t._vc, t._grad_fn, t._output_nr = self.vc, node, self.output_nr
-        elif value is original or value._data is original._data:
+        elif (value is original or value._data is original._data) and (
+                self.edge is None or self.edge == (original._grad_fn, original._output_nr)):
             t = original
         else:
             # the hook's values in the original's place in the graph: a non-leaf's grad_fn, or
@@ -113,12 +128,15 @@ class SavedTensor:
             t = _make_tensor(value._data, original._dtype, original._device,
                              original._requires_grad)
             t._vc = original._vc
-            if original._requires_grad:
+            if self.edge is not None:
+                t._grad_fn, t._output_nr = self.edge
+            elif original._requires_grad:
                 t._grad_fn, t._output_nr = original._gradient_edge()
-        vc = t._vc
-        if (0 if vc is None else vc.value) != self.version:
-            raise RuntimeError(_modified_message(t, self.version))
-        self.unpacked, self.unpacked_in = t, BACKWARD_PASS[0]
+        # No version check here: what the hooks kept is theirs to keep current (PyTorch checks
+        # versions only for tensors saved without hooks; allow_mutation_on_saved_tensors
+        # relies on that, handing back a copy taken before the change).
+        if task is not None:
+            self.unpacked, self.unpacked_in = t, task.id
         return t
 
 
@@ -157,11 +175,6 @@ def _outside_hooks(hook, value):
         return hook(value)
     finally:
         _HOOKS.stack = stack
-
-
-# The number of the backward pass running (the engine counts them): a saved tensor unpacked
-# through a hook keeps its unpacked value for the rest of that pass.
-BACKWARD_PASS = [0]
 
 
 class _SavedHooks(threading.local):
@@ -440,3 +453,315 @@ def to_dot(output, params=None, name="backward"):
     """Graphviz DOT text of ``output``'s backward graph (see ``cinder.autograd._dot``)."""
     from ._dot import to_dot as _to_dot
     return _to_dot(output, params, name)
+
+
+# ----------------------------------------------------------------------------------------------
+# Graph tasks: the backward pass running in this thread, as hooks may ask about it
+# ----------------------------------------------------------------------------------------------
+
+_task_numbers = itertools.count()
+
+
+class GraphTask:
+    """One backward pass (PyTorch's graph task): its number and which nodes it runs.
+
+    The engine makes one per ``backward``/``grad`` call and makes it this thread's current
+    task while the pass runs (a backward started inside a hook gets its own, and the outer
+    one comes back when it ends). ``deps`` is the engine's table of nodes reached from the
+    roots; with ``inputs`` given, ``needed`` holds the nodes on a path to them and ``targets``
+    the nodes whose gradients are captured or accumulated.
+    """
+
+    __slots__ = ("id", "roots", "deps", "needed", "targets", "accumulate", "__weakref__")
+
+    def __init__(self, roots, deps, needed, targets, accumulate):
+        self.id = next(_task_numbers)
+        self.roots, self.deps = roots, deps
+        self.needed, self.targets, self.accumulate = needed, targets, accumulate
+
+    def will_execute(self, node):
+        """Whether this pass runs ``node`` (and so calls the hooks of its tensors)."""
+        if node not in self.deps and node not in self.roots:
+            return False
+        if self.needed is None:
+            return True
+        if node in self.needed:
+            return True
+        if node not in self.targets:
+            return False
+        if not self.accumulate and not any(n is not None for n, _ in node.next_functions):
+            raise RuntimeError(
+                "A leaf node was passed to _will_engine_execute_node but we are currently "
+                "running autograd.grad(). This is currently not supported.")
+        return True
+
+
+class _CurrentTask(threading.local):
+    task = None
+
+
+CURRENT_TASK = _CurrentTask()
+
+
+def _current_graph_task_id():
+    """The number of the backward pass running in this thread; -1 outside backward."""
+    task = CURRENT_TASK.task
+    return -1 if task is None else task.id
+
+
+def _will_engine_execute_node(node):
+    """Whether the backward pass running in this thread will run the graph node ``node``."""
+    if not isinstance(node, Node):
+        raise RuntimeError("_will_engine_execute_node expects an grad_fn, but got "
+                           f"{type(node).__name__}")
+    task = CURRENT_TASK.task
+    if task is None:
+        raise RuntimeError(
+            "_get_should_execute_nodes should only be called during the backward pass")
+    return task.will_execute(node)
+
+
+# ----------------------------------------------------------------------------------------------
+# Hooks on the gradients of several tensors
+# ----------------------------------------------------------------------------------------------
+
+class _MultiHandle(RemovableHandle):
+    """The handle of a hook registered on several tensors: ``remove`` removes every part."""
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+    def __getstate__(self):
+        return self.handles
+
+    def __setstate__(self, state):
+        self.handles = state
+
+
+def _grad_fn_or_grad_acc(t):
+    """The node whose running means ``t``'s gradient has been computed: its ``grad_fn``, or a
+    leaf's AccumulateGrad."""
+    if isinstance(t, GradientEdge):
+        return t.node
+    node = t._grad_accumulator() if t.requires_grad and t.grad_fn is None else t.grad_fn
+    if node is None:
+        raise AssertionError("Expected gradient function to be set")
+    return node
+
+
+def _running_task():
+    task = CURRENT_TASK.task
+    if task is None:
+        raise AssertionError("expected this hook to be called inside a backward call")
+    return task
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Register ``fn`` on the gradients of several ``tensors`` at once.
+
+    ``mode="all"``: once per backward pass, after the gradient of every tensor that pass
+    computes is ready, ``fn(grads)`` receives one entry per tensor (None for a tensor the pass
+    does not reach, or does not need for the ``inputs`` it was asked for).
+    ``mode="any"``: ``fn(grad)`` receives the first of those gradients, once per pass.
+    ``fn`` should not modify its arguments. Returns a handle whose ``remove()`` unregisters
+    the hook.
+    """
+    supported_modes = ("all", "any")
+    if mode not in supported_modes:
+        raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
+    # The hooks of one backward pass may run in several threads (PyTorch's engine runs each
+    # device in its own); per-pass state sits under a lock, keyed by the pass (held weakly,
+    # so it goes when the pass ends).
+    lock = threading.Lock()
+    if mode == "any":
+        return _MultiHandle(_register_any(tensors, fn, lock))
+    nodes = [_grad_fn_or_grad_acc(t) for t in tensors]
+    pending = weakref.WeakKeyDictionary()      # pass -> [grads seen, grads expected, grads]
+
+    def hook_for(index):
+        def inner_hook(grad):
+            task = _running_task()
+            with lock:
+                state = pending.get(task)
+                if state is None:
+                    # how many of the tensors this pass reaches, asked at its first gradient
+                    expected = sum(map(task.will_execute, nodes))
+                    state = pending[task] = [0, expected, [None] * len(nodes)]
+                state[0] += 1
+                state[2][index] = grad
+                complete = state[0] == state[1]
+                if complete:
+                    del pending[task]
+            if complete:
+                fn(state[2])
+        return inner_hook
+
+    return _MultiHandle(tuple(t.register_hook(hook_for(i)) for i, t in enumerate(tensors)))
+
+
+def _register_any(tensors, fn, lock):
+    """The hooks of ``register_multi_grad_hook(mode="any")``: ``fn`` sees the first gradient
+    of each pass. Tensors that do not require grad are left out."""
+    called = weakref.WeakKeyDictionary()       # passes in which fn already ran
+
+    @functools.wraps(fn)
+    def wrapped_fn(grad):
+        task = _running_task()
+        with lock:
+            first = task not in called
+            called[task] = True
+        if first:
+            fn(grad)
+
+    return tuple(t.register_hook(wrapped_fn) for t in tensors if t.requires_grad)
+
+
+# ----------------------------------------------------------------------------------------------
+# Mutating tensors saved for backward
+# ----------------------------------------------------------------------------------------------
+
+# Called with a tensor just before an op writes into it in place (ops' ``check_inplace`` and
+# ``out=`` read it): set only inside ``allow_mutation_on_saved_tensors``.
+BEFORE_INPLACE = [None]
+_allow_mutation_on_saved_tensors_enabled = False
+
+
+class _Handle:
+    """What the pack hook of ``allow_mutation_on_saved_tensors`` keeps for one saved tensor."""
+
+
+class _AllowMutationOnSavedContext:
+    """The state of one ``allow_mutation_on_saved_tensors`` block (what the ``with`` gives).
+
+    ``original``/``cloned`` map each saved tensor's handle to the tensor, or to the copy taken
+    before it was first changed; ``tid_to_weakhandle`` finds the handle of a (tensor, version)
+    saved before; ``sid_to_tid`` groups those by alias set and version. cinder names an alias
+    set by its shared version counter, which every view and ``detach()`` of a tensor shares:
+    a write through any of them (a view at an offset included) copies what was saved first.
+    """
+
+    def __init__(self):
+        self.cloned = weakref.WeakKeyDictionary()
+        self.original = weakref.WeakKeyDictionary()
+        self.tid_to_weakhandle = weakref.WeakValueDictionary()
+        self.sid_to_tid = defaultdict(set)
+
+    def clear(self):
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self.sid_to_tid.clear()
+
+    def pack(self, tensor):
+        vc = tensor._shared_version_counter()
+        sid = (vc, vc.value)
+        tid = (id(tensor), vc, vc.value)
+        self.sid_to_tid[sid].add(tid)
+        handle = self.tid_to_weakhandle.get(tid)
+        if handle is None:          # the same tensor saved twice at one version: one handle
+            handle = self.tid_to_weakhandle[tid] = _Handle()
+            self.original[handle] = tensor
+        return handle
+
+    def unpack(self, handle):
+        message = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                   "in which the graph was originally recorded.")
+        if not _allow_mutation_on_saved_tensors_enabled:
+            raise AssertionError(message)
+        if handle in self.cloned:
+            return self.cloned[handle]
+        if handle not in self.original:
+            raise AssertionError(message)
+        return self.original[handle]
+
+    def before_inplace(self, tensor):
+        """Copy every saved tensor that shares memory and version with ``tensor``."""
+        vc = tensor._vc
+        tids = None if vc is None else self.sid_to_tid.get((vc, vc.value))
+        for tid in tids or ():
+            # a tensor saved and then freed by backward has no handle any more
+            handle = self.tid_to_weakhandle.get(tid)
+            if handle is None or handle in self.cloned:
+                continue
+            self.cloned[handle] = _copy_of(self.original.pop(handle))
+
+
+def _copy_of(tensor):
+    """A copy of ``tensor``'s values that no mode, subclass or graph sees being made (PyTorch
+    takes it below autograd)."""
+    from .. import _C
+    with _C.DisableTorchFunction():
+        return tensor.detach().clone()
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Context manager in which a tensor saved for backward may be changed in place: the
+    first in-place write to it (or to a view of it) copies the saved values first, so
+    backward sees those and raises no "modified by an inplace operation" error.
+
+    Run the forward and the backward inside the same block. The block gives its state (an
+    ``_AllowMutationOnSavedContext``), emptied on exit; blocks cannot be nested.
+    """
+    global _allow_mutation_on_saved_tensors_enabled
+    ctx = _AllowMutationOnSavedContext()
+    with saved_tensors_hooks(ctx.pack, ctx.unpack), _watch_inplace(ctx.before_inplace):
+        try:
+            if _allow_mutation_on_saved_tensors_enabled:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            _allow_mutation_on_saved_tensors_enabled = True
+            yield ctx
+        finally:
+            ctx.clear()
+            # as in PyTorch, leaving any block (a refused nested one too) ends the permission
+            _allow_mutation_on_saved_tensors_enabled = False
+
+
+@contextlib.contextmanager
+def _watch_inplace(callback):
+    previous, BEFORE_INPLACE[0] = BEFORE_INPLACE[0], callback
+    try:
+        yield
+    finally:
+        BEFORE_INPLACE[0] = previous
+
+
+# ----------------------------------------------------------------------------------------------
+# Settings that only concern PyTorch's CUDA engine and torch.compile
+# ----------------------------------------------------------------------------------------------
+
+_ENGINE_SETTINGS = {"warn_on_accumulate_grad_stream_mismatch": True,
+                    "override_stale_capture_stream": False}
+
+
+def set_warn_on_accumulate_grad_stream_mismatch(enabled):
+    """Whether to warn when a leaf's gradient arrives on another CUDA stream than the leaf's.
+    cinder's engine runs a whole backward pass on the caller's stream, so it never warns; the
+    setting is kept for code that sets it."""
+    _ENGINE_SETTINGS["warn_on_accumulate_grad_stream_mismatch"] = bool(enabled)
+
+
+def set_override_stale_capture_stream(enabled):
+    """What to do with a stale stream met while capturing a CUDA graph. cinder does not
+    capture CUDA graphs from backward, so the setting has no effect; it is kept for code that
+    sets it."""
+    _ENGINE_SETTINGS["override_stale_capture_stream"] = bool(enabled)
+
+
+def region_activation_memory_budget(budget):
+    """Context manager setting the activation memory budget (a ratio in [0, 1]) of a region
+    that ``torch.compile`` compiles. Only compiled regions use it; in eager code it is an
+    error. (cinder's ``torch.compile`` runs code eagerly, so no caller ever is compiling: a
+    compiled function that uses it fails here where PyTorch's would run.)"""
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)):
+        raise TypeError("torch.autograd.graph.region_activation_memory_budget: expects a "
+                        f"float, got {type(budget).__name__}")
+    if not 0.0 <= budget <= 1.0:
+        raise ValueError("torch.autograd.graph.region_activation_memory_budget: must be in "
+                         f"[0, 1], got {budget}")
+    raise RuntimeError("torch.autograd.graph.region_activation_memory_budget can only be used "
+                       "inside a torch.compile region; it has no effect in eager mode.")
