@@ -11,7 +11,7 @@ import warnings
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "set_multithreading_enabled",
-           "is_multithreading_enabled", "is_view_replay_enabled"]
+           "is_multithreading_enabled", "is_view_replay_enabled", "enforce_grad_layout_policy"]
 
 
 class _ModeState(threading.local):
@@ -19,6 +19,7 @@ class _ModeState(threading.local):
         self.grad_enabled = True
         self.inference = False
         self.multithreading = True      # (recorded: cinder's engine runs on the caller)
+        self.grad_layout_enforced = True   # leaves' .grad take the leaf's strides
 
 
 STATE = _ModeState()
@@ -195,6 +196,32 @@ class set_multithreading_enabled(_DecoratorContextManager):
 def is_multithreading_enabled():
     """Whether backward may use worker threads (see ``set_multithreading_enabled``)."""
     return STATE.multithreading
+
+
+class enforce_grad_layout_policy(_DecoratorContextManager):
+    """Whether a leaf's new ``.grad`` must have the leaf's strides (the "gradient layout
+    contract", on by default): off, backward may keep a gradient it created as the
+    ``.grad`` whatever its strides, instead of copying it into the leaf's layout, and does
+    not warn about a mismatch. A gradient that must be copied anyway still gets the leaf's
+    layout. Per thread; takes effect at once when called as a function."""
+
+    def __init__(self, enable=True):
+        self.prev = STATE.grad_layout_enforced
+        self.mode = enable
+        STATE.grad_layout_enforced = bool(enable)
+
+    def __call__(self, func):
+        STATE.grad_layout_enforced = self.prev      # used as a decorator: undo the switch
+        return super().__call__(func)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        STATE.grad_layout_enforced = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
 
 
 def is_view_replay_enabled():

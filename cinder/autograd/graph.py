@@ -403,21 +403,84 @@ def accumulate_into_leaf(variable, grad, owned=False):
     The first gradient is stored as a copy, because the engine may hand the same gradient
     object to several leaves (``x + y``) and a later in-place accumulation must not leak from
     one ``.grad`` into another; ``owned`` says the engine created ``grad`` and nothing else
-    holds it, so it is stored itself (PyTorch steals such a buffer too). Under
-    ``create_graph`` the sum stays differentiable instead.
+    holds it, so it is stored itself (PyTorch steals such a buffer too) when its strides are
+    the leaf's (see ``_obeys_layout``). Under ``create_graph`` the sum stays differentiable.
     """
     if grad is None:
         return
     old = variable._grad
     if grad_mode.STATE.grad_enabled:          # create_graph=True: keep the graph of the grad
-        variable._grad = _differentiable_copy(grad) if old is None else old + grad
+        if old is None:
+            variable._grad = _differentiable_copy(grad, variable)
+        else:
+            variable._grad = old + grad
+            _warn_if_layout_differs(variable._grad, variable)
     elif old is None:
         # an owned gradient's memory is kept, in a new tensor of its own (nothing else holds
         # the engine's object, so there is no alias to share a version counter with); any
-        # other is copied
-        variable._grad = _fresh_tensor(grad) if owned else grad.detach().clone()
+        # other is copied into the leaf's layout
+        if owned and (_obeys_layout(grad, variable) or
+                      not grad_mode.STATE.grad_layout_enforced):
+            variable._grad = _fresh_tensor(grad)
+        else:
+            variable._grad = _make_tensor(_copy_in_layout(grad, variable), grad._dtype,
+                                          grad._device)
     else:
         old.add_(grad)
+        _warn_if_layout_differs(old, variable)
+
+
+# The gradient layout contract: a leaf's .grad has the leaf's strides when the leaf is
+# non-overlapping and dense (so optimizers and reducers walk both alike), else is row-major.
+
+def _obeys_layout(grad, variable):
+    """Whether ``grad`` may serve as ``variable.grad`` as it is laid out."""
+    g, v = grad._data, variable._data
+    if g.flags.c_contiguous and v.flags.c_contiguous and 0 not in g.strides:
+        return True                 # both row-major: the common case, decided at once
+    if not _non_overlapping_and_dense(variable):
+        return grad.is_contiguous()
+    for n, gs, vs in zip(g.shape, grad.stride(), variable.stride()):
+        # a size-1 dim's stride does not matter, unless it is 0 (a broadcast view)
+        if (gs != vs) if n != 1 else gs == 0:
+            return False
+    return True
+
+
+def _non_overlapping_and_dense(t):
+    """Whether ``t``'s elements fill a block of memory exactly, in some order of its dims."""
+    expected = 1
+    for stride, n in sorted((s, n) for n, s in zip(t._data.shape, t.stride()) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _copy_in_layout(grad, variable):
+    """A new array of ``grad``'s values with the strides the contract asks for."""
+    if variable._data.flags.c_contiguous or not _non_overlapping_and_dense(variable):
+        return grad._data.copy()          # row-major
+    out = grad.new_empty_strided(variable._data.shape, variable.stride())._data
+    out[...] = grad._data
+    return out
+
+
+_LAYOUT_WARNED = [False]
+
+
+def _warn_if_layout_differs(grad, variable):
+    """PyTorch warns once per process when an accumulated ``.grad`` breaks the contract."""
+    if _LAYOUT_WARNED[0] or not grad_mode.STATE.grad_layout_enforced or \
+            _obeys_layout(grad, variable):
+        return
+    _LAYOUT_WARNED[0] = True
+    import warnings
+    warnings.warn("grad and param do not obey the gradient layout contract. This is not an "
+                  "error, but may impair performance.\n"
+                  f"grad.sizes() = {list(grad.shape)}, strides() = {list(grad.stride())}\n"
+                  f"param.sizes() = {list(variable.shape)}, strides() = "
+                  f"{list(variable.stride())}", UserWarning, stacklevel=2)
 
 
 class CopyBackwards(Node):
@@ -439,8 +502,8 @@ def _fresh_tensor(grad):
     return out
 
 
-def _differentiable_copy(grad):
-    out = _make_tensor(grad._data.copy(), grad._dtype, grad._device)
+def _differentiable_copy(grad, variable):
+    out = _make_tensor(_copy_in_layout(grad, variable), grad._dtype, grad._device)
     if grad._requires_grad:
         node = CopyBackwards()
         node.next_functions = ((None, 0), grad._gradient_edge())
