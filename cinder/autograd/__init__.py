@@ -13,6 +13,7 @@ live in ``torch._C``, under the tensor; its user API is Python above the ops):
 import importlib
 
 from . import anomaly_mode, engine, graph  # noqa: F401
+from .graph import SavedTensor  # noqa: F401  (torch.autograd.SavedTensor)
 from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled  # noqa: F401
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
                         is_grad_enabled, is_inference_mode_enabled, set_multithreading_enabled,

@@ -81,8 +81,28 @@ class SavedTensor:
             if not _HOOKS.stack:
                 return
             raise RuntimeError(_HOOKS.disabled)
-        pack, self.unpack_hook = _HOOKS.stack[-1]
+        pack, unpack = _HOOKS.stack[-1]
+        self._set_hooks(pack, unpack, tensor, is_output)
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Pack this saved tensor with ``pack_hook`` now, and unpack what it returned with
+        ``unpack_hook`` when backward needs the tensor (what ``saved_tensors_hooks`` does for
+        every tensor saved in its block, for this one; ``grad_fn._raw_saved_self`` and the
+        like give the saved tensors)."""
+        _check_hook_pair(pack_hook, unpack_hook)
+        if self.unpack_hook is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at a "
+                               "time.")
+        tensor = self.tensor
+        if tensor is None:          # an op's output, kept as its array: the hook sees the values
+            tensor = _make_tensor(self.data, self.dtype, self.device)
+            tensor._vc = self.vc
+        self._set_hooks(pack_hook, unpack_hook, tensor, self.tensor is None)
+
+    def _set_hooks(self, pack, unpack, tensor, is_output):
         self.packed = _outside_hooks(pack, tensor)
+        self.unpack_hook = unpack
         self.unpacked = self.unpacked_in = None
         if is_output:
             self.data = None        # the hooks hold the values now
@@ -138,6 +158,89 @@ class SavedTensor:
         if task is not None:
             self.unpacked, self.unpacked_in = t, task.id
         return t
+
+
+class _RawSavedTensor(SavedTensor):
+    """``grad_fn._raw_saved_<name>``: a handle on one tensor a node saved, through which
+    hooks can be registered (PyTorch's ``torch._C._autograd.SavedTensor``). It finds the saved
+    tensor when asked, so that one freed by backward since is refused as PyTorch refuses it."""
+
+    __slots__ = ("node_ref", "key", "index")
+
+    def __init__(self, node, key, index=None):
+        self.node_ref, self.key, self.index = weakref.ref(node), key, index
+
+    def _target(self):
+        """The SavedTensor this handle stands for; _FREED once backward freed it."""
+        node = self.node_ref()
+        saved = None if node is None else node._saved
+        if saved is None or saved is _FREED:
+            return _FREED
+        return saved[self.key] if self.index is None else saved[self.key][self.index]
+
+    @property
+    def data(self):
+        """What is kept: the saved tensor itself (an op's own output: its values, detached),
+        or what the pack hook returned; None once backward freed it."""
+        target = self._target()
+        if target is _FREED or target is None:
+            return None
+        if target.unpack_hook is not None:
+            return target.packed if hasattr(target.packed, "_data") else None
+        if target.tensor is not None:
+            return target.tensor
+        out = _make_tensor(target.data, target.dtype, target.device)
+        out._vc = target.vc
+        return out
+
+    def unpack(self):
+        """The tensor backward would read (through the unpack hook when one is set)."""
+        target = self._target()
+        if target is _FREED:
+            raise RuntimeError(_FREED_MESSAGE)
+        return None if target is None else target.unpack(self.node_ref())
+
+    @property
+    def unpack_hook(self):
+        target = self._target()
+        return None if target is _FREED or target is None else target.unpack_hook
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        _check_hook_pair(pack_hook, unpack_hook)
+        value = self._target()
+        if value is _FREED:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved variables after calling "
+                "backward.")
+        if value is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
+        value.register_hooks(pack_hook, unpack_hook)
+
+
+def _check_hook_pair(pack_hook, unpack_hook):
+    if not (callable(pack_hook) and callable(unpack_hook)):
+        raise TypeError(
+            "register_hooks(): incompatible function arguments. The following argument types "
+            "are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+            "collections.abc.Callable, arg1: collections.abc.Callable) -> None")
+
+
+def _raw_saved(node, key):
+    """``node._raw_saved_<key>`` (a tuple for a list of tensors), or None when ``key`` names
+    no saved tensor."""
+    saved = node._saved
+    if saved is _FREED:
+        return _RawSavedTensor(node, key)
+    value = saved.get(key) if saved is not None else None
+    if type(value) is SavedTensor:
+        return _RawSavedTensor(node, key)
+    if type(value) is tuple and any(type(v) is SavedTensor for v in value):
+        return tuple(_RawSavedTensor(node, key, i) for i in range(len(value)))
+    return None
 
 
 class GradientEdge(NamedTuple):
@@ -336,6 +439,10 @@ class Node:
             key = name[len("_saved_"):]
             if saved is _FREED or (saved is not None and key in saved):
                 return self.saved(key)
+        elif name.startswith("_raw_saved_"):
+            raw = _raw_saved(self, name[len("_raw_saved_"):])
+            if raw is not None:
+                return raw
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     # -- hooks -------------------------------------------------------------------------------
