@@ -25,13 +25,15 @@ _USER_API = {
     "backward": "_backward", "grad": "_backward",
     "Variable": "variable",
     "Function": "function", "FunctionCtx": "function", "BackwardCFunction": "function",
-    "InplaceFunction": "function", "once_differentiable": "function",
+    "InplaceFunction": "function", "NestedIOFunction": "function",
+    "once_differentiable": "function",
     "gradcheck": "gradcheck", "gradgradcheck": "gradcheck",
+    "kineto_available": "profiler", "ProfilerActivity": "profiler", "DeviceType": "profiler",
 }
 _USER_MODULES = ("function", "functional", "gradcheck", "variable", "profiler",
                  "profiler_util")
 
-__all__ = ["Function", "Variable", "backward", "detect_anomaly", "enable_grad",
+__all__ = ["Function", "NestedIOFunction", "Variable", "backward", "detect_anomaly", "enable_grad",
            "enforce_grad_layout_policy", "grad", "grad_mode", "gradcheck", "gradgradcheck",
            "inference_mode", "no_grad", "set_detect_anomaly", "set_grad_enabled",
            "set_multithreading_enabled", "variable"]

@@ -15,6 +15,7 @@ import weakref
 from collections import defaultdict
 from typing import Any, NamedTuple
 
+from .. import _C
 from ..utils.hooks import RemovableHandle  # noqa: F401  (old import path)
 from . import grad_mode
 
@@ -863,7 +864,6 @@ class _AllowMutationOnSavedContext:
 def _copy_of(tensor):
     """A copy of ``tensor``'s values that no mode, subclass or graph sees being made (PyTorch
     takes it below autograd)."""
-    from .. import _C
     with _C.DisableTorchFunction():
         return tensor.detach().clone()
 
