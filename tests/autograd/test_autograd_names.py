@@ -16,8 +16,6 @@ LIBS = pytest.mark.parametrize("lib", [cinder, torch], ids=["cinder", "torch"])
 # What cinder does not have yet, by module (each name said why in the branch's report;
 # torch.autograd.forward_ad, outside these lists, is missing too).
 NOT_YET = {
-    "autograd.gradcheck": {"get_analytical_jacobian", "get_numerical_jacobian",
-                           "get_numerical_jacobian_wrt_specific_input"},
     "autograd.profiler": {"MemRecordsAcc", "load_nvprof", "parse_nvprof_trace"},
 }
 MODULES = ("autograd", "autograd.graph", "autograd.function", "autograd.functional",
