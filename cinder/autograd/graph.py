@@ -108,10 +108,12 @@ class SavedTensor:
         if is_output:
             self.data = None        # the hooks hold the values now
         else:
-            # where a non-leaf stood in the graph when it was saved (an in-place op may move
-            # the tensor onto a newer node before backward)
-            self.edge = ((tensor._grad_fn, tensor._output_nr) if tensor._grad_fn is not None
-                         else None)
+            # The hooks hold the values now: keep what rebuilds the tensor, not the tensor
+            # (so save_on_cpu frees device memory), and where it stood in the graph when it
+            # was saved (an in-place op may move it onto a newer node before backward).
+            self.edge = tensor._gradient_edge() if tensor._requires_grad else None
+            self.dtype, self.device, self.vc = tensor._dtype, tensor._device, tensor._vc
+            self.tensor = self.output_nr = None
 
     def unpack(self, node):
         if self.unpack_hook is not None:
@@ -136,29 +138,37 @@ class SavedTensor:
         if not hasattr(value, "_data"):
             raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
                             f"got result of type {type(value).__name__}")
-        original = self.tensor
-        if original is None:        # an op's own output: rebuilt with the node as grad_fn
+        if self.output_nr is not None:      # an op's own output: the node is its grad_fn
             t = _make_tensor(value._data, self.dtype, self.device, True)
             t._vc, t._grad_fn, t._output_nr = self.vc, node, self.output_nr
-        elif (value is original or value._data is original._data) and (
-                self.edge is None or self.edge == (original._grad_fn, original._output_nr)):
-            t = original
+        elif _stands_at(value, self.edge):
+            t = value                       # the hook gave back the saved tensor itself
         else:
-            # the hook's values in the original's place in the graph: a non-leaf's grad_fn, or
-            # a leaf's AccumulateGrad (so a gradient of the gradient still reaches the leaf)
-            t = _make_tensor(value._data, original._dtype, original._device,
-                             original._requires_grad)
-            t._vc = original._vc
-            if self.edge is not None:
-                t._grad_fn, t._output_nr = self.edge
-            elif original._requires_grad:
-                t._grad_fn, t._output_nr = original._gradient_edge()
+            # the hook's values in the saved tensor's place in the graph: a non-leaf's
+            # grad_fn, or a leaf's AccumulateGrad (so a gradient of the gradient still
+            # reaches the leaf)
+            edge = self.edge
+            t = _make_tensor(value._data, self.dtype, self.device, edge is not None)
+            t._vc = self.vc
+            if edge is not None:
+                t._grad_fn, t._output_nr = edge
         # No version check here: what the hooks kept is theirs to keep current (PyTorch checks
         # versions only for tensors saved without hooks; allow_mutation_on_saved_tensors
         # relies on that, handing back a copy taken before the change).
         if task is not None:
             self.unpacked, self.unpacked_in = t, task.id
         return t
+
+
+def _stands_at(t, edge):
+    """Whether the tensor ``t`` is where ``edge`` leads (None: nowhere, needing no grad)."""
+    if edge is None:
+        return not t._requires_grad
+    if not t._requires_grad:
+        return False
+    if t._grad_fn is None:
+        return t._grad_accumulator() is edge[0]
+    return t._grad_fn is edge[0] and t._output_nr == edge[1]
 
 
 class _RawSavedTensor(SavedTensor):

@@ -114,3 +114,24 @@ def test_unpack_hook_must_give_a_tensor(lib):
     with pytest.raises(TypeError, match="Output of saved tensor unpack_hook expected to be a "
                        "Tensor but got result of type int"):
         y.sum().backward()
+
+
+@LIBS
+def test_hooks_hold_the_saved_values_instead_of_the_tensor(lib):
+    """With hooks the saved intermediate itself is let go (what makes ``save_on_cpu`` free
+    device memory); backward rebuilds it from what the hooks kept, in its place in the
+    graph."""
+    import gc
+    import weakref
+    x = lib.tensor(X, requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: t.detach().clone(), lambda t: t):
+        y = x * 2
+        z = y.sin()                     # saves y
+    ref = weakref.ref(y)
+    del y
+    gc.collect()
+    assert ref() is None
+    (g,) = lib.autograd.grad(z.sum(), (x,), create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), 2 * np.cos(2 * X), rtol=1e-6)
+    g.sum().backward()                  # through the rebuilt y's place: a second derivative
+    np.testing.assert_allclose(x.grad.numpy(), -4 * np.sin(2 * X), rtol=1e-5)
