@@ -11,6 +11,7 @@ import functools
 import itertools
 import re
 import threading
+import warnings
 import weakref
 from collections import defaultdict
 from typing import Any, NamedTuple
@@ -593,7 +594,6 @@ def _warn_if_layout_differs(grad, variable):
             _obeys_layout(grad, variable):
         return
     _LAYOUT_WARNED[0] = True
-    import warnings
     warnings.warn("grad and param do not obey the gradient layout contract. This is not an "
                   "error, but may impair performance.\n"
                   f"grad.sizes() = {list(grad.shape)}, strides() = {list(grad.stride())}\n"
