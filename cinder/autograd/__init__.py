@@ -13,25 +13,30 @@ live in ``torch._C``, under the tensor; its user API is Python above the ops):
 import importlib
 
 from . import anomaly_mode, engine, graph  # noqa: F401
+from .graph import SavedTensor  # noqa: F401  (torch.autograd.SavedTensor)
 from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled  # noqa: F401
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
                         is_grad_enabled, is_inference_mode_enabled, set_multithreading_enabled,
-                        is_multithreading_enabled, is_view_replay_enabled)
+                        is_multithreading_enabled, is_view_replay_enabled,
+                        enforce_grad_layout_policy)
 
 # The user API: public name -> the module (above the ops) that defines it.
 _USER_API = {
     "backward": "_backward", "grad": "_backward",
     "Variable": "variable",
     "Function": "function", "FunctionCtx": "function", "BackwardCFunction": "function",
-    "InplaceFunction": "function", "once_differentiable": "function",
+    "InplaceFunction": "function", "NestedIOFunction": "function",
+    "once_differentiable": "function",
     "gradcheck": "gradcheck", "gradgradcheck": "gradcheck",
+    "kineto_available": "profiler", "ProfilerActivity": "profiler", "DeviceType": "profiler",
 }
 _USER_MODULES = ("function", "functional", "gradcheck", "variable", "profiler",
                  "profiler_util")
 
-__all__ = ["Function", "Variable", "backward", "detect_anomaly", "enable_grad", "grad",
-           "grad_mode", "gradcheck", "gradgradcheck", "inference_mode", "no_grad",
-           "set_detect_anomaly", "set_grad_enabled", "variable"]
+__all__ = ["Function", "NestedIOFunction", "Variable", "backward", "detect_anomaly", "enable_grad",
+           "enforce_grad_layout_policy", "grad", "grad_mode", "gradcheck", "gradgradcheck",
+           "inference_mode", "no_grad", "set_detect_anomaly", "set_grad_enabled",
+           "set_multithreading_enabled", "variable"]
 
 
 def __getattr__(name):

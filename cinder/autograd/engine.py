@@ -161,14 +161,17 @@ def _checked_hook_values(fn, new, expected):
 
 
 def _call_tensor_pre_hooks(node, buffer):
+    """Run the hooks of the node's output tensors. A hook runs whenever its node runs, with
+    None for an output that got no gradient (as PyTorch's do), and may not replace a None."""
     hooks = node._tensor_pre_hooks
     if hooks:
         for output_nr, fn in list(hooks.values()):
             old = buffer[output_nr]
-            if old is not None:
-                new = fn(old)
-                if new is not None:
-                    buffer[output_nr] = _checked_tensor_hook_result(fn, old, new)
+            new = fn(old)
+            if new is not None:
+                if old is None:
+                    raise RuntimeError("can't replace a None gradient with a non-None value")
+                buffer[output_nr] = _checked_tensor_hook_result(fn, old, new)
     if node._retain_grad_hooks:
         for output_nr, fn in list(node._retain_grad_hooks.items()):
             if buffer[output_nr] is not None:
@@ -229,14 +232,15 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     """
     root_nodes = [node for node, _ in roots]
     deps = _collect_dependencies(root_nodes)
-    graph.BACKWARD_PASS[0] += 1
 
     capture = {}                  # (node, output_nr) -> indices in inputs
-    needed = None
+    needed = None                 # with inputs: the nodes that must run to reach them
+    targets = ()                  # with inputs: their nodes
     if inputs is not None:
         for i, t in enumerate(inputs):
             capture.setdefault(t._gradient_edge(), []).append(i)
-        needed = _nodes_leading_to(root_nodes, {node for node, _ in capture})
+        targets = {node for node, _ in capture}
+        needed = _nodes_leading_to(root_nodes, targets)
     captured = [None] * (len(inputs) if inputs is not None else 0)
 
     buffers = {}
@@ -262,6 +266,9 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     # run as ranges: read once per pass, tested once per node.
     prof = _C.FLAG.profiler
     evaluating = None
+    # This pass is the thread's current graph task until it ends (hooks ask it what runs).
+    outer_task = graph.CURRENT_TASK.task
+    graph.CURRENT_TASK.task = graph.GraphTask(root_nodes, deps, needed, targets, accumulate)
     try:
         while ready:
             _, _, node = heapq.heappop(ready)
@@ -286,16 +293,20 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                         if g is not None:
                             owned.pop(id(g), None)
                 g = None
-            if node._tensor_pre_hooks or node._retain_grad_hooks:
-                buffer = _call_tensor_pre_hooks(node, buffer)
             if needed is None:
                 run = True
+                if node._tensor_pre_hooks or node._retain_grad_hooks:
+                    buffer = _call_tensor_pre_hooks(node, buffer)
             else:
-                for nr, g in enumerate(buffer):
-                    for idx in capture.get((node, nr), ()):
-                        captured[idx] = g
-                run = node in needed or (accumulate and (node, 0) in capture and
+                run = node in needed or (accumulate and node in targets and
                                          isinstance(node, AccumulateGrad))
+                # a node the inputs do not need is skipped, its tensors' hooks too
+                if run or node in targets:
+                    if node._tensor_pre_hooks or node._retain_grad_hooks:
+                        buffer = _call_tensor_pre_hooks(node, buffer)
+                    for nr, g in enumerate(buffer):
+                        for idx in capture.get((node, nr), ()):
+                            captured[idx] = g
             if run:
                 if (buffer and buffer[0] is not None) or type(node) is AccumulateGrad or \
                         any(g is not None for g in buffer) or node._call_with_undefined_grads:
@@ -335,6 +346,7 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 if t._grad_fn is not None and g is not None:
                     accumulate_into_leaf(t, g)
     finally:
+        graph.CURRENT_TASK.task = outer_task
         grad_mode.STATE.grad_enabled = prev_mode
         if evaluating is not None:
             prof.close(evaluating)

@@ -30,6 +30,7 @@ __all__ = [
     "FunctionCtx",
     "FunctionMeta",
     "InplaceFunction",
+    "NestedIOFunction",
     "once_differentiable",
 ]
 
@@ -592,3 +593,130 @@ class InplaceFunction(Function):
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
+
+
+# ----------------------------------------------------------------------------------------------
+# NestedIOFunction: old-style Functions whose inputs and outputs are nested lists/tuples/dicts
+# ----------------------------------------------------------------------------------------------
+
+def _iter_nested(obj, keep):
+    """The leaves of ``obj`` (lists, tuples and dict values, None skipped) that ``keep``
+    accepts, in order; any other leaf is an error, as in PyTorch."""
+    if keep(obj):
+        yield obj
+    elif obj is None:
+        return
+    elif isinstance(obj, (list, tuple)):
+        for item in obj:
+            yield from _iter_nested(item, keep)
+    elif isinstance(obj, dict):
+        for item in obj.values():
+            yield from _iter_nested(item, keep)
+    else:
+        kinds = "Tensors or None" if keep(None) else "Tensors"
+        raise ValueError("Auto nesting doesn't know how to process an input object of type "
+                         f"{_typename(obj)}. Accepted types: {kinds}, or lists/tuples of them")
+
+
+def _typename(obj):
+    if isinstance(obj, _tensor_class()):
+        return obj.type()
+    module = type(obj).__module__
+    name = type(obj).__qualname__
+    return name if module in ("builtins", "__builtin__", None) else f"{module}.{name}"
+
+
+def _iter_tensors(obj):
+    return _iter_nested(obj, lambda x: isinstance(x, _tensor_class()))
+
+
+def _iter_none_tensors(obj):
+    return _iter_nested(obj, lambda x: x is None or isinstance(x, _tensor_class()))
+
+
+def _map_tensor_data(obj):
+    """``obj`` with every tensor replaced by its ``.data`` (same nesting)."""
+    if isinstance(obj, _tensor_class()):
+        return obj.data
+    if obj is None:
+        return None
+    if isinstance(obj, (list, tuple)):
+        items = [_map_tensor_data(x) for x in obj]
+        return type(obj)(*items) if hasattr(obj, "_fields") else type(obj)(items)
+    if isinstance(obj, dict):
+        return {k: _map_tensor_data(v) for k, v in obj.items()}
+    raise ValueError("Auto nesting doesn't know how to process an input object of type "
+                     f"{_typename(obj)}. Accepted types: Tensors, or lists/tuples of them")
+
+
+def _unflatten(flat, proto):
+    """Rebuild ``proto``'s list/tuple nesting from the flat sequence ``flat``."""
+    def take(flat, proto):
+        if not isinstance(proto, (list, tuple)):
+            return flat[0], flat[1:]
+        out = []
+        for item in proto:
+            if item is None:
+                out.append(None)
+            else:
+                value, flat = take(flat, item)
+                out.append(value)
+        return type(proto)(out), flat
+    return take(flat, proto)[0]
+
+
+class NestedIOFunction(Function):
+    """Kept for old code only; write new code as a :class:`Function`.
+
+    An old-style (instance) Function whose ``forward_extended`` takes and returns nested
+    lists/tuples of tensors, and whose ``backward_extended`` gets the gradients in the
+    outputs' nesting. (PyTorch 2.13 still defines the class but can no longer call it; cinder
+    runs it on its old-style Function support.)
+    """
+
+    def _do_forward(self, *input):
+        self._nested_input = input
+        flat_output = Function.__call__(self, *_iter_tensors(input))
+        if not isinstance(flat_output, tuple):
+            flat_output = (flat_output,)
+        return _unflatten(flat_output, self._nested_output)
+
+    __call__ = _do_forward
+
+    def forward(self, *args):
+        """Shared forward: runs ``forward_extended`` on the nested inputs' data."""
+        result = self.forward_extended(*_map_tensor_data(self._nested_input))
+        del self._nested_input
+        self._nested_output = result
+        return tuple(_iter_tensors(result))
+
+    def backward(self, *gradients):
+        """Shared backward: runs ``backward_extended`` on gradients nested as the outputs."""
+        result = self.backward_extended(*_unflatten(gradients, self._nested_output))
+        return tuple(_iter_none_tensors(result))
+
+    def save_for_backward(self, *args):
+        """Save (nested) tensors for ``backward_extended`` (see ``Function.save_for_backward``)."""
+        self.to_save = tuple(_iter_tensors(args))
+        self._to_save_nested = args
+
+    @property
+    def saved_tensors(self):
+        """The saved tensors, nested as they were given."""
+        return _unflatten(Function.saved_tensors.fget(self), self._to_save_nested)
+
+    def mark_dirty(self, *args, **kwargs):
+        """See :meth:`Function.mark_dirty` (nested arguments)."""
+        self.dirty_tensors = tuple(_iter_tensors((args, kwargs)))
+
+    def mark_non_differentiable(self, *args, **kwargs):
+        """See :meth:`Function.mark_non_differentiable` (nested arguments)."""
+        self.non_differentiable = tuple(_iter_tensors((args, kwargs)))
+
+    def forward_extended(self, *input):
+        """The user's forward, on nested inputs."""
+        raise NotImplementedError
+
+    def backward_extended(self, *grad_output):
+        """The user's backward, on gradients nested as the outputs."""
+        raise NotImplementedError

@@ -13,7 +13,7 @@ from .._launcher import launcher_depth
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "set_multithreading_enabled",
-           "is_multithreading_enabled", "is_view_replay_enabled"]
+           "is_multithreading_enabled", "is_view_replay_enabled", "enforce_grad_layout_policy"]
 
 
 class _ModeState(threading.local):
@@ -21,6 +21,7 @@ class _ModeState(threading.local):
         self.grad_enabled = True
         self.inference = False
         self.multithreading = True      # (recorded: cinder's engine runs on the caller)
+        self.grad_layout_enforced = True   # leaves' .grad take the leaf's strides
 
 
 STATE = _ModeState()
@@ -176,29 +177,56 @@ class set_grad_enabled(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
-class set_multithreading_enabled(_DecoratorContextManager):
-    """Whether backward may run on device worker threads (PyTorch's engine uses them for
-    accelerators). cinder's engine always runs on the calling thread; the switch is kept,
-    per thread, for ``is_multithreading_enabled``. Takes effect at once as a function."""
+class _ThreadSwitch(_DecoratorContextManager):
+    """A per-thread setting (``STATE.<_attr>``) switched as soon as the object is made, so
+    that calling it as a function works too; leaving a ``with`` block puts the old value
+    back."""
+
+    _attr = None
 
     def __init__(self, mode):
-        self.prev = STATE.multithreading
+        self.prev = getattr(STATE, self._attr)
         self.mode = mode
-        STATE.multithreading = bool(mode)
+        setattr(STATE, self._attr, bool(mode))
 
     def __enter__(self):
         pass
 
     def __exit__(self, *exc):
-        STATE.multithreading = self.prev
+        setattr(STATE, self._attr, self.prev)
 
     def clone(self):
         return self.__class__(self.mode)
 
 
+class set_multithreading_enabled(_ThreadSwitch):
+    """Whether backward may run on device worker threads (PyTorch's engine uses them for
+    accelerators). cinder's engine always runs on the calling thread; the switch is kept,
+    per thread, for ``is_multithreading_enabled``. Takes effect at once as a function."""
+
+    _attr = "multithreading"
+
+
 def is_multithreading_enabled():
     """Whether backward may use worker threads (see ``set_multithreading_enabled``)."""
     return STATE.multithreading
+
+
+class enforce_grad_layout_policy(_ThreadSwitch):
+    """Whether a leaf's new ``.grad`` must have the leaf's strides (the "gradient layout
+    contract", on by default): off, backward may keep a gradient it created as the
+    ``.grad`` whatever its strides, instead of copying it into the leaf's layout, and does
+    not warn about a mismatch. A gradient that must be copied anyway still gets the leaf's
+    layout. Per thread; takes effect at once when called as a function."""
+
+    _attr = "grad_layout_enforced"
+
+    def __init__(self, enable=True):
+        super().__init__(enable)
+
+    def __call__(self, func):
+        STATE.grad_layout_enforced = self.prev      # used as a decorator: undo the switch
+        return super().__call__(func)
 
 
 def is_view_replay_enabled():

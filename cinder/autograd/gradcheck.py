@@ -24,7 +24,8 @@ from ..ops._registry import FUNCTIONS
 from . import grad_mode
 from .graph import Node
 
-__all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
+__all__ = ["GradcheckError", "gradcheck", "gradgradcheck", "get_numerical_jacobian",
+           "get_analytical_jacobian", "get_numerical_jacobian_wrt_specific_input"]
 
 
 class GradcheckError(RuntimeError):
@@ -217,13 +218,21 @@ _NONDET_NOTE = (
     "  module_test entry to have `gradcheck_nondet_tol=<tol>`\n")
 
 
-def _analytical_jacobians(output, diff_inputs, nondet_tol, check_grad_dtypes):
+def _analytical_twice(output, diff_inputs, nondet_tol):
     """Jacobians of ``output`` w.r.t. each differentiable input, computed twice to detect a
-    backward that gives different answers for the same input (non-reentrant)."""
+    backward that gives different answers for the same input (non-reentrant): the first
+    ones, whether both agree within ``nondet_tol``, and whether sizes and dtypes were right."""
     n = output.numel()
     jac1, sizes_ok, types_ok = _stack_rows(_analytical_rows(output, diff_inputs), diff_inputs, n)
     jac2, _, _ = _stack_rows(_analytical_rows(output, diff_inputs), diff_inputs, n)
     reentrant = all(a.size == 0 or np.abs(a - b).max() <= nondet_tol for a, b in zip(jac1, jac2))
+    return jac1, reentrant, sizes_ok, types_ok
+
+
+def _analytical_jacobians(output, diff_inputs, nondet_tol, check_grad_dtypes):
+    """The analytical Jacobians, refusing wrong dtypes and sizes and a non-reentrant
+    backward."""
+    jac1, reentrant, sizes_ok, types_ok = _analytical_twice(output, diff_inputs, nondet_tol)
     if not types_ok and check_grad_dtypes:
         raise GradcheckError("Gradient has dtype mismatch")
     if not sizes_ok:
@@ -527,3 +536,73 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                      check_grad_dtypes=check_grad_dtypes, check_batched_grad=check_batched_grad,
                      fast_mode=fast_mode, check_forward_ad=check_fwd_over_rev,
                      check_backward_ad=check_rev_over_rev, masked=masked)
+
+
+# ----------------------------------------------------------------------------------------------
+# The Jacobian helpers PyTorch once exposed (two of them deprecated)
+# ----------------------------------------------------------------------------------------------
+
+def _warn_private(name):
+    warnings.warn(
+        f"`{name}` was part of PyTorch's private API and not meant to be exposed. We are "
+        "deprecating it and it will be removed in a future version of PyTorch. If you have a "
+        "specific use for this or feature request for this to be a stable API, please file us "
+        "an issue at https://github.com/pytorch/pytorch/issues/new", FutureWarning,
+        stacklevel=3)
+
+
+def _only_unit_grad_out(name, grad_out):
+    if grad_out != 1.0:
+        raise ValueError(f"Expected grad_out to be 1.0. {name} no longer supports values of "
+                         "grad_out != 1.0.")
+
+
+def _requiring_grad(tensors):
+    return [t for t in _as_tuple(tensors) if isinstance(t, Tensor) and t.requires_grad]
+
+
+def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
+    """Deprecated. Finite-difference Jacobians of ``fn(inputs)``'s first output (``fn`` takes
+    the inputs as one tuple) w.r.t. each tensor of ``target`` (default: ``inputs``) that
+    requires grad, each of shape ``(target.numel(), output.numel())``."""
+    _warn_private("get_numerical_jacobian")
+    _only_unit_grad_out("get_numerical_jacobian", grad_out)
+    targets = _requiring_grad(inputs if target is None else target)
+    first = _float_outputs(fn(inputs))[:1]
+    # the targets' own arrays are perturbed, so fn sees the change through ``inputs``
+    return tuple(_as_tensor(_numerical_jacobians(lambda *_: fn(inputs), targets, i, first,
+                                                 eps)[0], first[0])
+                 for i in range(len(targets)))
+
+
+def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
+    """Deprecated. ``(jacobians, reentrant, sizes_ok, types_ok)``: autograd's Jacobians of
+    ``output`` w.r.t. each input that requires grad (computed twice: ``reentrant`` says
+    whether both agree within ``nondet_tol``), and whether the gradients had the inputs'
+    sizes and dtypes."""
+    _warn_private("get_analytical_jacobian")
+    _only_unit_grad_out("get_analytical_jacobian", grad_out)
+    if output.is_complex():
+        raise ValueError("Expected output to be non-complex. get_analytical_jacobian no longer "
+                         "supports functions that return complex outputs.")
+    diff_inputs = _requiring_grad(inputs)
+    jacobians, reentrant, sizes_ok, types_ok = _analytical_twice(output, diff_inputs,
+                                                                 nondet_tol)
+    return (tuple(_as_tensor(j, t) for j, t in zip(jacobians, diff_inputs)), reentrant,
+            sizes_ok, types_ok)
+
+
+def get_numerical_jacobian_wrt_specific_input(fn, input_idx, inputs, outputs, eps, input=None,
+                                              is_forward_ad=False):
+    """Finite-difference Jacobians of each of ``outputs`` (what ``fn(*inputs)`` returned)
+    w.r.t. ``inputs[input_idx]`` (or ``input`` in its place)."""
+    if is_forward_ad:
+        raise NotImplementedError("cinder has no forward-mode AD")
+    inputs = list(inputs)
+    if input is not None:
+        inputs[input_idx] = input
+    if not inputs[input_idx].requires_grad:
+        raise AssertionError("Expected input to have requires_grad=True")
+    outputs = list(_as_tuple(outputs))
+    jacobians = _numerical_jacobians(fn, inputs, input_idx, outputs, eps)
+    return tuple(_as_tensor(j, out) for j, out in zip(jacobians, outputs))

@@ -6,17 +6,25 @@ node that writes into a leaf's ``.grad``. Op nodes are generated from the op tab
 PyTorch name (``MulBackward0``); custom ``autograd.Function`` s plug in as ``BackwardCFunction``.
 """
 
+import contextlib
+import functools
 import itertools
 import re
 import threading
+import warnings
+import weakref
+from collections import defaultdict
 from typing import Any, NamedTuple
 
+from .. import _C
 from ..utils.hooks import RemovableHandle  # noqa: F401  (old import path)
 from . import grad_mode
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "saved_tensors_hooks",
            "save_on_cpu", "disable_saved_tensors_hooks", "GradientEdge", "get_gradient_edge",
-           "increment_version"]
+           "increment_version", "register_multi_grad_hook", "allow_mutation_on_saved_tensors",
+           "set_warn_on_accumulate_grad_stream_mismatch", "set_override_stale_capture_stream",
+           "region_activation_memory_budget"]
 
 # Nodes created later get larger numbers; the engine runs larger numbers first, which is a
 # valid topological order for a graph recorded by running the forward pass.
@@ -43,11 +51,12 @@ class SavedTensor:
 
     Under ``saved_tensors_hooks`` the tensor goes through the innermost pack hook when it is
     saved, and what the hook returned goes through the unpack hook when backward needs it;
-    the tensor backward uses has the unpacked values and the saved tensor's place in the graph.
+    the tensor backward uses has the unpacked values and the saved tensor's place in the graph
+    (its version is not checked then, as in PyTorch).
     """
 
     __slots__ = ("tensor", "version", "vc", "data", "dtype", "device", "output_nr", "packed",
-                 "unpack_hook", "unpacked", "unpacked_in")
+                 "unpack_hook", "unpacked", "unpacked_in", "edge")
 
     def __init__(self, tensor, is_output=False):
         if tensor._is_inference and not grad_mode.STATE.inference:
@@ -74,11 +83,38 @@ class SavedTensor:
             if not _HOOKS.stack:
                 return
             raise RuntimeError(_HOOKS.disabled)
-        pack, self.unpack_hook = _HOOKS.stack[-1]
+        pack, unpack = _HOOKS.stack[-1]
+        self._set_hooks(pack, unpack, tensor, is_output)
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Pack this saved tensor with ``pack_hook`` now, and unpack what it returned with
+        ``unpack_hook`` when backward needs the tensor (what ``saved_tensors_hooks`` does for
+        every tensor saved in its block, for this one; ``grad_fn._raw_saved_self`` and the
+        like give the saved tensors)."""
+        _check_hook_pair(pack_hook, unpack_hook)
+        if self.unpack_hook is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at a "
+                               "time.")
+        tensor = self.tensor
+        if tensor is None:          # an op's output, kept as its array: the hook sees the values
+            tensor = _make_tensor(self.data, self.dtype, self.device)
+            tensor._vc = self.vc
+        self._set_hooks(pack_hook, unpack_hook, tensor, self.tensor is None)
+
+    def _set_hooks(self, pack, unpack, tensor, is_output):
         self.packed = _outside_hooks(pack, tensor)
+        self.unpack_hook = unpack
         self.unpacked = self.unpacked_in = None
         if is_output:
             self.data = None        # the hooks hold the values now
+        else:
+            # The hooks hold the values now: keep what rebuilds the tensor, not the tensor
+            # (so save_on_cpu frees device memory), and where it stood in the graph when it
+            # was saved (an in-place op may move it onto a newer node before backward).
+            self.edge = tensor._gradient_edge() if tensor._requires_grad else None
+            self.dtype, self.device, self.vc = tensor._dtype, tensor._device, tensor._vc
+            self.tensor = self.output_nr = None
 
     def unpack(self, node):
         if self.unpack_hook is not None:
@@ -94,32 +130,129 @@ class SavedTensor:
 
     def _unpack_through_hook(self, node):
         """The unpack hook's tensor, standing where the saved tensor stood in the graph. The
-        hook runs once per backward pass, however many formulas read the tensor."""
-        if self.unpacked_in == BACKWARD_PASS[0]:
+        hook runs once per backward pass, however many formulas read the tensor (outside
+        backward, as for ``grad_fn._saved_self``, at every read)."""
+        task = CURRENT_TASK.task
+        if task is not None and self.unpacked_in == task.id:
             return self.unpacked
         value = _outside_hooks(self.unpack_hook, self.packed)
         if not hasattr(value, "_data"):
             raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
                             f"got result of type {type(value).__name__}")
-        original = self.tensor
-        if original is None:        # an op's own output: rebuilt with the node as grad_fn
+        if self.output_nr is not None:      # an op's own output: the node is its grad_fn
             t = _make_tensor(value._data, self.dtype, self.device, True)
             t._vc, t._grad_fn, t._output_nr = self.vc, node, self.output_nr
-        elif value is original or value._data is original._data:
-            t = original
+        elif _stands_at(value, self.edge):
+            t = value                       # the hook gave back the saved tensor itself
         else:
-            # the hook's values in the original's place in the graph: a non-leaf's grad_fn, or
-            # a leaf's AccumulateGrad (so a gradient of the gradient still reaches the leaf)
-            t = _make_tensor(value._data, original._dtype, original._device,
-                             original._requires_grad)
-            t._vc = original._vc
-            if original._requires_grad:
-                t._grad_fn, t._output_nr = original._gradient_edge()
-        vc = t._vc
-        if (0 if vc is None else vc.value) != self.version:
-            raise RuntimeError(_modified_message(t, self.version))
-        self.unpacked, self.unpacked_in = t, BACKWARD_PASS[0]
+            # the hook's values in the saved tensor's place in the graph: a non-leaf's
+            # grad_fn, or a leaf's AccumulateGrad (so a gradient of the gradient still
+            # reaches the leaf)
+            edge = self.edge
+            t = _make_tensor(value._data, self.dtype, self.device, edge is not None)
+            t._vc = self.vc
+            if edge is not None:
+                t._grad_fn, t._output_nr = edge
+        # No version check here: what the hooks kept is theirs to keep current (PyTorch checks
+        # versions only for tensors saved without hooks; allow_mutation_on_saved_tensors
+        # relies on that, handing back a copy taken before the change).
+        if task is not None:
+            self.unpacked, self.unpacked_in = t, task.id
         return t
+
+
+def _stands_at(t, edge):
+    """Whether the tensor ``t`` is where ``edge`` leads (None: nowhere, needing no grad)."""
+    if edge is None:
+        return not t._requires_grad
+    if not t._requires_grad:
+        return False
+    if t._grad_fn is None:
+        return t._grad_accumulator() is edge[0]
+    return t._grad_fn is edge[0] and t._output_nr == edge[1]
+
+
+class _RawSavedTensor(SavedTensor):
+    """``grad_fn._raw_saved_<name>``: a handle on one tensor a node saved, through which
+    hooks can be registered (PyTorch's ``torch._C._autograd.SavedTensor``). It finds the saved
+    tensor when asked, so that one freed by backward since is refused as PyTorch refuses it."""
+
+    __slots__ = ("node_ref", "key", "index")
+
+    def __init__(self, node, key, index=None):
+        self.node_ref, self.key, self.index = weakref.ref(node), key, index
+
+    def _target(self):
+        """The SavedTensor this handle stands for; _FREED once backward freed it."""
+        node = self.node_ref()
+        saved = None if node is None else node._saved
+        if saved is None or saved is _FREED:
+            return _FREED
+        return saved[self.key] if self.index is None else saved[self.key][self.index]
+
+    @property
+    def data(self):
+        """What is kept: the saved tensor itself (an op's own output: its values, detached),
+        or what the pack hook returned; None once backward freed it."""
+        target = self._target()
+        if target is _FREED or target is None:
+            return None
+        if target.unpack_hook is not None:
+            return target.packed if hasattr(target.packed, "_data") else None
+        if target.tensor is not None:
+            return target.tensor
+        out = _make_tensor(target.data, target.dtype, target.device)
+        out._vc = target.vc
+        return out
+
+    def unpack(self):
+        """The tensor backward would read (through the unpack hook when one is set)."""
+        target = self._target()
+        if target is _FREED:
+            raise RuntimeError(_FREED_MESSAGE)
+        return None if target is None else target.unpack(self.node_ref())
+
+    @property
+    def unpack_hook(self):
+        target = self._target()
+        return None if target is _FREED or target is None else target.unpack_hook
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        _check_hook_pair(pack_hook, unpack_hook)
+        value = self._target()
+        if value is _FREED:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved variables after calling "
+                "backward.")
+        if value is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
+        value.register_hooks(pack_hook, unpack_hook)
+
+
+def _check_hook_pair(pack_hook, unpack_hook):
+    if not (callable(pack_hook) and callable(unpack_hook)):
+        raise TypeError(
+            "register_hooks(): incompatible function arguments. The following argument types "
+            "are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+            "collections.abc.Callable, arg1: collections.abc.Callable) -> None")
+
+
+def _raw_saved(node, key):
+    """``node._raw_saved_<key>`` (a tuple for a list of tensors), or None when ``key`` names
+    no saved tensor."""
+    saved = node._saved
+    if saved is _FREED:
+        return _RawSavedTensor(node, key)
+    value = saved.get(key) if saved is not None else None
+    if type(value) is SavedTensor:
+        return _RawSavedTensor(node, key)
+    if type(value) is tuple and any(type(v) is SavedTensor for v in value):
+        return tuple(_RawSavedTensor(node, key, i) for i in range(len(value)))
+    return None
 
 
 class GradientEdge(NamedTuple):
@@ -157,11 +290,6 @@ def _outside_hooks(hook, value):
         return hook(value)
     finally:
         _HOOKS.stack = stack
-
-
-# The number of the backward pass running (the engine counts them): a saved tensor unpacked
-# through a hook keeps its unpacked value for the rest of that pass.
-BACKWARD_PASS = [0]
 
 
 class _SavedHooks(threading.local):
@@ -323,6 +451,10 @@ class Node:
             key = name[len("_saved_"):]
             if saved is _FREED or (saved is not None and key in saved):
                 return self.saved(key)
+        elif name.startswith("_raw_saved_"):
+            raw = _raw_saved(self, name[len("_raw_saved_"):])
+            if raw is not None:
+                return raw
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     # -- hooks -------------------------------------------------------------------------------
@@ -390,21 +522,83 @@ def accumulate_into_leaf(variable, grad, owned=False):
     The first gradient is stored as a copy, because the engine may hand the same gradient
     object to several leaves (``x + y``) and a later in-place accumulation must not leak from
     one ``.grad`` into another; ``owned`` says the engine created ``grad`` and nothing else
-    holds it, so it is stored itself (PyTorch steals such a buffer too). Under
-    ``create_graph`` the sum stays differentiable instead.
+    holds it, so it is stored itself (PyTorch steals such a buffer too) when its strides are
+    the leaf's (see ``_obeys_layout``). Under ``create_graph`` the sum stays differentiable.
     """
     if grad is None:
         return
     old = variable._grad
     if grad_mode.STATE.grad_enabled:          # create_graph=True: keep the graph of the grad
-        variable._grad = _differentiable_copy(grad) if old is None else old + grad
+        if old is None:
+            variable._grad = _differentiable_copy(grad, variable)
+        else:
+            variable._grad = old + grad
+            _warn_if_layout_differs(variable._grad, variable)
     elif old is None:
         # an owned gradient's memory is kept, in a new tensor of its own (nothing else holds
         # the engine's object, so there is no alias to share a version counter with); any
-        # other is copied
-        variable._grad = _fresh_tensor(grad) if owned else grad.detach().clone()
+        # other is copied into the leaf's layout
+        if owned and (_obeys_layout(grad, variable) or
+                      not grad_mode.STATE.grad_layout_enforced):
+            variable._grad = _fresh_tensor(grad)
+        else:
+            variable._grad = _make_tensor(_copy_in_layout(grad, variable), grad._dtype,
+                                          grad._device)
     else:
         old.add_(grad)
+        _warn_if_layout_differs(old, variable)
+
+
+# The gradient layout contract: a leaf's .grad has the leaf's strides when the leaf is
+# non-overlapping and dense (so optimizers and reducers walk both alike), else is row-major.
+
+def _obeys_layout(grad, variable):
+    """Whether ``grad`` may serve as ``variable.grad`` as it is laid out."""
+    g, v = grad._data, variable._data
+    if g.flags.c_contiguous and v.flags.c_contiguous and 0 not in g.strides:
+        return True                 # both row-major: the common case, decided at once
+    if not _non_overlapping_and_dense(variable):
+        return grad.is_contiguous()
+    for n, gs, vs in zip(g.shape, grad.stride(), variable.stride()):
+        # a size-1 dim's stride does not matter, unless it is 0 (a broadcast view)
+        if (gs != vs) if n != 1 else gs == 0:
+            return False
+    return True
+
+
+def _non_overlapping_and_dense(t):
+    """Whether ``t``'s elements fill a block of memory exactly, in some order of its dims."""
+    expected = 1
+    for stride, n in sorted((s, n) for n, s in zip(t._data.shape, t.stride()) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _copy_in_layout(grad, variable):
+    """A new array of ``grad``'s values with the strides the contract asks for."""
+    if variable._data.flags.c_contiguous or not _non_overlapping_and_dense(variable):
+        return grad._data.copy()          # row-major
+    out = grad.new_empty_strided(variable._data.shape, variable.stride())._data
+    out[...] = grad._data
+    return out
+
+
+_LAYOUT_WARNED = [False]
+
+
+def _warn_if_layout_differs(grad, variable):
+    """PyTorch warns once per process when an accumulated ``.grad`` breaks the contract."""
+    if _LAYOUT_WARNED[0] or not grad_mode.STATE.grad_layout_enforced or \
+            _obeys_layout(grad, variable):
+        return
+    _LAYOUT_WARNED[0] = True
+    warnings.warn("grad and param do not obey the gradient layout contract. This is not an "
+                  "error, but may impair performance.\n"
+                  f"grad.sizes() = {list(grad.shape)}, strides() = {list(grad.stride())}\n"
+                  f"param.sizes() = {list(variable.shape)}, strides() = "
+                  f"{list(variable.stride())}", UserWarning, stacklevel=2)
 
 
 class CopyBackwards(Node):
@@ -426,8 +620,8 @@ def _fresh_tensor(grad):
     return out
 
 
-def _differentiable_copy(grad):
-    out = _make_tensor(grad._data.copy(), grad._dtype, grad._device)
+def _differentiable_copy(grad, variable):
+    out = _make_tensor(_copy_in_layout(grad, variable), grad._dtype, grad._device)
     if grad._requires_grad:
         node = CopyBackwards()
         node.next_functions = ((None, 0), grad._gradient_edge())
@@ -440,3 +634,314 @@ def to_dot(output, params=None, name="backward"):
     """Graphviz DOT text of ``output``'s backward graph (see ``cinder.autograd._dot``)."""
     from ._dot import to_dot as _to_dot
     return _to_dot(output, params, name)
+
+
+# ----------------------------------------------------------------------------------------------
+# Graph tasks: the backward pass running in this thread, as hooks may ask about it
+# ----------------------------------------------------------------------------------------------
+
+_task_numbers = itertools.count()
+
+
+class GraphTask:
+    """One backward pass (PyTorch's graph task): its number and which nodes it runs.
+
+    The engine makes one per ``backward``/``grad`` call and makes it this thread's current
+    task while the pass runs (a backward started inside a hook gets its own, and the outer
+    one comes back when it ends). ``deps`` is the engine's table of nodes reached from the
+    roots; with ``inputs`` given, ``needed`` holds the nodes on a path to them and ``targets``
+    the nodes whose gradients are captured or accumulated.
+    """
+
+    __slots__ = ("id", "roots", "deps", "needed", "targets", "accumulate", "__weakref__")
+
+    def __init__(self, roots, deps, needed, targets, accumulate):
+        self.id = next(_task_numbers)
+        self.roots, self.deps = roots, deps
+        self.needed, self.targets, self.accumulate = needed, targets, accumulate
+
+    def will_execute(self, node):
+        """Whether this pass runs ``node`` (and so calls the hooks of its tensors)."""
+        if node not in self.deps and node not in self.roots:
+            return False
+        if self.needed is None:
+            return True
+        if node in self.needed:
+            return True
+        if node not in self.targets:
+            return False
+        if not self.accumulate and not any(n is not None for n, _ in node.next_functions):
+            raise RuntimeError(
+                "A leaf node was passed to _will_engine_execute_node but we are currently "
+                "running autograd.grad(). This is currently not supported.")
+        return True
+
+
+class _CurrentTask(threading.local):
+    task = None
+
+
+CURRENT_TASK = _CurrentTask()
+
+
+def _current_graph_task_id():
+    """The number of the backward pass running in this thread; -1 outside backward."""
+    task = CURRENT_TASK.task
+    return -1 if task is None else task.id
+
+
+def _will_engine_execute_node(node):
+    """Whether the backward pass running in this thread will run the graph node ``node``."""
+    if not isinstance(node, Node):
+        raise RuntimeError("_will_engine_execute_node expects an grad_fn, but got "
+                           f"{type(node).__name__}")
+    task = CURRENT_TASK.task
+    if task is None:
+        raise RuntimeError(
+            "_get_should_execute_nodes should only be called during the backward pass")
+    return task.will_execute(node)
+
+
+# ----------------------------------------------------------------------------------------------
+# Hooks on the gradients of several tensors
+# ----------------------------------------------------------------------------------------------
+
+class _MultiHandle(RemovableHandle):
+    """The handle of a hook registered on several tensors: ``remove`` removes every part."""
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+    def __getstate__(self):
+        return self.handles
+
+    def __setstate__(self, state):
+        self.handles = state
+
+
+def _grad_fn_or_grad_acc(t):
+    """The node whose running means ``t``'s gradient has been computed: its ``grad_fn``, or a
+    leaf's AccumulateGrad."""
+    if isinstance(t, GradientEdge):
+        return t.node
+    node = t._grad_accumulator() if t.requires_grad and t.grad_fn is None else t.grad_fn
+    if node is None:
+        raise AssertionError("Expected gradient function to be set")
+    return node
+
+
+def _running_task():
+    task = CURRENT_TASK.task
+    if task is None:
+        raise AssertionError("expected this hook to be called inside a backward call")
+    return task
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Register ``fn`` on the gradients of several ``tensors`` at once.
+
+    ``mode="all"``: once per backward pass, after the gradient of every tensor that pass
+    computes is ready, ``fn(grads)`` receives one entry per tensor (None for a tensor the pass
+    does not reach, or does not need for the ``inputs`` it was asked for).
+    ``mode="any"``: ``fn(grad)`` receives the first of those gradients, once per pass.
+    ``fn`` should not modify its arguments. Returns a handle whose ``remove()`` unregisters
+    the hook.
+    """
+    supported_modes = ("all", "any")
+    if mode not in supported_modes:
+        raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
+    # The hooks of one backward pass may run in several threads (PyTorch's engine runs each
+    # device in its own); per-pass state sits under a lock, keyed by the pass (held weakly,
+    # so it goes when the pass ends).
+    lock = threading.Lock()
+    if mode == "any":
+        return _MultiHandle(_register_any(tensors, fn, lock))
+    nodes = [_grad_fn_or_grad_acc(t) for t in tensors]
+    pending = weakref.WeakKeyDictionary()      # pass -> [grads seen, grads expected, grads]
+
+    def hook_for(index):
+        def inner_hook(grad):
+            task = _running_task()
+            with lock:
+                state = pending.get(task)
+                if state is None:
+                    # how many of the tensors this pass reaches, asked at its first gradient
+                    expected = sum(map(task.will_execute, nodes))
+                    state = pending[task] = [0, expected, [None] * len(nodes)]
+                state[0] += 1
+                state[2][index] = grad
+                complete = state[0] == state[1]
+                if complete:
+                    del pending[task]
+            if complete:
+                fn(state[2])
+        return inner_hook
+
+    return _MultiHandle(tuple(t.register_hook(hook_for(i)) for i, t in enumerate(tensors)))
+
+
+def _register_any(tensors, fn, lock):
+    """The hooks of ``register_multi_grad_hook(mode="any")``: ``fn`` sees the first gradient
+    of each pass. Tensors that do not require grad are left out."""
+    called = weakref.WeakKeyDictionary()       # passes in which fn already ran
+
+    @functools.wraps(fn)
+    def wrapped_fn(grad):
+        task = _running_task()
+        with lock:
+            first = task not in called
+            called[task] = True
+        if first:
+            fn(grad)
+
+    return tuple(t.register_hook(wrapped_fn) for t in tensors if t.requires_grad)
+
+
+# ----------------------------------------------------------------------------------------------
+# Mutating tensors saved for backward
+# ----------------------------------------------------------------------------------------------
+
+# Called with a tensor just before an op writes into it in place (ops' ``check_inplace`` and
+# ``out=`` read it): set only inside ``allow_mutation_on_saved_tensors``.
+BEFORE_INPLACE = [None]
+_allow_mutation_on_saved_tensors_enabled = False
+
+
+class _Handle:
+    """What the pack hook of ``allow_mutation_on_saved_tensors`` keeps for one saved tensor."""
+
+
+class _AllowMutationOnSavedContext:
+    """The state of one ``allow_mutation_on_saved_tensors`` block (what the ``with`` gives).
+
+    ``original``/``cloned`` map each saved tensor's handle to the tensor, or to the copy taken
+    before it was first changed; ``tid_to_weakhandle`` finds the handle of a (tensor, version)
+    saved before; ``sid_to_tid`` groups those by alias set and version. cinder names an alias
+    set by its shared version counter, which every view and ``detach()`` of a tensor shares:
+    a write through any of them (a view at an offset included) copies what was saved first.
+    """
+
+    def __init__(self):
+        self.cloned = weakref.WeakKeyDictionary()
+        self.original = weakref.WeakKeyDictionary()
+        self.tid_to_weakhandle = weakref.WeakValueDictionary()
+        self.sid_to_tid = defaultdict(set)
+
+    def clear(self):
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self.sid_to_tid.clear()
+
+    def pack(self, tensor):
+        vc = tensor._shared_version_counter()
+        sid = (vc, vc.value)
+        tid = (id(tensor), vc, vc.value)
+        self.sid_to_tid[sid].add(tid)
+        handle = self.tid_to_weakhandle.get(tid)
+        if handle is None:          # the same tensor saved twice at one version: one handle
+            handle = self.tid_to_weakhandle[tid] = _Handle()
+            self.original[handle] = tensor
+        return handle
+
+    def unpack(self, handle):
+        message = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                   "in which the graph was originally recorded.")
+        if not _allow_mutation_on_saved_tensors_enabled:
+            raise AssertionError(message)
+        if handle in self.cloned:
+            return self.cloned[handle]
+        if handle not in self.original:
+            raise AssertionError(message)
+        return self.original[handle]
+
+    def before_inplace(self, tensor):
+        """Copy every saved tensor that shares memory and version with ``tensor``."""
+        vc = tensor._vc
+        tids = None if vc is None else self.sid_to_tid.get((vc, vc.value))
+        for tid in tids or ():
+            # a tensor saved and then freed by backward has no handle any more
+            handle = self.tid_to_weakhandle.get(tid)
+            if handle is None or handle in self.cloned:
+                continue
+            self.cloned[handle] = _copy_of(self.original.pop(handle))
+
+
+def _copy_of(tensor):
+    """A copy of ``tensor``'s values that no mode, subclass or graph sees being made (PyTorch
+    takes it below autograd)."""
+    with _C.DisableTorchFunction():
+        return tensor.detach().clone()
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Context manager in which a tensor saved for backward may be changed in place: the
+    first in-place write to it (or to a view of it) copies the saved values first, so
+    backward sees those and raises no "modified by an inplace operation" error.
+
+    Run the forward and the backward inside the same block. The block gives its state (an
+    ``_AllowMutationOnSavedContext``), emptied on exit; blocks cannot be nested.
+    """
+    global _allow_mutation_on_saved_tensors_enabled
+    ctx = _AllowMutationOnSavedContext()
+    with saved_tensors_hooks(ctx.pack, ctx.unpack), _watch_inplace(ctx.before_inplace):
+        try:
+            if _allow_mutation_on_saved_tensors_enabled:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            _allow_mutation_on_saved_tensors_enabled = True
+            yield ctx
+        finally:
+            ctx.clear()
+            # as in PyTorch, leaving any block (a refused nested one too) ends the permission
+            _allow_mutation_on_saved_tensors_enabled = False
+
+
+@contextlib.contextmanager
+def _watch_inplace(callback):
+    previous, BEFORE_INPLACE[0] = BEFORE_INPLACE[0], callback
+    try:
+        yield
+    finally:
+        BEFORE_INPLACE[0] = previous
+
+
+# ----------------------------------------------------------------------------------------------
+# Settings that only concern PyTorch's CUDA engine and torch.compile
+# ----------------------------------------------------------------------------------------------
+
+_ENGINE_SETTINGS = {"warn_on_accumulate_grad_stream_mismatch": True,
+                    "override_stale_capture_stream": False}
+
+
+def set_warn_on_accumulate_grad_stream_mismatch(enabled):
+    """Whether to warn when a leaf's gradient arrives on another CUDA stream than the leaf's.
+    cinder's engine runs a whole backward pass on the caller's stream, so it never warns; the
+    setting is kept for code that sets it."""
+    _ENGINE_SETTINGS["warn_on_accumulate_grad_stream_mismatch"] = bool(enabled)
+
+
+def set_override_stale_capture_stream(enabled):
+    """What to do with a stale stream met while capturing a CUDA graph. cinder does not
+    capture CUDA graphs from backward, so the setting has no effect; it is kept for code that
+    sets it."""
+    _ENGINE_SETTINGS["override_stale_capture_stream"] = bool(enabled)
+
+
+def region_activation_memory_budget(budget):
+    """Context manager setting the activation memory budget (a ratio in [0, 1]) of a region
+    that ``torch.compile`` compiles. Only compiled regions use it; in eager code it is an
+    error. (cinder's ``torch.compile`` runs code eagerly, so no caller ever is compiling: a
+    compiled function that uses it fails here where PyTorch's would run.)"""
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)):
+        raise TypeError("torch.autograd.graph.region_activation_memory_budget: expects a "
+                        f"float, got {type(budget).__name__}")
+    if not 0.0 <= budget <= 1.0:
+        raise ValueError("torch.autograd.graph.region_activation_memory_budget: must be in "
+                         f"[0, 1], got {budget}")
+    raise RuntimeError("torch.autograd.graph.region_activation_memory_budget can only be used "
+                       "inside a torch.compile region; it has no effect in eager mode.")

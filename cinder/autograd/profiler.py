@@ -13,6 +13,7 @@ Python; device (CUDA) kernels are not timed separately.
 import contextlib
 import enum
 import warnings
+from collections import defaultdict
 
 from .. import _C, cuda
 from ._profiler_recorder import USER_SCOPE, Recorder
@@ -20,8 +21,9 @@ from .profiler_util import (MEMORY_EVENT_NAME, OUT_OF_MEMORY_EVENT_NAME,  # noqa
                             DeviceType, EventList, FunctionEvent, FunctionEventAvg,
                             _write_json_trace)
 
-__all__ = ["DeviceType", "EventList", "FunctionEvent", "FunctionEventAvg", "ProfilerActivity",
-           "emit_itt", "emit_nvtx", "kineto_available", "profile", "record_function"]
+__all__ = ["DeviceType", "EnforceUnique", "EventList", "FunctionEvent", "FunctionEventAvg",
+           "KinetoStepTracker", "ProfilerActivity", "emit_itt", "emit_nvtx", "kineto_available",
+           "profile", "record_function"]
 
 
 class ProfilerActivity(enum.Enum):
@@ -317,3 +319,59 @@ class emit_itt(_Annotating):
     unchanged."""
 
     kind = "ITT"
+
+
+class EnforceUnique:
+    """Refuses a key seen before: ``see(*key)`` raises ``RuntimeError`` the second time."""
+
+    def __init__(self):
+        self.seen = set()
+
+    def see(self, *key):
+        """Note ``key``; an error if it was noted already."""
+        if key in self.seen:
+            raise RuntimeError("duplicate key: " + str(key))
+        self.seen.add(key)
+
+
+class KinetoStepTracker:
+    """One global step count shared by every code that marks steps (the profiler's
+    ``step()``, optimizers' step hooks...), so that two of them marking the same step count
+    it once: each requester keeps its own count, and the global step is their maximum.
+
+    In PyTorch a rise of the global step also advances the Kineto tracer; cinder has none
+    (see ``kineto_available``), so the counts are all there is.
+    """
+
+    _current_step = 0
+    _step_dict = defaultdict(int)
+
+    @classmethod
+    def init_step_count(cls, requester):
+        """Start counting for ``requester`` at the current global step."""
+        cls._step_dict[requester] = cls._current_step
+
+    @classmethod
+    def erase_step_count(cls, requester):
+        """Stop counting for ``requester``; whether it was counting."""
+        return cls._step_dict.pop(requester, None) is not None
+
+    @classmethod
+    def increment_step(cls, requester):
+        """Count a step of ``requester``; returns the global step (warning when it rose by
+        more than one, which means the requesters went out of step)."""
+        if requester not in cls._step_dict:
+            cls.init_step_count(requester)
+        cls._step_dict[requester] += 1
+        new_step = max(cls._step_dict.values())
+        if new_step > cls._current_step:
+            if new_step - cls._current_step > 1:
+                warnings.warn("Profiler step count has increased more than 1 - current_step = "
+                              f"{cls._current_step} step dict =  {cls._step_dict}", stacklevel=2)
+            cls._current_step = new_step
+        return cls._current_step
+
+    @classmethod
+    def current_step(cls):
+        """The global step: the furthest any requester has counted."""
+        return cls._current_step

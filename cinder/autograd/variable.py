@@ -5,15 +5,17 @@ import warnings
 from .. import _dtype as D
 from .._tensor import Tensor
 
+__all__ = ["VariableMeta", "Variable"]
 
-class _VariableMeta(type):
+
+class VariableMeta(type):
     """Every tensor is a Variable: ``isinstance(t, Variable)`` is true for any Tensor."""
 
     def __instancecheck__(cls, obj):
         return isinstance(obj, Tensor)
 
 
-class Variable(metaclass=_VariableMeta):
+class Variable(metaclass=VariableMeta):
     """The pre-0.4 wrapper. ``Variable(t, requires_grad)`` is ``t.detach()`` (same memory and
     version counter) with ``requires_grad`` set, as in PyTorch since the merge.
 

@@ -25,6 +25,7 @@ every path still ends in the same checks.
 
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
+from ..autograd.graph import BEFORE_INPLACE
 from ._registry import record, register
 from ._prep import broadcast_shape, is_scalar, result_type
 
@@ -148,6 +149,8 @@ def check_inplace(t, overlap_ok=False):
                            "allowed.You can make a clone to get a normal tensor before doing "
                            "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
                            "details.")
+    if BEFORE_INPLACE[0] is not None:
+        BEFORE_INPLACE[0](t)      # allow_mutation_on_saved_tensors copies what was saved of t
 
 
 def _check_no_internal_overlap(t):

@@ -14,7 +14,7 @@ from .. import _C
 from .. import _dtype as D
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
-from ..autograd.graph import Node, SavedTensor
+from ..autograd.graph import BEFORE_INPLACE, Node, SavedTensor
 from ._dispatch import dispatching, dispatching_property
 from .limited_uint import guarded
 
@@ -323,6 +323,8 @@ def write_out(out, result, warn_resize=True):
     if out._device != result._device:
         raise RuntimeError(f"Expected out tensor to have device {result._device}, but got "
                            f"out.device = {out._device} instead")
+    if BEFORE_INPLACE[0] is not None:
+        BEFORE_INPLACE[0](out)    # allow_mutation_on_saved_tensors copies what was saved of out
     if out._data.shape != result._data.shape:
         if out._data.size != 0 and warn_resize:
             import warnings
