@@ -79,6 +79,16 @@ def test_sort_and_argsort_match_on_ties(dtype):
             _same(t.argsort(dim, desc), c.argsort(dim, desc))
 
 
+def test_sort_many_rows_and_few_ties():
+    # many ranges at once, and long rows where only a few values repeat (float32 draws):
+    # ranges found free of ties leave the emulation early
+    rng = np.random.default_rng(12)
+    for arr in (rng.integers(0, 30, (1500, 40)), rng.standard_normal(200000)):
+        t, c = _pair(arr, "float32")
+        _same(t.sort().indices, c.sort().indices)
+        _same(t.sort(descending=True).indices, c.sort(descending=True).indices)
+
+
 def test_sort_bool_and_msort():
     rng = np.random.default_rng(11)
     a = rng.random((3, 400)) < 0.5

@@ -46,6 +46,7 @@ __all__ = ["dense_ranks", "equal_neighbours", "kthvalue_rows", "mode_rows", "nth
            "ranks_from_order", "sort_rows", "topk_rows"]
 
 _THRESHOLD = 16        # libstdc++'s _S_threshold: ranges up to this size wait for insertion
+_PRUNE_AT = 1024       # ranges in a level from which tie-free ranges are looked for
 
 
 def _lg(n):
@@ -80,104 +81,168 @@ def dense_ranks(rows):
     return ranks_from_order(equal_neighbours(np.take_along_axis(rows, order, 1)), order)
 
 # ----------------------------------------------------------------------------------------------
-# Vectorised building blocks over many disjoint ranges [lo, hi) of one flat array
+# The (key, index) pairs being ordered, in flat arrays (rows one after another)
 # ----------------------------------------------------------------------------------------------
 
 
-def _expand(lo, hi):
-    """Every position of the ranges, the range number of each, and where each range starts
-    in that listing."""
+class _Pairs:
+    """Integer keys travel as one int64 array ``key * n + index`` (a swap moves one array,
+    and ``key < pivot`` is ``value < pivot_key * n``); float keys (``mode``'s rows with NaN,
+    compared by a plain ``<``) travel as two arrays."""
+
+    def __init__(self, keys):
+        rows, n = keys.shape
+        self.n = n
+        if keys.dtype.kind == "f":
+            self.data = keys.astype(np.float64).ravel()
+            self.idx = np.tile(np.arange(n, dtype=np.int64), rows)
+            self.arrays = (self.data, self.idx)
+        else:
+            keys = keys.astype(np.int64)
+            keys = keys - keys.min(axis=1, keepdims=True) if keys.size else keys
+            self.data = (keys * n + np.arange(n)).ravel()
+            self.idx = None
+            self.arrays = (self.data,)
+
+    def key(self, where):
+        """The comparison keys at ``where`` (positions or a slice)."""
+        v = self.data[where]
+        return v if self.idx is not None else v // self.n
+
+    def stops(self, values, pivots, lens):
+        """Where a left scanner stops (``!(x < p)``) and a right one (``!(p < x)``), for the
+        listed ``values`` of ranges of ``lens`` elements with ``pivots`` (one per range)."""
+        if self.idx is None:
+            low = pivots - pivots % self.n
+            return values >= np.repeat(low, lens), values < np.repeat(low + self.n, lens)
+        pivots = np.repeat(pivots, lens)
+        return ~(values < pivots), ~(pivots < values)
+
+    def distinct(self, values, starts, lens):
+        """Which listed ranges hold no equal keys. Keys are dense ranks and partitions split
+        by value, so a range holds every key between its least and greatest: it is free of
+        ties exactly when it is no longer than that span."""
+        if self.idx is not None:
+            return np.zeros(starts.size, bool)
+        n = self.n
+        span = np.maximum.reduceat(values, starts) // n - np.minimum.reduceat(values, starts) // n
+        return lens <= span + 1
+
+    def swap(self, p, q):
+        """Exchange the pairs at positions ``p`` and ``q`` (disjoint pairs of places)."""
+        for arr in self.arrays:
+            held = arr[p]
+            arr[p] = arr[q]
+            arr[q] = held
+
+    def reorder(self, first, local):
+        """Rearrange the stretch starting at ``first``: place j takes place ``local[j]``."""
+        for arr in self.arrays:
+            arr[first:first + local.size] = arr[first:first + local.size][local]
+
+    def indices(self, rows):
+        flat = self.idx if self.idx is not None else self.data % self.n
+        return flat.reshape(rows, self.n)
+
+
+def _listing(lo, hi):
+    """The places of ranges [lo, hi) (sorted, disjoint) listed one after another: (places,
+    or None with the first place when the ranges tile one stretch; first; starts; lens)."""
     lens = hi - lo
-    seg = np.repeat(np.arange(lo.size), lens)
     starts = np.cumsum(lens) - lens
-    pos = np.arange(seg.size) + (lo - starts)[seg]
-    return pos, seg, starts, lens
+    if (lo[1:] == hi[:-1]).all():
+        return None, int(lo[0]), starts, lens
+    return np.repeat(lo - starts, lens) + np.arange(int(lens.sum())), 0, starts, lens
 
 
-def _swap(key, idx, p, q):
-    """Exchange the elements at positions ``p`` and ``q`` (arrays; pairs are disjoint)."""
-    kp, ip = key[p], idx[p]
-    key[p], idx[p] = key[q], idx[q]
-    key[q], idx[q] = kp, ip
+class _Round:
+    """One partition round over many ranges: the scanners' stops, listed, with their ranks.
+    Left stops are met in ascending order, right stops in descending order; the pairs the
+    scanners swap are the first ``count`` of each (see the module docstring)."""
 
+    def __init__(self, pairs, lo, hi, pivots, meet_self):
+        self.pos, self.first, starts, lens = _listing(lo, hi)
+        ends = starts + lens
+        data = pairs.data
+        self.values = (data[self.first:self.first + int(lens.sum())] if self.pos is None
+                       else data[self.pos])
+        left, right = pairs.stops(self.values, pivots, lens)
+        # (deep levels have many short ranges: drop those that hold no ties after this one)
+        self.distinct = pairs.distinct(self.values, starts, lens) if lo.size >= _PRUNE_AT else None
+        left[starts] = False                    # the left scan starts past the first place
+        if meet_self:
+            right[ends - 1] = False             # Sedgewick's right scan starts before the last
+        lcum, rcum = np.cumsum(left), np.cumsum(right)
+        self.lbase, self.lend = lcum[starts], lcum[ends - 1]
+        self.rbase, self.rend = rcum[starts] - right[starts], rcum[ends - 1]
+        # A left stop of rank m at x is swapped when more than m right stops lie after x (at
+        # or after x when a stop may meet itself): lcum + rcum <= lbase + rend, a condition
+        # that holds on a prefix of each range since both sums only grow.
+        grow = lcum + rcum - right if meet_self else lcum + rcum
+        edge = np.clip(np.searchsorted(grow, self.lbase + self.rend, "right"), starts, ends)
+        self.count = np.where(edge > starts, lcum[edge - 1] - self.lbase, 0)
+        self.lstops, self.rstops = np.flatnonzero(left), np.flatnonzero(right)
 
-class _Stops:
-    """The scanner stops of a partition, per range, for random access by rank: left stops
-    ascending, right stops descending (the order the scanners meet them)."""
-
-    def __init__(self, pos, seg, nseg, left, right):
-        self.lpos, self.rpos = pos[left], pos[right]
-        self.lcnt = np.bincount(seg[left], minlength=nseg)
-        self.rcnt = np.bincount(seg[right], minlength=nseg)
-        self.loff = np.cumsum(self.lcnt) - self.lcnt
-        self.roff = np.cumsum(self.rcnt) - self.rcnt
+    def place(self, listed):
+        return listed + self.first if self.pos is None else self.pos[listed]
 
     def left(self, m, fill):
-        ok = (m >= 0) & (m < self.lcnt)
-        at = np.where(ok, self.loff + m, 0)
-        return np.where(ok, self.lpos[at] if self.lpos.size else 0, fill)
+        """Place of each range's left stop of rank ``m`` (``fill`` where there is none)."""
+        ok = (m >= 0) & (m < self.lend - self.lbase)
+        at = self.lstops[np.where(ok, self.lbase + m, 0)] if self.lstops.size else m
+        return np.where(ok, self.place(at), fill)
 
     def right(self, m, fill):
-        ok = (m >= 0) & (m < self.rcnt)
-        at = np.where(ok, self.roff + self.rcnt - 1 - m, 0)
-        return np.where(ok, self.rpos[at] if self.rpos.size else 0, fill)
+        """Place of each range's right stop of rank ``m`` from the top."""
+        ok = (m >= 0) & (m < self.rend - self.rbase)
+        at = self.rstops[np.where(ok, self.rend - 1 - m, 0)] if self.rstops.size else m
+        return np.where(ok, self.place(at), fill)
 
-    def swap_pairs(self, key, idx, count):
-        """Swap the m-th left stop with the m-th right stop of each range, m < count."""
-        total = int(count.sum())
+    def swap(self, pairs):
+        """Swap each range's first ``count`` left stops with its top ``count`` right stops."""
+        total = int(self.count.sum())
         if not total:
             return
-        seg = np.repeat(np.arange(count.size), count)
-        m = np.arange(total) - (np.cumsum(count) - count)[seg]
-        _swap(key, idx, self.lpos[self.loff[seg] + m],
-              self.rpos[self.roff[seg] + self.rcnt[seg] - 1 - m])
+        before = np.cumsum(self.count) - self.count
+        j = np.arange(total)
+        li = self.lstops[np.repeat(self.lbase - before, self.count) + j]
+        ri = self.rstops[np.repeat(self.rend - 1 + before, self.count) - j]
+        p, q = self.place(li), self.place(ri)
+        if pairs.idx is None:                   # the values are at hand: no gather needed
+            pairs.data[p], pairs.data[q] = self.values[ri], self.values[li]
+        else:
+            pairs.swap(p, q)
 
-
-def _swap_count(pos_seg, starts, lens, left, right, allow_equal):
-    """``m*`` of each range: how many (left stop m, right stop m) pairs the scanners swap.
-    A left stop of rank m at x is swapped when at least m + 1 right stops lie after x
-    (at or after x when a stop may meet itself, as in Sedgewick's loop)."""
-    seg = pos_seg
-    lcum = np.cumsum(left)
-    rcum = np.cumsum(right)
-    lbase = np.concatenate(([0], lcum))[starts]
-    rend = np.concatenate(([0], rcum))[starts + lens]
-    rank = lcum - 1 - lbase[seg]
-    after = rend[seg] - rcum
-    if allow_equal:
-        after = after + right
-    swapped = left & (rank < after)
-    return np.bincount(seg[swapped], minlength=starts.size)
-
-
-def _median_to_first(key, idx, result, a, b, c):
+def _median_to_first(pairs, result, a, b, c):
     """``std::__move_median_to_first``: the median of a, b, c (by ``<``) goes to ``result``."""
-    ka, kb, kc = key[a], key[b], key[c]
+    ka, kb, kc = pairs.key(a), pairs.key(b), pairs.key(c)
     ab, bc, ac = ka < kb, kb < kc, ka < kc
     pick = np.where(ab, np.where(bc, b, np.where(ac, c, a)),
                     np.where(ac, a, np.where(bc, c, b)))
-    _swap(key, idx, result, pick)
+    pairs.swap(result, pick)
 
 
-def _hoare_cut(key, idx, lo, hi):
-    """``std::__unguarded_partition_pivot`` on every range at once; returns the cuts."""
-    _median_to_first(key, idx, lo, lo + 1, lo + (hi - lo) // 2, hi - 1)
-    pos, seg, starts, lens = _expand(lo, hi)
-    kv = key[pos]
-    p = key[lo][seg]
-    left = ~(kv < p)
-    left[starts] = False                    # the left scan starts after the pivot
-    right = ~(p < kv)
-    count = _swap_count(seg, starts, lens, left, right, False)
-    stops = _Stops(pos, seg, lo.size, left, right)
-    big = np.iinfo(np.int64).max
-    cut = np.minimum(stops.left(count, big), stops.right(count - 1, big))
-    stops.swap_pairs(key, idx, count)
+_BIG = np.iinfo(np.int64).max
+
+
+def _hoare_cut(pairs, lo, hi):
+    """``std::__unguarded_partition_pivot`` on every range at once. Returns the cuts, which
+    ranges held only equivalent elements (every place a stop on both sides), and which are
+    known to hold no ties (their parts need no more steps: the final sort orders them)."""
+    _median_to_first(pairs, lo, lo + 1, lo + (hi - lo) // 2, hi - 1)
+    r = _Round(pairs, lo, hi, pairs.data[lo], False)
+    alike = (r.lend - r.lbase) + (r.rend - r.rbase) == 2 * (hi - lo) - 1
+    if pairs.idx is not None:                   # (a NaN pivot stops everything: not alike)
+        alike[:] = False
+    done = r.distinct if r.distinct is not None else np.zeros(lo.size, bool)
+    cut = np.minimum(r.left(r.count, _BIG), r.right(r.count - 1, _BIG))
+    r.swap(pairs)
     # (a missing stop would be a scan past the range, undefined in C++; stay inside)
-    return np.minimum(cut, hi - 1)
+    return np.minimum(cut, hi - 1), alike, done
 
 # ----------------------------------------------------------------------------------------------
-# Heaps: libstdc++'s heap steps, in plain Python (sequential by nature; used rarely)
+# Heaps: libstdc++'s heap steps, in plain Python (sequential by nature; used rarely).
+# ``k`` holds keys, ``v`` where each element came from.
 # ----------------------------------------------------------------------------------------------
 
 
@@ -219,74 +284,125 @@ def _sort_heap(k, v):
         _adjust_heap(k, v, 0, last, key, val)
 
 
-def _heap_select(key, idx, first, middle, last):
-    """``std::__heap_select`` on the flat arrays: a heap of [first, middle), then each later
-    element that beats its top replaces it (the top moves to that element's place). The
-    scan looks at blocks at a time with NumPy, as the top only ever grows stricter."""
-    k = key[first:middle].tolist()
-    v = idx[first:middle].tolist()
-    _make_heap(k, v)
+def _heap_select(pairs, first, middle, last, then_sort=False):
+    """``std::__heap_select`` (and ``std::__sort_heap`` after it: ``std::partial_sort``): a
+    heap of [first, middle), then each later element that beats its top replaces it (the
+    top moves to that element's place). The scan looks at blocks with NumPy, since the top
+    only ever grows stricter."""
+    keys = pairs.key(slice(first, last))
     size = middle - first
-    for start in range(middle, last, 4096):
-        block = key[start:min(start + 4096, last)]
-        for c in np.flatnonzero(block < k[0]).tolist():
-            ck = block[c].item()
+    k, v = keys[:size].tolist(), list(range(size))
+    _make_heap(k, v)
+    local = np.arange(last - first)
+    for start in range(size, last - first, 4096):
+        block = keys[start:start + 4096]
+        cand = np.flatnonzero(block < k[0])
+        for c, ck in zip(cand.tolist(), block[cand].tolist()):
             if ck < k[0]:
-                at = start + c
-                cv = idx[at].item()
-                key[at], idx[at] = k[0], v[0]
-                _adjust_heap(k, v, 0, size, ck, cv)
-    key[first:middle] = k
-    idx[first:middle] = v
+                local[start + c] = v[0]
+                _adjust_heap(k, v, 0, size, ck, start + c)
+    if then_sort:
+        _sort_heap(k, v)
+    local[:size] = v
+    pairs.reorder(first, local)
 
 
-def _heap_sort(key, idx, first, last):
-    """``std::__partial_sort(first, last, last)``: make a heap, then sort it."""
-    k = key[first:last].tolist()
-    v = idx[first:last].tolist()
+def _heap_sort(pairs, first, last):
+    """``std::__partial_sort(first, last, last)``: make a heap of the range, then sort it."""
+    k, v = pairs.key(slice(first, last)).tolist(), list(range(last - first))
     _make_heap(k, v)
     _sort_heap(k, v)
-    key[first:last] = k
-    idx[first:last] = v
+    pairs.reorder(first, np.array(v, np.int64))
+
+
+def _alike_order(n, depth, memo):
+    """The order ``std::__introsort_loop`` leaves ``n`` equivalent elements in: pivot swap,
+    then the partition swaps place 1 + m with place n - 1 - m while 1 + m < n - 1 - m, and
+    the two parts (cut at 1 + (n - 1) // 2) go on alike. Remembered per (n, depth)."""
+    got = memo.get((n, depth))
+    if got is None:
+        if n <= _THRESHOLD:
+            got = np.arange(n)
+        elif depth == 0:
+            k, v = [0] * n, list(range(n))
+            _make_heap(k, v)
+            _sort_heap(k, v)
+            got = np.array(v, np.int64)
+        else:
+            got = np.arange(n)
+            got[0], got[n // 2] = got[n // 2], got[0]
+            m = (n - 1) // 2
+            head = got[1:1 + m].copy()
+            got[1:1 + m] = got[n - m:][::-1]
+            got[n - m:] = head[::-1]
+            got[:1 + m] = got[:1 + m][_alike_order(1 + m, depth - 1, memo)]
+            got[1 + m:] = got[1 + m:][_alike_order(n - 1 - m, depth - 1, memo)]
+        memo[(n, depth)] = got
+    return got
+
+
+def _order_alike(pairs, lo, hi, depth, memo):
+    """Ranges of equivalent elements finish the loop at once, grouped by (length, depth)."""
+    n = hi - lo
+    for size, d in set(zip(n.tolist(), depth.tolist())):
+        if size <= _THRESHOLD:
+            continue
+        starts = lo[(n == size) & (depth == d)]
+        grid = starts[:, None] + _alike_order(size, d, memo)[None, :]
+        dest = starts[:, None] + np.arange(size)[None, :]
+        for arr in pairs.arrays:
+            arr[dest] = arr[grid]
 
 # ----------------------------------------------------------------------------------------------
 # std::sort, std::nth_element, std::partial_sort, ATen's quickselect
 # ----------------------------------------------------------------------------------------------
 
 
-def _introsort_loop(key, idx, lo, hi, depth):
-    """``std::__introsort_loop`` on many ranges: each level partitions every range still
-    longer than 16 (the order of independent ranges does not matter)."""
+def _introsort_loop(pairs, lo, hi, depth):
+    """``std::__introsort_loop`` on many ranges (sorted by place): each level partitions
+    every range still longer than 16; a range of equivalent elements is finished from a
+    remembered order instead."""
+    memo = {}
     while lo.size:
         keep = hi - lo > _THRESHOLD
         lo, hi, depth = lo[keep], hi[keep], depth[keep]
         spent = depth == 0
         for a, b in zip(lo[spent].tolist(), hi[spent].tolist()):
-            _heap_sort(key, idx, a, b)
+            _heap_sort(pairs, a, b)
         lo, hi, depth = lo[~spent], hi[~spent], depth[~spent] - 1
         if not lo.size:
             return
-        cut = _hoare_cut(key, idx, lo, hi)
-        lo, hi, depth = (np.concatenate((cut, lo)), np.concatenate((hi, cut)),
-                         np.concatenate((depth, depth)))
+        cut, alike, done = _hoare_cut(pairs, lo, hi)
+        lo, hi, depth, alike, cut = lo[~done], hi[~done], depth[~done], alike[~done], cut[~done]
+        # children of a range of equivalent elements are such ranges too
+        lo, hi = np.stack((lo, cut), 1).ravel(), np.stack((cut, hi), 1).ravel()
+        depth, alike = np.repeat(depth, 2), np.repeat(alike, 2)
+        if alike.any():
+            _order_alike(pairs, lo[alike], hi[alike], depth[alike], memo)
+            lo, hi, depth = lo[~alike], hi[~alike], depth[~alike]
 
 
-def _stable_within(key, idx, lo, hi):
+def _stable_within(pairs, lo, hi):
     """A stable sort by key inside each range (the final insertion sort's effect)."""
-    pos, seg, _, _ = _expand(lo, hi)
-    order = np.lexsort((key[pos], seg))
-    key[pos], idx[pos] = key[pos][order], idx[pos][order]
+    if not lo.size:
+        return
+    pos, first, starts, lens = _listing(lo, hi)
+    if pos is None:
+        pos = np.arange(first, first + int(lens.sum()))
+    seg = np.repeat(np.arange(lo.size), lens)
+    order = np.lexsort((pairs.key(pos), seg))
+    for arr in pairs.arrays:
+        arr[pos] = arr[pos][order]
 
 
-def _std_sort(key, idx, lo, hi):
-    """``std::sort`` of each range [lo, hi) of the flat arrays."""
-    n = hi - lo
-    depth = np.array([2 * _lg(m) if m else 0 for m in n.tolist()], np.int64)
-    _introsort_loop(key, idx, lo, hi, depth)
-    _stable_within(key, idx, lo, hi)
+def _std_sort(pairs, lo, hi):
+    """``std::sort`` of each range [lo, hi)."""
+    depth = np.array([2 * _lg(m) if m else 0 for m in (hi - lo).tolist()], np.int64)
+    _introsort_loop(pairs, lo, hi, depth)
+    _stable_within(pairs, lo, hi)
 
 
-def _nth_element(key, idx, lo, nth, hi):
+def _nth_element(pairs, lo, nth, hi):
     """``std::nth_element`` on each range (``std::__introselect``)."""
     depth = np.array([2 * _lg(m) for m in (hi - lo).tolist()], np.int64)
     done_lo, done_hi = [], []
@@ -297,87 +413,74 @@ def _nth_element(key, idx, lo, nth, hi):
         lo, nth, hi, depth = lo[~small], nth[~small], hi[~small], depth[~small]
         spent = depth == 0
         for a, t, b in zip(lo[spent].tolist(), nth[spent].tolist(), hi[spent].tolist()):
-            _heap_select(key, idx, a, t + 1, b)
-            _swap(key, idx, np.array([a]), np.array([t]))
+            _heap_select(pairs, a, t + 1, b)
+            pairs.swap(np.array([a]), np.array([t]))
         lo, nth, hi, depth = lo[~spent], nth[~spent], hi[~spent], depth[~spent] - 1
         if not lo.size:
             break
-        cut = _hoare_cut(key, idx, lo, hi)
+        cut = _hoare_cut(pairs, lo, hi)[0]
         right = cut <= nth
         lo = np.where(right, cut, lo)
         hi = np.where(right, hi, cut)
-    if done_lo:
-        _stable_within(key, idx, np.concatenate(done_lo), np.concatenate(done_hi))
+    done_lo, done_hi = np.concatenate(done_lo), np.concatenate(done_hi)
+    order = np.argsort(done_lo)
+    _stable_within(pairs, done_lo[order], done_hi[order])
 
 
-def _sedgewick_step(key, idx, lo, hi, k):
+def _sedgewick_step(pairs, lo, hi, k):
     """One round of ATen's ``quick_select_template`` on ranges [lo, hi] (inclusive, at
-    least 3 elements); returns the new (lo, hi)."""
-    _swap(key, idx, (lo + hi) >> 1, lo + 1)
+    least 3 elements, sorted by place); returns the new (lo, hi)."""
+    pairs.swap((lo + hi) >> 1, lo + 1)
     for p, q in ((lo + 1, hi), (lo, hi), (lo + 1, lo)):
-        swap = key[p] > key[q]
-        _swap(key, idx, p[swap], q[swap])
-    pos, seg, starts, lens = _expand(lo + 1, hi + 1)
-    kv = key[pos]
-    piv = key[lo][seg]
-    left = ~(piv > kv)
-    left[starts] = False                  # i starts at lo + 1 and moves before it looks
-    right = ~(kv > piv)
-    right[starts + lens - 1] = False      # j starts at hi and moves before it looks
-    count = _swap_count(seg, starts, lens, left, right, True)
-    stops = _Stops(pos, seg, lo.size, left, right)
-    last_l, last_r = stops.left(count - 1, -1), stops.right(count - 1, -1)
+        swap = pairs.key(p) > pairs.key(q)
+        pairs.swap(p[swap], q[swap])
+    r = _Round(pairs, lo + 1, hi + 1, pairs.data[lo], True)
+    count = r.count
+    last_l, last_r = r.left(count - 1, -1), r.right(count - 1, -1)
     # a stop that met itself (an element equal to the pivot) leaves no mark to stop at
     back = np.where((count > 0) & (last_l == last_r), 2, 1)
-    big = np.iinfo(np.int64).max
-    i = np.minimum(stops.left(count, big), stops.right(count - back, big))
-    j = np.maximum(stops.right(count, -1), stops.left(count - back, -1))
-    stops.swap_pairs(key, idx, count)
-    _swap(key, idx, lo, j)
-    new_lo = np.where(j <= k, i, lo)
-    new_hi = np.where(j >= k, j - 1, hi)
-    return new_lo, new_hi
+    i = np.minimum(r.left(count, _BIG), r.right(count - back, _BIG))
+    j = np.maximum(r.right(count, -1), r.left(count - back, -1))
+    r.swap(pairs)
+    pairs.swap(lo, j)
+    return np.where(j <= k, i, lo), np.where(j >= k, j - 1, hi)
 
 
-def _quick_select(key, idx, lo, k, hi):
+def _quick_select(pairs, lo, k, hi):
     """ATen's ``quick_select_template`` with ``gt_or_nan`` as ``>`` on ranks; each range is
-    [lo, hi] inclusive and ``k`` its target position."""
+    [lo, hi] inclusive and ``k`` its target place."""
     while lo.size:
         live = hi > lo
         lo, k, hi = lo[live], k[live], hi[live]
         pair = hi == lo + 1
         lp, hp = lo[pair], hi[pair]
-        swap = key[lp] > key[hp]
-        _swap(key, idx, lp[swap], hp[swap])
+        swap = pairs.key(lp) > pairs.key(hp)
+        pairs.swap(lp[swap], hp[swap])
         lo, k, hi = lo[~pair], k[~pair], hi[~pair]
         if lo.size:
-            lo, hi = _sedgewick_step(key, idx, lo, hi, k)
+            lo, hi = _sedgewick_step(pairs, lo, hi, k)
 
 # ----------------------------------------------------------------------------------------------
 # Row-wise entry points (rows of equal length n, compared by ``<`` on the keys given)
 # ----------------------------------------------------------------------------------------------
 
 
-def _flat(keys):
-    rows, n = keys.shape
-    key = np.ascontiguousarray(keys, np.int64 if keys.dtype.kind in "iub" else None).ravel()
-    key = key.copy()
-    idx = np.tile(np.arange(n, dtype=np.int64), rows)
+def _bounds(rows, n):
     lo = np.arange(rows, dtype=np.int64) * n
-    return key, idx, lo, lo + n
+    return lo, lo + n
 
 
 def sort_rows(keys):
     """Indices ``std::sort`` leaves in each row of dense-rank ``keys`` (compared by ``<``).
     Rows without equal keys have one answer, the stable one, and skip the emulation."""
     rows, n = keys.shape
-    key, idx, lo, hi = _flat(keys)
+    pairs = _Pairs(keys)
     if n > _THRESHOLD:
+        lo, hi = _bounds(rows, n)
         tied = keys.max(1) - keys.min(1) < n - 1
-        depth = np.full(int(tied.sum()), 2 * _lg(n), np.int64)
-        _introsort_loop(key, idx, lo[tied], hi[tied], depth)
-    order = np.argsort(key.reshape(rows, n), axis=1, kind="stable")
-    return np.take_along_axis(idx.reshape(rows, n), order, 1)
+        _introsort_loop(pairs, lo[tied], hi[tied], np.full(int(tied.sum()), 2 * _lg(n)))
+    order = np.argsort(pairs.key(slice(None)).reshape(rows, n), axis=1, kind="stable")
+    return np.take_along_axis(pairs.indices(rows), order, 1)
 
 
 def topk_rows(keys, k, sorted=True):
@@ -387,35 +490,34 @@ def topk_rows(keys, k, sorted=True):
     rows, n = keys.shape
     if k == 0:
         return np.empty((rows, 0), np.int64)
-    key, idx, lo, hi = _flat(keys)
+    pairs = _Pairs(keys)
+    lo, hi = _bounds(rows, n)
     if k * 64 <= n:
         for a in lo.tolist():
-            _heap_select(key, idx, a, a + k, a + n)
-            heap_k, heap_v = key[a:a + k].tolist(), idx[a:a + k].tolist()
-            _sort_heap(heap_k, heap_v)
-            idx[a:a + k] = heap_v
+            _heap_select(pairs, a, a + k, a + n, then_sort=True)
     else:
-        _nth_element(key, idx, lo, lo + k - 1, hi)
+        _nth_element(pairs, lo, lo + k - 1, hi)
         if sorted and k > 2:
-            _std_sort(key, idx, lo, lo + k - 1)
-    return idx.reshape(rows, n)[:, :k].copy()
+            _std_sort(pairs, lo, lo + k - 1)
+    return pairs.indices(rows)[:, :k].copy()
 
 
 def kthvalue_rows(keys, k):
     """Index of PyTorch's CPU ``kthvalue`` (1-based ``k``) per row, ``keys`` ascending."""
     rows, n = keys.shape
-    key, idx, lo, hi = _flat(keys)
-    _quick_select(key, idx, lo, lo + k - 1, hi - 1)
-    return idx.reshape(rows, n)[:, k - 1].copy()
+    pairs = _Pairs(keys)
+    lo, hi = _bounds(rows, n)
+    _quick_select(pairs, lo, lo + k - 1, hi - 1)
+    return pairs.indices(rows)[:, k - 1].copy()
 
 
 def nth_first_of_equal(n):
     """The index ``std::nth_element`` leaves first when all ``n`` elements are equivalent
     (``nanmedian`` of an all-NaN row)."""
-    key, idx, lo, hi = _flat(np.zeros((1, n), np.int64))
-    _nth_element(key, idx, lo, lo, hi)
-    return int(idx[0])
-
+    pairs = _Pairs(np.zeros((1, n), np.int64))
+    lo, hi = _bounds(1, n)
+    _nth_element(pairs, lo, lo, hi)
+    return int(pairs.indices(1)[0, 0])
 
 def _insertion_sort(k, v):
     """``std::__insertion_sort`` on lists: an element smaller than the first jumps to the
@@ -433,10 +535,11 @@ def _insertion_sort(k, v):
         k[j], v[j] = key, val
 
 
-def _final_insertion_with_nan(key, idx, lo, n):
+def _final_insertion_with_nan(pairs, lo, n):
     """``std::__final_insertion_sort`` of one row of float keys holding NaN, which compares
     false both ways: the first 16 are insertion-sorted step by step; after them an element
     only moves left until a NaN, so each stretch between NaNs ends up stably sorted."""
+    key, idx = pairs.data, pairs.idx
     head = min(n, _THRESHOLD)
     k, v = key[lo:lo + head].tolist(), idx[lo:lo + head].tolist()
     _insertion_sort(k, v)
@@ -455,12 +558,13 @@ def _final_insertion_with_nan(key, idx, lo, n):
 def _sort_rows_with_nan(values):
     """``std::sort`` with plain ``<`` of float rows that hold NaN (``mode``'s comparator)."""
     rows, n = values.shape
-    key, idx, lo, hi = _flat(values.astype(np.float64))
+    pairs = _Pairs(values.astype(np.float64))
+    lo, hi = _bounds(rows, n)
     if n > _THRESHOLD:
-        _introsort_loop(key, idx, lo, hi, np.full(rows, 2 * _lg(n), np.int64))
+        _introsort_loop(pairs, lo, hi, np.full(rows, 2 * _lg(n)))
     for a in lo.tolist():
-        _final_insertion_with_nan(key, idx, a, n)
-    return idx.reshape(rows, n)
+        _final_insertion_with_nan(pairs, a, n)
+    return pairs.indices(rows)
 
 
 def mode_rows(values):
