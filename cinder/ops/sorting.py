@@ -94,6 +94,14 @@ def _radix_sorted(a, descending):
             and a.shape[0] >= 32768)
 
 
+def _has_ties_1d(srt):
+    """Whether a sorted 1-d array (either direction) holds equal neighbours. NaNs gather at
+    one end, so two of them put a NaN second from that end (a cheap test for short rows)."""
+    if (srt[1:] == srt[:-1]).any():
+        return True
+    return srt.dtype.kind == "f" and srt.size > 1 and (srt[1] != srt[1] or srt[-2] != srt[-2])
+
+
 def _sort_indices(xp, a, d, descending, stable):
     """The indices PyTorch's sort gives: the stable order, except in rows where equal
     values meet and ``std::sort`` (stable=False) leaves them in its own order."""
@@ -101,6 +109,8 @@ def _sort_indices(xp, a, d, descending, stable):
     n = a.shape[d]
     if stable or xp is not np or n <= 16 or a.strides[d] == 0 or _radix_sorted(a, descending):
         return idx                        # (insertion sort, a zero stride and radix: stable)
+    if a.ndim == 1 and not _has_ties_1d(_sort_keys(a)[idx]):
+        return idx
     order = _rows_of(idx, d)
     eq = ties.equal_neighbours(np.take_along_axis(_rows_of(_sort_keys(a), d), order, 1))
     tied = eq.any(axis=1)
@@ -319,12 +329,27 @@ def _topk_tied(rows, chosen, k, largest):
     return tied | (at_least.sum(axis=1) > k)
 
 
+def _topk_tied_1d(a, vals, k, largest, in_order):
+    """``_topk_tied`` for one NaN-free row with few NumPy calls (short rows are common);
+    True (take the general test) when NaNs are present."""
+    if a.dtype.kind == "f" and np.isnan(a).any():
+        return True
+    vals = _sort_keys(vals)
+    srt = vals if in_order else np.sort(vals)[::-1] if largest else np.sort(vals)
+    if k > 1 and (srt[1:] == srt[:-1]).any():
+        return True
+    return int(np.count_nonzero(a >= srt[-1] if largest else a <= srt[-1])) > k
+
+
 def _topk_ties(a, d, k, largest, sorted, pick, vals):
     """(indices, values) as PyTorch's CPU topk leaves them. Its partial sort and its sort
     after ``nth_element`` give the sorted answer, so only rows with ties need its steps;
     with ``sorted=False`` and ``k * 64 > n`` the order of the first k-1 is nth_element's
     own, so every row takes the emulation."""
     n = a.shape[d]
+    if a.ndim == 1 and (sorted or k * 64 <= n) and not _topk_tied_1d(_sort_keys(a), vals, k,
+                                                                       largest, sorted):
+        return pick, vals
     rows = _rows_of(_sort_keys(a), d)
     if sorted or k * 64 <= n:
         redo = _topk_tied(rows, _rows_of(_sort_keys(vals), d), k, largest)
