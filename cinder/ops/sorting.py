@@ -94,6 +94,13 @@ def _radix_sorted(a, descending):
             and a.shape[0] >= 32768)
 
 
+def _refuse_wide_unsigned_radix(input, a, descending):
+    """PyTorch's CPU radix path has no kernel for uint16/32/64 and raises for them."""
+    if (input._device.type == "cpu" and a.dtype.kind == "u" and a.dtype.itemsize > 1
+            and _radix_sorted(a, descending) and a.strides[0]):
+        not_implemented("parallel_sort1d_kernel", input._dtype)
+
+
 def _has_ties_1d(srt):
     """Whether a sorted 1-d array (either direction) holds equal neighbours. NaNs gather at
     one end, so two of them put a NaN second from that end (a cheap test for short rows)."""
@@ -217,6 +224,7 @@ def sort(input, *args, stable=None, dim=-1, descending=False, out=None):
     d = _dim_of(input, dim)
     xp = xp_of(input)
     a = _as_1d_plus(input._data)
+    _refuse_wide_unsigned_radix(input, a, descending)
     idx = _sort_indices(xp, a, d, descending, bool(stable))
     vals = _take_along(xp, a, idx, d).reshape(input._data.shape)
     values = wrap(_laid_out_like(xp, vals, input._data), input._dtype, input._device)
@@ -235,7 +243,9 @@ def argsort(input, dim=-1, descending=False, stable=False):
     _refuse_complex("argsort", input)
     d = _dim_of(input, dim)
     xp = xp_of(input)
-    idx = _sort_indices(xp, _as_1d_plus(input._data), d, descending, stable)
+    a = _as_1d_plus(input._data)
+    _refuse_wide_unsigned_radix(input, a, descending)
+    idx = _sort_indices(xp, a, d, descending, stable)
     return _index_tensor(_laid_out_like(xp, idx.reshape(input._data.shape), input._data),
                          input._device)
 
