@@ -43,7 +43,7 @@ which turn each comparator PyTorch uses into a plain comparison of integers.
 import numpy as np
 
 __all__ = ["dense_ranks", "equal_neighbours", "kthvalue_rows", "mode_rows", "nth_first_of_equal",
-           "ranks_from_order", "sort_rows", "topk_rows"]
+           "order_keys", "ranks_from_order", "sort_rows", "topk_rows"]
 
 _THRESHOLD = 16        # libstdc++'s _S_threshold: ranges up to this size wait for insertion
 _PRUNE_AT = 1024       # ranges in a level from which tie-free ranges are looked for
@@ -67,11 +67,28 @@ def ranks_from_order(eq, order):
     """Dense ranks (int64, from 0) in the original places, from a row-wise sorting ``order``
     and ``equal_neighbours`` of the sorted rows: an element ranks below another exactly when
     the comparator of that sort puts it first."""
-    step = np.zeros(order.shape, np.int64)
+    step = np.zeros(order.shape, bool)
     step[:, 1:] = ~eq
-    ranks = np.empty_like(step)
-    np.put_along_axis(ranks, order, np.cumsum(step, axis=1), 1)
+    ranks = np.empty(order.shape, np.int64)
+    np.put_along_axis(ranks, order, np.cumsum(step, axis=1, dtype=np.int32), 1)
     return ranks
+
+
+def order_keys(rows):
+    """(keys, dense): int64 keys that order each row of a 2-d array as ``dense_ranks`` does
+    (equal values get equal keys, NaN above every number), without a sort when the values
+    allow: small integers as they are, float32 by their bits (negative numbers negated, so
+    -0.0 meets +0.0; NaN just above +inf). ``dense`` says whether they are dense ranks."""
+    if rows.dtype == np.float32:
+        bits = rows.view(np.int32).astype(np.int64)
+        keys = np.where(bits < 0, -(bits & 0x7FFFFFFF), bits)
+        keys[np.isnan(rows)] = 0x7F800001
+        return keys, False
+    if rows.dtype.kind in "iub" and rows.size and rows.dtype != np.uint64:
+        keys = rows.astype(np.int64)
+        if (int(keys.max()) - int(keys.min()) + 1) * rows.shape[1] < 2**62:
+            return keys, False
+    return dense_ranks(rows), True
 
 
 def dense_ranks(rows):
@@ -90,9 +107,10 @@ class _Pairs:
     and ``key < pivot`` is ``value < pivot_key * n``); float keys (``mode``'s rows with NaN,
     compared by a plain ``<``) travel as two arrays."""
 
-    def __init__(self, keys):
+    def __init__(self, keys, dense=True):
         rows, n = keys.shape
         self.n = n
+        self.dense = dense
         if keys.dtype.kind == "f":
             self.data = keys.astype(np.float64).ravel()
             self.idx = np.tile(np.arange(n, dtype=np.int64), rows)
@@ -122,7 +140,7 @@ class _Pairs:
         """Which listed ranges hold no equal keys. Keys are dense ranks and partitions split
         by value, so a range holds every key between its least and greatest: it is free of
         ties exactly when it is no longer than that span."""
-        if self.idx is not None:
+        if self.idx is not None or not self.dense:
             return np.zeros(starts.size, bool)
         n = self.n
         span = np.maximum.reduceat(values, starts) // n - np.minimum.reduceat(values, starts) // n
@@ -172,14 +190,17 @@ class _Round:
         left[starts] = False                    # the left scan starts past the first place
         if meet_self:
             right[ends - 1] = False             # Sedgewick's right scan starts before the last
-        lcum, rcum = np.cumsum(left), np.cumsum(right)
+        # (counts in int32: NumPy's int64 running sum of booleans is several times slower)
+        count_type = np.int32 if left.size < 2**31 - 1 else np.int64
+        lcum, rcum = np.cumsum(left, dtype=count_type), np.cumsum(right, dtype=count_type)
         self.lbase, self.lend = lcum[starts], lcum[ends - 1]
         self.rbase, self.rend = rcum[starts] - right[starts], rcum[ends - 1]
         # A left stop of rank m at x is swapped when more than m right stops lie after x (at
         # or after x when a stop may meet itself): lcum + rcum <= lbase + rend, a condition
         # that holds on a prefix of each range since both sums only grow.
         grow = lcum + rcum - right if meet_self else lcum + rcum
-        edge = np.clip(np.searchsorted(grow, self.lbase + self.rend, "right"), starts, ends)
+        bound = (self.lbase + self.rend).astype(count_type)
+        edge = np.clip(np.searchsorted(grow, bound, "right"), starts, ends)
         self.count = np.where(edge > starts, lcum[edge - 1] - self.lbase, 0)
         self.lstops, self.rstops = np.flatnonzero(left), np.flatnonzero(right)
 
@@ -483,14 +504,14 @@ def sort_rows(keys):
     return np.take_along_axis(pairs.indices(rows), order, 1)
 
 
-def topk_rows(keys, k, sorted=True):
+def topk_rows(keys, k, sorted=True, dense=True):
     """Indices of PyTorch's CPU ``topk`` per row, ``keys`` ordered so that smaller is
     better (``topk_impl_loop``: a partial sort when ``k * 64 <= n``, else nth_element and a
-    sort of the first ``k - 1``)."""
+    sort of the first ``k - 1``); ``dense``: whether the keys are dense ranks."""
     rows, n = keys.shape
     if k == 0:
         return np.empty((rows, 0), np.int64)
-    pairs = _Pairs(keys)
+    pairs = _Pairs(keys, dense)
     lo, hi = _bounds(rows, n)
     if k * 64 <= n:
         for a in lo.tolist():

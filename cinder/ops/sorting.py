@@ -367,9 +367,9 @@ def _topk_ties(a, d, k, largest, sorted, pick, vals):
             return pick, vals
     else:
         redo = np.ones(rows.shape[0], bool)
-    ranks = ties.dense_ranks(rows[redo])
+    keys, dense = ties.order_keys(rows[redo])
     chosen = _rows_of(pick, d).copy()
-    chosen[redo] = ties.topk_rows(-ranks if largest else ranks, k, sorted)
+    chosen[redo] = ties.topk_rows(-keys if largest else keys, k, sorted, dense)
     pick = _from_rows(chosen, a.shape, d)
     return pick, np.take_along_axis(a, pick, d)
 
