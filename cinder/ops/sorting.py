@@ -110,21 +110,29 @@ def _has_ties_1d(srt):
 
 
 def _sort_indices(xp, a, d, descending, stable):
-    """The indices PyTorch's sort gives: the stable order, except in rows where equal
-    values meet and ``std::sort`` (stable=False) leaves them in its own order."""
-    idx = _argsort(xp, a, d, descending)
+    """The indices PyTorch's sort gives: the stable order where it is stable; else NumPy's
+    (faster, unstable) order in rows without equal values, where every order agrees, and
+    ``std::sort``'s own order of the equal values in the other rows."""
     n = a.shape[d]
     if stable or xp is not np or n <= 16 or a.strides[d] == 0 or _radix_sorted(a, descending):
-        return idx                        # (insertion sort, a zero stride and radix: stable)
-    if a.ndim == 1 and not _has_ties_1d(_sort_keys(a)[idx]):
-        return idx
-    order = _rows_of(idx, d)
-    eq = ties.equal_neighbours(np.take_along_axis(_rows_of(_sort_keys(a), d), order, 1))
+        return _argsort(xp, a, d, descending)   # (insertion sort, zero stride, radix: stable)
+    keys = _sort_keys(a)
+    if a.ndim == 1:
+        order = keys.argsort()
+        if not _has_ties_1d(keys[order]):
+            return order[::-1].copy() if descending else order
+        rows, order = keys[None], order[None]
+    else:
+        rows = _rows_of(keys, d)
+        order = rows.argsort(axis=1)
+    eq = ties.equal_neighbours(np.take_along_axis(rows, order, 1))
     tied = eq.any(axis=1)
-    if not tied.any():
-        return idx
+    ranks = ties.ranks_from_order(eq[tied], order[tied]) if tied.any() else None
+    if descending:                        # (distinct values: the reverse order)
+        order = order[:, ::-1]
     order = order.copy()
-    order[tied] = ties.sort_rows(ties.ranks_from_order(eq[tied], order[tied]))
+    if ranks is not None:
+        order[tied] = ties.sort_rows(-ranks if descending else ranks)
     return _from_rows(order, a.shape, d)
 
 
