@@ -3,7 +3,13 @@ searching/counting: searchsorted, bucketize, unique, unique_consecutive, bincoun
 histogram, count_nonzero.
 
 Every op works on a view with the chosen dim moved last, so one 2-D (rows, n) formulation
-serves all ranks. NaN sorts as the largest value, as in PyTorch. Sorting is stable.
+serves all ranks. NaN sorts as the largest value, as in PyTorch.
+
+Equal values: PyTorch's CPU kernels are not stable (``std::sort``, ``std::nth_element``,
+heaps, a quickselect), and which of several equal elements they report is part of the
+result. NumPy's stable order answers every row without equal values; the rows where equal
+values could change the indices are redone by ``_tie_order``, which emulates those kernels
+step for step.
 """
 
 import numpy as np
@@ -13,6 +19,7 @@ from .. import backend
 from .. import return_types
 from .._tensor import Tensor, wrap_dim
 from ..autograd.grad_mode import no_grad
+from . import _tie_order as ties
 from ._prep import check_tensor_arg, not_implemented, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register, write_out
 from ._reduction_factory import Reduced, pair_result, reduction
@@ -51,15 +58,82 @@ def _refuse_complex(name, input):
 
 def _argsort(xp, a, d, descending):
     """Stable argsort along ``d``; descending keeps equal elements in their original order."""
-    if a.dtype == np.bool_:
-        a = a.view(np.uint8)
-    elif a.dtype.itemsize == 2 and a.dtype.kind not in "iu":
-        a = a.astype(np.float32)         # half types: sort float32 keys (NaN last)
+    a = _sort_keys(a)
     if not descending:
         return _stable_argsort(xp, a, d)
     n = a.shape[d]
     idx = _stable_argsort(xp, _flip(xp, a, d), d)
     return (n - 1) - _flip(xp, idx, d)
+
+
+def _sort_keys(a):
+    """The array NumPy sorts for ``a``: bool as bytes, half types as float32 (exact)."""
+    if a.dtype == np.bool_:
+        return a.view(np.uint8)
+    if a.dtype.itemsize == 2 and a.dtype.kind not in "iu":
+        return a.astype(np.float32)
+    return a
+
+
+def _rows_of(a, d):
+    """``a`` with axis ``d`` moved last, as a 2-d (rows, n) array."""
+    return np.moveaxis(a, d, -1).reshape(-1, a.shape[d])
+
+
+def _from_rows(rows, shape, d):
+    """The inverse of ``_rows_of`` for an array of ``shape`` whose axis ``d`` now holds
+    ``rows.shape[1]`` elements."""
+    moved = tuple(s for i, s in enumerate(shape) if i != d) + (rows.shape[1],)
+    return np.moveaxis(rows.reshape(moved), -1, d)
+
+
+def _radix_sorted(a, descending):
+    """Whether PyTorch's CPU sort takes FBGEMM's radix sort (a stable one): 1-d integer
+    input of at least 32768 elements (ATen's GRAIN_SIZE), ascending."""
+    return (a.ndim == 1 and not descending and a.dtype.kind in "iu"
+            and a.shape[0] >= 32768)
+
+
+def _refuse_wide_unsigned_radix(input, a, descending):
+    """PyTorch's CPU radix path has no kernel for uint16/32/64 and raises for them."""
+    if (input._device.type == "cpu" and a.dtype.kind == "u" and a.dtype.itemsize > 1
+            and _radix_sorted(a, descending) and a.strides[0]):
+        not_implemented("parallel_sort1d_kernel", input._dtype)
+
+
+def _has_ties_1d(srt):
+    """Whether a sorted 1-d array (either direction) holds equal neighbours. NaNs gather at
+    one end, so two of them put a NaN second from that end (a cheap test for short rows)."""
+    if (srt[1:] == srt[:-1]).any():
+        return True
+    return srt.dtype.kind == "f" and srt.size > 1 and (srt[1] != srt[1] or srt[-2] != srt[-2])
+
+
+def _sort_indices(xp, a, d, descending, stable):
+    """The indices PyTorch's sort gives: the stable order where it is stable; else NumPy's
+    (faster, unstable) order in rows without equal values, where every order agrees, and
+    ``std::sort``'s own order of the equal values in the other rows."""
+    n = a.shape[d]
+    if stable or xp is not np or n <= 16 or a.strides[d] == 0 or _radix_sorted(a, descending):
+        return _argsort(xp, a, d, descending)   # (insertion sort, zero stride, radix: stable)
+    keys = _sort_keys(a)
+    if a.ndim == 1:
+        order = keys.argsort()
+        if not _has_ties_1d(keys[order]):
+            return order[::-1].copy() if descending else order
+        rows, order = keys[None], order[None]
+    else:
+        rows = _rows_of(keys, d)
+        order = rows.argsort(axis=1)
+    eq = ties.equal_neighbours(np.take_along_axis(rows, order, 1))
+    tied = eq.any(axis=1)
+    ranks = ties.ranks_from_order(eq[tied], order[tied]) if tied.any() else None
+    if descending:                        # (distinct values: the reverse order)
+        order = order[:, ::-1]
+    order = order.copy()
+    if ranks is not None:
+        order[tied] = ties.sort_rows(-ranks if descending else ranks)
+    return _from_rows(order, a.shape, d)
 
 
 def _stable_argsort(xp, a, d):
@@ -142,7 +216,8 @@ def sort(input, *args, stable=None, dim=-1, descending=False, out=None):
     """Sorts along ``dim``; returns ``(values, indices)``. NaN counts as the largest value.
 
     Two call forms, as in PyTorch: ``sort(input, dim=-1, descending=False)`` and
-    ``sort(input, *, stable, dim=-1, descending=False)`` (sorting is always stable here)."""
+    ``sort(input, *, stable, dim=-1, descending=False)``. Equal elements come out in the
+    order PyTorch's CPU kernel leaves them (their original order when ``stable=True``)."""
     if args:
         if stable is not None or len(args) > 2:
             got = ", ".join(["Tensor"] + [type(a).__name__ for a in args] +
@@ -157,7 +232,8 @@ def sort(input, *args, stable=None, dim=-1, descending=False, out=None):
     d = _dim_of(input, dim)
     xp = xp_of(input)
     a = _as_1d_plus(input._data)
-    idx = _argsort(xp, a, d, descending)
+    _refuse_wide_unsigned_radix(input, a, descending)
+    idx = _sort_indices(xp, a, d, descending, bool(stable))
     vals = _take_along(xp, a, idx, d).reshape(input._data.shape)
     values = wrap(_laid_out_like(xp, vals, input._data), input._dtype, input._device)
     indices = _index_tensor(_laid_out_like(xp, idx.reshape(input._data.shape), input._data),
@@ -175,7 +251,9 @@ def argsort(input, dim=-1, descending=False, stable=False):
     _refuse_complex("argsort", input)
     d = _dim_of(input, dim)
     xp = xp_of(input)
-    idx = _argsort(xp, _as_1d_plus(input._data), d, descending)
+    a = _as_1d_plus(input._data)
+    _refuse_wide_unsigned_radix(input, a, descending)
+    idx = _sort_indices(xp, a, d, descending, stable)
     return _index_tensor(_laid_out_like(xp, idx.reshape(input._data.shape), input._data),
                          input._device)
 
@@ -216,6 +294,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         a = a.view(np.uint8)
     fast = _topk_long_1d(a, k, largest) if 0 < k < n and xp is np else None
     pick, vals = fast if fast is not None else _topk(xp, a, d, k, largest, sorted)
+    if xp is np and k:
+        pick, vals = _topk_ties(a, d, k, largest, sorted, pick, vals)
     shape = list(a.shape)
     shape[d] = k
     if not input._data.ndim:
@@ -247,6 +327,59 @@ def _topk(xp, a, d, k, largest, sorted):
         pick = _take_along(xp, pick, order, d)
         vals = _take_along(xp, vals, order, d)
     return pick, vals
+
+
+def _topk_tied(rows, chosen, k, largest):
+    """Which rows' top-k indices depend on how equal values are ordered: rows where the
+    chosen values repeat, or where an element left out equals the worst chosen one."""
+    srt = np.sort(chosen, axis=1)                       # (NaN last)
+    tied = ties.equal_neighbours(srt).any(axis=1)
+    worst = srt[:, :1] if largest else srt[:, -1:]
+    if rows.dtype.kind == "f":
+        nan = np.isnan(rows)
+        wnan = np.isnan(worst)
+        if largest:                                     # NaN ranks above every number
+            at_least = np.where(wnan, nan, (rows >= worst) | nan)
+        else:
+            at_least = np.where(wnan, True, rows <= worst)
+    else:
+        at_least = rows >= worst if largest else rows <= worst
+    return tied | (at_least.sum(axis=1) > k)
+
+
+def _topk_tied_1d(a, vals, k, largest, in_order):
+    """``_topk_tied`` for one NaN-free row with few NumPy calls (short rows are common);
+    True (take the general test) when NaNs are present."""
+    if a.dtype.kind == "f" and np.isnan(a).any():
+        return True
+    vals = _sort_keys(vals)
+    srt = vals if in_order else np.sort(vals)[::-1] if largest else np.sort(vals)
+    if k > 1 and (srt[1:] == srt[:-1]).any():
+        return True
+    return int(np.count_nonzero(a >= srt[-1] if largest else a <= srt[-1])) > k
+
+
+def _topk_ties(a, d, k, largest, sorted, pick, vals):
+    """(indices, values) as PyTorch's CPU topk leaves them. Its partial sort and its sort
+    after ``nth_element`` give the sorted answer, so only rows with ties need its steps;
+    with ``sorted=False`` and ``k * 64 > n`` the order of the first k-1 is nth_element's
+    own, so every row takes the emulation."""
+    n = a.shape[d]
+    if a.ndim == 1 and (sorted or k * 64 <= n) and not _topk_tied_1d(_sort_keys(a), vals, k,
+                                                                       largest, sorted):
+        return pick, vals
+    rows = _rows_of(_sort_keys(a), d)
+    if sorted or k * 64 <= n:
+        redo = _topk_tied(rows, _rows_of(_sort_keys(vals), d), k, largest)
+        if not redo.any():
+            return pick, vals
+    else:
+        redo = np.ones(rows.shape[0], bool)
+    keys, dense = ties.order_keys(rows[redo])
+    chosen = _rows_of(pick, d).copy()
+    chosen[redo] = ties.topk_rows(-keys if largest else keys, k, sorted, dense)
+    pick = _from_rows(chosen, a.shape, d)
+    return pick, np.take_along_axis(a, pick, d)
 
 
 def _topk_long_1d(a, k, largest):
@@ -289,9 +422,11 @@ MedianAllNode = node_class("MedianBackward0", {"self": _evenly_to_equal})
 NanmedianAllNode = node_class("NanmedianBackward0", {"self": _evenly_to_equal})
 
 
-def _pick_rows(name, input, d, keepdim, position, node):
+def _pick_rows(name, input, d, keepdim, position, node, ties_fix=None):
     """Values and indices chosen by ``position(xp, sorted_rows, order) -> per-row positions``
-    in the stable ascending order along ``d`` (a body's answer for the reduction factory)."""
+    in the stable ascending order along ``d`` (a body's answer for the reduction factory).
+    ``ties_fix(srt, order, idx)`` (rows along the last axis) may then redo the indices of
+    rows where PyTorch's kernel picks another of several equal elements."""
     xp = xp_of(input)
     a = _as_1d_plus(input._data)
     if a.shape[d] == 0:
@@ -301,6 +436,15 @@ def _pick_rows(name, input, d, keepdim, position, node):
     pos = xp.expand_dims(position(xp, srt, order, d), d)
     vals = xp.take_along_axis(srt, pos, d)
     idx = xp.take_along_axis(order, pos, d)
+    if ties_fix is not None and xp is np:
+        idx_rows = _rows_of(idx, d).copy()
+        ties_fix(_rows_of(_sort_keys(srt), d), _rows_of(order, d), idx_rows)
+        idx = _from_rows(idx_rows, idx.shape, d)
+    return _picked(input, d, keepdim, vals, idx, node)
+
+
+def _picked(input, d, keepdim, vals, idx, node):
+    """The reduction answer from one value and index per row (kept along ``d``)."""
     if not keepdim:
         vals, idx = vals.squeeze(d), idx.squeeze(d)
     if not input._data.ndim:
@@ -324,7 +468,15 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         shape = list(srt.shape)
         del shape[d]
         return xp.full(shape, k - 1)
-    return _pick_rows("kthvalue", input, d, keepdim, position, KthvalueNode)
+
+    def ties_fix(srt, order, idx):
+        # ATen's quickselect decides among elements equal to the k-th value
+        eq = ties.equal_neighbours(srt)
+        tied = eq[:, max(k - 2, 0):k].any(axis=1)
+        if tied.any():
+            ranks = ties.ranks_from_order(eq[tied], order[tied])
+            idx[tied, 0] = ties.kthvalue_rows(ranks, k)
+    return _pick_rows("kthvalue", input, d, keepdim, position, KthvalueNode, ties_fix)
 
 
 def _median_position(ignore_nan):
@@ -338,6 +490,16 @@ def _median_position(ignore_nan):
         # one NaN makes the median NaN: the first NaN, which sorts right after the numbers
         return xp.where(valid < n, valid, (n - 1) // 2)
     return position
+
+
+def _all_nan_fix(srt, order, idx):
+    """nanmedian of an all-NaN row: ``std::nth_element`` at the first place, with every
+    element equivalent, decides which NaN is reported (ties with an index order otherwise:
+    the (value, index) comparator makes the stable order exact)."""
+    if srt.dtype.kind == "f" and srt.shape[1]:
+        all_nan = np.isnan(srt[:, 0])           # (NaN sorts last: first NaN, all NaN)
+        if all_nan.any():
+            idx[all_nan, 0] = ties.nth_first_of_equal(srt.shape[1])
 
 
 def _median_like(name, ignore_nan, all_node, dim_node, tuple_type):
@@ -362,7 +524,8 @@ def _median_like(name, ignore_nan, all_node, dim_node, tuple_type):
                                     dim_node).outputs[0]
             return Reduced(values, node=all_node)
         d = _dim_of(input, dim)
-        return _pick_rows(name, input, d, keepdim, _median_position(ignore_nan), dim_node)
+        return _pick_rows(name, input, d, keepdim, _median_position(ignore_nan), dim_node,
+                          _all_nan_fix if ignore_nan else None)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"The {'NaN-ignoring ' if ignore_nan else ''}median of all elements, or "
                   "along ``dim`` with the index of each (the lower of the two middle values).")
@@ -392,13 +555,19 @@ def _mode_position(xp, srt, order, d):
 
 @reduction("mode", nodes=(ModeNode,), returns=return_types.mode, family="sorting")
 def mode(input, dim=-1, keepdim=False):
-    """The most frequent value along ``dim`` (the smallest, on ties) and an index of it."""
+    """The most frequent value along ``dim`` (the smallest, on ties) and an index of it
+    (the one PyTorch's CPU kernel reports)."""
     _refuse_complex("mode_cpu", input)
     d = _dim_of(input, dim)
     xp = xp_of(input)
     a = _as_1d_plus(input._data)
     if a.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    if xp is np:
+        # PyTorch's CPU kernel: std::sort of (value, index) pairs, then a scan of the runs
+        _, idx = ties.mode_rows(_rows_of(_sort_keys(a), d))
+        idx = _from_rows(idx[:, None], a.shape, d)
+        return _picked(input, d, keepdim, np.take_along_axis(a, idx, d), idx, ModeNode)
     answer = _pick_rows("mode", input, d, keepdim, _mode_position, ModeNode)
     values, indices = answer.outputs
     # PyTorch reports the largest original index among the equal elements

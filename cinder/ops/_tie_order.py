@@ -1,0 +1,613 @@
+"""Which of several equal elements PyTorch's CPU sorting kernels report: an exact emulation.
+
+On distinct values every correct sort or selection agrees; on equal values the *indices* depend
+on the algorithm's steps. PyTorch's CPU kernels use:
+
+- ``sort(stable=False)`` and ``mode``: libstdc++'s ``std::sort`` on (value, index) pairs
+  compared by value only. That is introsort: while a range holds more than 16 elements, move the
+  median of (first + 1, middle, last - 1) to the front, split the range with the Hoare
+  partition ``__unguarded_partition``, handle the right part and loop on the left; past a depth
+  of ``2 * floor(log2(n))`` the range is heap-sorted. A final insertion sort then finishes.
+- ``topk``: ``std::partial_sort`` (a heap) when ``k * 64 <= n``, else ``std::nth_element``
+  (introselect: the same partition, insertion sort once at most 3 elements remain, a heap past
+  the depth limit) followed by ``std::sort`` of the first ``k - 1`` elements.
+- ``kthvalue``: ATen's own quickselect (Sedgewick's partition, median of three).
+- ``nanmedian(dim)`` of a row that is all NaN: ``std::nth_element`` where every element is
+  equivalent (the NaN-free cases compare (value, index) pairs, a total order).
+
+Why the partitions vectorise exactly. In ``__unguarded_partition`` around pivot ``p`` the
+left scanner stops at positions ``i`` with ``!(a[i] < p)`` and the right one at ``j`` with
+``!(p < a[j])``. Let ``L[0] < L[1] < ...`` be those left stops and ``R[0] > R[1] > ...`` the
+right stops of the range *before* any swap. The m-th swap exchanges ``L[m]`` and ``R[m]``
+while ``L[m] < R[m]``; since ``L`` rises and ``R`` falls, the swaps are exactly the pairs
+``m < m*``, ``m* = #{m : L[m] < R[m]}``, and the positions between them are untouched until
+the scanners reach them. A swapped element stops the scanner that meets it next (it came from
+a stop of the other side), so the returned cut is ``min(L[m*], R[m* - 1])``: the scanner meets
+either the next original stop or the last place it swapped into. Sedgewick's partition is the
+same with ``<=`` (a place may be "swapped" with itself; then the scanners resume past it).
+So one partition of many ranges at once is a handful of NumPy calls: masks of the stops,
+their ranks by cumulative sums, and one gather/scatter of the swapped pairs. Ranges are
+independent, so all ranges of all rows at one recursion level are partitioned together.
+
+After the introsort loop every range of at most 16 elements lies between its neighbours, and
+an insertion sort only moves an element left past strictly greater ones, so the final
+insertion sort is a *stable* sort of the arrangement the loop left. The heap parts (depth
+limit, ``partial_sort``) are sequential by nature and run as a plain Python emulation of
+libstdc++'s ``__adjust_heap`` / ``__push_heap``, step for step.
+
+Every function here compares ``key[i] < key[j]`` (or ``>`` for the quickselect, as ATen
+writes it): callers pass dense ranks (negated for a descending order, NaN as the largest),
+which turn each comparator PyTorch uses into a plain comparison of integers.
+"""
+
+import numpy as np
+
+__all__ = ["dense_ranks", "equal_neighbours", "kthvalue_rows", "mode_rows", "nth_first_of_equal",
+           "order_keys", "ranks_from_order", "sort_rows", "topk_rows"]
+
+_THRESHOLD = 16        # libstdc++'s _S_threshold: ranges up to this size wait for insertion
+_PRUNE_AT = 1024       # ranges in a level from which tie-free ranges are looked for
+
+
+def _lg(n):
+    """floor(log2(n)) for n >= 1 (``std::__lg``)."""
+    return int(n).bit_length() - 1
+
+
+def equal_neighbours(srt):
+    """For rows sorted in either direction: which neighbours are equal (NaN equals NaN)."""
+    eq = srt[:, 1:] == srt[:, :-1]
+    if srt.dtype.kind == "f":
+        nan = np.isnan(srt)
+        eq |= nan[:, 1:] & nan[:, :-1]
+    return eq
+
+
+def ranks_from_order(eq, order):
+    """Dense ranks (int64, from 0) in the original places, from a row-wise sorting ``order``
+    and ``equal_neighbours`` of the sorted rows: an element ranks below another exactly when
+    the comparator of that sort puts it first."""
+    step = np.zeros(order.shape, bool)
+    step[:, 1:] = ~eq
+    ranks = np.empty(order.shape, np.int64)
+    np.put_along_axis(ranks, order, np.cumsum(step, axis=1, dtype=np.int32), 1)
+    return ranks
+
+
+def order_keys(rows):
+    """(keys, dense): int64 keys that order each row of a 2-d array as ``dense_ranks`` does
+    (equal values get equal keys, NaN above every number), without a sort when the values
+    allow: small integers as they are, float32 by their bits (negative numbers negated, so
+    -0.0 meets +0.0; NaN just above +inf). ``dense`` says whether they are dense ranks."""
+    if rows.dtype == np.float32:
+        bits = rows.view(np.int32).astype(np.int64)
+        keys = np.where(bits < 0, -(bits & 0x7FFFFFFF), bits)
+        keys[np.isnan(rows)] = 0x7F800001
+        return keys, False
+    if rows.dtype.kind in "iub" and rows.size and rows.dtype != np.uint64:
+        keys = rows.astype(np.int64)
+        if (int(keys.max()) - int(keys.min()) + 1) * rows.shape[1] < 2**62:
+            return keys, False
+    return dense_ranks(rows), True
+
+
+def dense_ranks(rows):
+    """Dense ranks of each row of a 2-d array in ascending order, NaN (all NaNs equal)
+    above every number."""
+    order = np.argsort(rows, axis=1, kind="stable")
+    return ranks_from_order(equal_neighbours(np.take_along_axis(rows, order, 1)), order)
+
+# ----------------------------------------------------------------------------------------------
+# The (key, index) pairs being ordered, in flat arrays (rows one after another)
+# ----------------------------------------------------------------------------------------------
+
+
+class _Pairs:
+    """Integer keys travel as one int64 array ``key * n + index`` (a swap moves one array,
+    and ``key < pivot`` is ``value < pivot_key * n``); float keys (``mode``'s rows with NaN,
+    compared by a plain ``<``) travel as two arrays."""
+
+    def __init__(self, keys, dense=True):
+        rows, n = keys.shape
+        self.n = n
+        self.dense = dense
+        if keys.dtype.kind == "f":
+            self.data = keys.astype(np.float64).ravel()
+            self.idx = np.tile(np.arange(n, dtype=np.int64), rows)
+            self.arrays = (self.data, self.idx)
+        else:
+            keys = keys.astype(np.int64)
+            keys = keys - keys.min(axis=1, keepdims=True) if keys.size else keys
+            self.data = (keys * n + np.arange(n)).ravel()
+            self.idx = None
+            self.arrays = (self.data,)
+
+    def key(self, where):
+        """The comparison keys at ``where`` (positions or a slice)."""
+        v = self.data[where]
+        return v if self.idx is not None else v // self.n
+
+    def stops(self, values, pivots, lens):
+        """Where a left scanner stops (``!(x < p)``) and a right one (``!(p < x)``), for the
+        listed ``values`` of ranges of ``lens`` elements with ``pivots`` (one per range)."""
+        if self.idx is None:
+            low = pivots - pivots % self.n
+            return values >= np.repeat(low, lens), values < np.repeat(low + self.n, lens)
+        pivots = np.repeat(pivots, lens)
+        return ~(values < pivots), ~(pivots < values)
+
+    def distinct(self, values, starts, lens):
+        """Which listed ranges hold no equal keys. Keys are dense ranks and partitions split
+        by value, so a range holds every key between its least and greatest: it is free of
+        ties exactly when it is no longer than that span."""
+        if self.idx is not None or not self.dense:
+            return np.zeros(starts.size, bool)
+        n = self.n
+        span = np.maximum.reduceat(values, starts) // n - np.minimum.reduceat(values, starts) // n
+        return lens <= span + 1
+
+    def swap(self, p, q):
+        """Exchange the pairs at positions ``p`` and ``q`` (disjoint pairs of places)."""
+        for arr in self.arrays:
+            held = arr[p]
+            arr[p] = arr[q]
+            arr[q] = held
+
+    def reorder(self, first, local):
+        """Rearrange the stretch starting at ``first``: place j takes place ``local[j]``."""
+        for arr in self.arrays:
+            arr[first:first + local.size] = arr[first:first + local.size][local]
+
+    def indices(self, rows):
+        flat = self.idx if self.idx is not None else self.data % self.n
+        return flat.reshape(rows, self.n)
+
+
+def _listing(lo, hi):
+    """The places of ranges [lo, hi) (sorted, disjoint) listed one after another: (places,
+    or None with the first place when the ranges tile one stretch; first; starts; lens)."""
+    lens = hi - lo
+    starts = np.cumsum(lens) - lens
+    if (lo[1:] == hi[:-1]).all():
+        return None, int(lo[0]), starts, lens
+    return np.repeat(lo - starts, lens) + np.arange(int(lens.sum())), 0, starts, lens
+
+
+class _Round:
+    """One partition round over many ranges: the scanners' stops, listed, with their ranks.
+    Left stops are met in ascending order, right stops in descending order; the pairs the
+    scanners swap are the first ``count`` of each (see the module docstring)."""
+
+    def __init__(self, pairs, lo, hi, pivots, meet_self):
+        self.pos, self.first, starts, lens = _listing(lo, hi)
+        ends = starts + lens
+        data = pairs.data
+        self.values = (data[self.first:self.first + int(lens.sum())] if self.pos is None
+                       else data[self.pos])
+        left, right = pairs.stops(self.values, pivots, lens)
+        # (deep levels have many short ranges: drop those that hold no ties after this one)
+        self.distinct = pairs.distinct(self.values, starts, lens) if lo.size >= _PRUNE_AT else None
+        left[starts] = False                    # the left scan starts past the first place
+        if meet_self:
+            right[ends - 1] = False             # Sedgewick's right scan starts before the last
+        # (counts in int32: NumPy's int64 running sum of booleans is several times slower)
+        count_type = np.int32 if left.size < 2**31 - 1 else np.int64
+        lcum, rcum = np.cumsum(left, dtype=count_type), np.cumsum(right, dtype=count_type)
+        self.lbase, self.lend = lcum[starts], lcum[ends - 1]
+        self.rbase, self.rend = rcum[starts] - right[starts], rcum[ends - 1]
+        # A left stop of rank m at x is swapped when more than m right stops lie after x (at
+        # or after x when a stop may meet itself): lcum + rcum <= lbase + rend, a condition
+        # that holds on a prefix of each range since both sums only grow.
+        grow = lcum + rcum - right if meet_self else lcum + rcum
+        bound = (self.lbase + self.rend).astype(count_type)
+        edge = np.clip(np.searchsorted(grow, bound, "right"), starts, ends)
+        self.count = np.where(edge > starts, lcum[edge - 1] - self.lbase, 0)
+        self.lstops, self.rstops = np.flatnonzero(left), np.flatnonzero(right)
+
+    def place(self, listed):
+        return listed + self.first if self.pos is None else self.pos[listed]
+
+    def left(self, m, fill):
+        """Place of each range's left stop of rank ``m`` (``fill`` where there is none)."""
+        ok = (m >= 0) & (m < self.lend - self.lbase)
+        at = self.lstops[np.where(ok, self.lbase + m, 0)] if self.lstops.size else m
+        return np.where(ok, self.place(at), fill)
+
+    def right(self, m, fill):
+        """Place of each range's right stop of rank ``m`` from the top."""
+        ok = (m >= 0) & (m < self.rend - self.rbase)
+        at = self.rstops[np.where(ok, self.rend - 1 - m, 0)] if self.rstops.size else m
+        return np.where(ok, self.place(at), fill)
+
+    def swap(self, pairs):
+        """Swap each range's first ``count`` left stops with its top ``count`` right stops."""
+        total = int(self.count.sum())
+        if not total:
+            return
+        before = np.cumsum(self.count) - self.count
+        j = np.arange(total)
+        li = self.lstops[np.repeat(self.lbase - before, self.count) + j]
+        ri = self.rstops[np.repeat(self.rend - 1 + before, self.count) - j]
+        p, q = self.place(li), self.place(ri)
+        if pairs.idx is None:                   # the values are at hand: no gather needed
+            pairs.data[p], pairs.data[q] = self.values[ri], self.values[li]
+        else:
+            pairs.swap(p, q)
+
+def _median_to_first(pairs, result, a, b, c):
+    """``std::__move_median_to_first``: the median of a, b, c (by ``<``) goes to ``result``."""
+    ka, kb, kc = pairs.key(a), pairs.key(b), pairs.key(c)
+    ab, bc, ac = ka < kb, kb < kc, ka < kc
+    pick = np.where(ab, np.where(bc, b, np.where(ac, c, a)),
+                    np.where(ac, a, np.where(bc, c, b)))
+    pairs.swap(result, pick)
+
+
+_BIG = np.iinfo(np.int64).max
+
+
+def _hoare_cut(pairs, lo, hi):
+    """``std::__unguarded_partition_pivot`` on every range at once. Returns the cuts, which
+    ranges held only equivalent elements (every place a stop on both sides), and which are
+    known to hold no ties (their parts need no more steps: the final sort orders them)."""
+    _median_to_first(pairs, lo, lo + 1, lo + (hi - lo) // 2, hi - 1)
+    r = _Round(pairs, lo, hi, pairs.data[lo], False)
+    alike = (r.lend - r.lbase) + (r.rend - r.rbase) == 2 * (hi - lo) - 1
+    if pairs.idx is not None:                   # (a NaN pivot stops everything: not alike)
+        alike[:] = False
+    done = r.distinct if r.distinct is not None else np.zeros(lo.size, bool)
+    cut = np.minimum(r.left(r.count, _BIG), r.right(r.count - 1, _BIG))
+    r.swap(pairs)
+    # (a missing stop would be a scan past the range, undefined in C++; stay inside)
+    return np.minimum(cut, hi - 1), alike, done
+
+# ----------------------------------------------------------------------------------------------
+# Heaps: libstdc++'s heap steps, in plain Python (sequential by nature; used rarely).
+# ``k`` holds keys, ``v`` where each element came from.
+# ----------------------------------------------------------------------------------------------
+
+
+def _push_heap(k, v, hole, top, key, val):
+    parent = (hole - 1) // 2
+    while hole > top and k[parent] < key:
+        k[hole], v[hole] = k[parent], v[parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    k[hole], v[hole] = key, val
+
+
+def _adjust_heap(k, v, hole, n, key, val):
+    top = hole
+    child = hole
+    while child < (n - 1) // 2:
+        child = 2 * (child + 1)
+        if k[child] < k[child - 1]:
+            child -= 1
+        k[hole], v[hole] = k[child], v[child]
+        hole = child
+    if n % 2 == 0 and child == (n - 2) // 2:
+        child = 2 * (child + 1)
+        k[hole], v[hole] = k[child - 1], v[child - 1]
+        hole = child - 1
+    _push_heap(k, v, hole, top, key, val)
+
+
+def _make_heap(k, v):
+    n = len(k)
+    for parent in range((n - 2) // 2, -1, -1):
+        _adjust_heap(k, v, parent, n, k[parent], v[parent])
+
+
+def _sort_heap(k, v):
+    for last in range(len(k) - 1, 0, -1):
+        key, val = k[last], v[last]
+        k[last], v[last] = k[0], v[0]
+        _adjust_heap(k, v, 0, last, key, val)
+
+
+def _heap_select(pairs, first, middle, last, then_sort=False):
+    """``std::__heap_select`` (and ``std::__sort_heap`` after it: ``std::partial_sort``): a
+    heap of [first, middle), then each later element that beats its top replaces it (the
+    top moves to that element's place). The scan looks at blocks with NumPy, since the top
+    only ever grows stricter."""
+    keys = pairs.key(slice(first, last))
+    size = middle - first
+    k, v = keys[:size].tolist(), list(range(size))
+    _make_heap(k, v)
+    local = np.arange(last - first)
+    for start in range(size, last - first, 4096):
+        block = keys[start:start + 4096]
+        cand = np.flatnonzero(block < k[0])
+        for c, ck in zip(cand.tolist(), block[cand].tolist()):
+            if ck < k[0]:
+                local[start + c] = v[0]
+                _adjust_heap(k, v, 0, size, ck, start + c)
+    if then_sort:
+        _sort_heap(k, v)
+    local[:size] = v
+    pairs.reorder(first, local)
+
+
+def _heap_sort(pairs, first, last):
+    """``std::__partial_sort(first, last, last)``: make a heap of the range, then sort it."""
+    k, v = pairs.key(slice(first, last)).tolist(), list(range(last - first))
+    _make_heap(k, v)
+    _sort_heap(k, v)
+    pairs.reorder(first, np.array(v, np.int64))
+
+
+def _alike_order(n, depth, memo):
+    """The order ``std::__introsort_loop`` leaves ``n`` equivalent elements in: pivot swap,
+    then the partition swaps place 1 + m with place n - 1 - m while 1 + m < n - 1 - m, and
+    the two parts (cut at 1 + (n - 1) // 2) go on alike. Remembered per (n, depth)."""
+    got = memo.get((n, depth))
+    if got is None:
+        if n <= _THRESHOLD:
+            got = np.arange(n)
+        elif depth == 0:
+            k, v = [0] * n, list(range(n))
+            _make_heap(k, v)
+            _sort_heap(k, v)
+            got = np.array(v, np.int64)
+        else:
+            got = np.arange(n)
+            got[0], got[n // 2] = got[n // 2], got[0]
+            m = (n - 1) // 2
+            head = got[1:1 + m].copy()
+            got[1:1 + m] = got[n - m:][::-1]
+            got[n - m:] = head[::-1]
+            got[:1 + m] = got[:1 + m][_alike_order(1 + m, depth - 1, memo)]
+            got[1 + m:] = got[1 + m:][_alike_order(n - 1 - m, depth - 1, memo)]
+        memo[(n, depth)] = got
+    return got
+
+
+def _order_alike(pairs, lo, hi, depth, memo):
+    """Ranges of equivalent elements finish the loop at once, grouped by (length, depth)."""
+    n = hi - lo
+    for size, d in set(zip(n.tolist(), depth.tolist())):
+        if size <= _THRESHOLD:
+            continue
+        starts = lo[(n == size) & (depth == d)]
+        grid = starts[:, None] + _alike_order(size, d, memo)[None, :]
+        dest = starts[:, None] + np.arange(size)[None, :]
+        for arr in pairs.arrays:
+            arr[dest] = arr[grid]
+
+# ----------------------------------------------------------------------------------------------
+# std::sort, std::nth_element, std::partial_sort, ATen's quickselect
+# ----------------------------------------------------------------------------------------------
+
+
+def _introsort_loop(pairs, lo, hi, depth):
+    """``std::__introsort_loop`` on many ranges (sorted by place): each level partitions
+    every range still longer than 16; a range of equivalent elements is finished from a
+    remembered order instead."""
+    memo = {}
+    while lo.size:
+        keep = hi - lo > _THRESHOLD
+        lo, hi, depth = lo[keep], hi[keep], depth[keep]
+        spent = depth == 0
+        for a, b in zip(lo[spent].tolist(), hi[spent].tolist()):
+            _heap_sort(pairs, a, b)
+        lo, hi, depth = lo[~spent], hi[~spent], depth[~spent] - 1
+        if not lo.size:
+            return
+        cut, alike, done = _hoare_cut(pairs, lo, hi)
+        lo, hi, depth, alike, cut = lo[~done], hi[~done], depth[~done], alike[~done], cut[~done]
+        # children of a range of equivalent elements are such ranges too
+        lo, hi = np.stack((lo, cut), 1).ravel(), np.stack((cut, hi), 1).ravel()
+        depth, alike = np.repeat(depth, 2), np.repeat(alike, 2)
+        if alike.any():
+            _order_alike(pairs, lo[alike], hi[alike], depth[alike], memo)
+            lo, hi, depth = lo[~alike], hi[~alike], depth[~alike]
+
+
+def _stable_within(pairs, lo, hi):
+    """A stable sort by key inside each range (the final insertion sort's effect)."""
+    if not lo.size:
+        return
+    pos, first, starts, lens = _listing(lo, hi)
+    if pos is None:
+        pos = np.arange(first, first + int(lens.sum()))
+    seg = np.repeat(np.arange(lo.size), lens)
+    order = np.lexsort((pairs.key(pos), seg))
+    for arr in pairs.arrays:
+        arr[pos] = arr[pos][order]
+
+
+def _std_sort(pairs, lo, hi):
+    """``std::sort`` of each range [lo, hi)."""
+    depth = np.array([2 * _lg(m) if m else 0 for m in (hi - lo).tolist()], np.int64)
+    _introsort_loop(pairs, lo, hi, depth)
+    _stable_within(pairs, lo, hi)
+
+
+def _nth_element(pairs, lo, nth, hi):
+    """``std::nth_element`` on each range (``std::__introselect``)."""
+    depth = np.array([2 * _lg(m) for m in (hi - lo).tolist()], np.int64)
+    done_lo, done_hi = [], []
+    while lo.size:
+        small = hi - lo <= 3
+        done_lo.append(lo[small])
+        done_hi.append(hi[small])
+        lo, nth, hi, depth = lo[~small], nth[~small], hi[~small], depth[~small]
+        spent = depth == 0
+        for a, t, b in zip(lo[spent].tolist(), nth[spent].tolist(), hi[spent].tolist()):
+            _heap_select(pairs, a, t + 1, b)
+            pairs.swap(np.array([a]), np.array([t]))
+        lo, nth, hi, depth = lo[~spent], nth[~spent], hi[~spent], depth[~spent] - 1
+        if not lo.size:
+            break
+        cut = _hoare_cut(pairs, lo, hi)[0]
+        right = cut <= nth
+        lo = np.where(right, cut, lo)
+        hi = np.where(right, hi, cut)
+    done_lo, done_hi = np.concatenate(done_lo), np.concatenate(done_hi)
+    order = np.argsort(done_lo)
+    _stable_within(pairs, done_lo[order], done_hi[order])
+
+
+def _sedgewick_step(pairs, lo, hi, k):
+    """One round of ATen's ``quick_select_template`` on ranges [lo, hi] (inclusive, at
+    least 3 elements, sorted by place); returns the new (lo, hi)."""
+    pairs.swap((lo + hi) >> 1, lo + 1)
+    for p, q in ((lo + 1, hi), (lo, hi), (lo + 1, lo)):
+        swap = pairs.key(p) > pairs.key(q)
+        pairs.swap(p[swap], q[swap])
+    r = _Round(pairs, lo + 1, hi + 1, pairs.data[lo], True)
+    count = r.count
+    last_l, last_r = r.left(count - 1, -1), r.right(count - 1, -1)
+    # a stop that met itself (an element equal to the pivot) leaves no mark to stop at
+    back = np.where((count > 0) & (last_l == last_r), 2, 1)
+    i = np.minimum(r.left(count, _BIG), r.right(count - back, _BIG))
+    j = np.maximum(r.right(count, -1), r.left(count - back, -1))
+    r.swap(pairs)
+    pairs.swap(lo, j)
+    return np.where(j <= k, i, lo), np.where(j >= k, j - 1, hi)
+
+
+def _quick_select(pairs, lo, k, hi):
+    """ATen's ``quick_select_template`` with ``gt_or_nan`` as ``>`` on ranks; each range is
+    [lo, hi] inclusive and ``k`` its target place."""
+    while lo.size:
+        live = hi > lo
+        lo, k, hi = lo[live], k[live], hi[live]
+        pair = hi == lo + 1
+        lp, hp = lo[pair], hi[pair]
+        swap = pairs.key(lp) > pairs.key(hp)
+        pairs.swap(lp[swap], hp[swap])
+        lo, k, hi = lo[~pair], k[~pair], hi[~pair]
+        if lo.size:
+            lo, hi = _sedgewick_step(pairs, lo, hi, k)
+
+# ----------------------------------------------------------------------------------------------
+# Row-wise entry points (rows of equal length n, compared by ``<`` on the keys given)
+# ----------------------------------------------------------------------------------------------
+
+
+def _bounds(rows, n):
+    lo = np.arange(rows, dtype=np.int64) * n
+    return lo, lo + n
+
+
+def sort_rows(keys):
+    """Indices ``std::sort`` leaves in each row of dense-rank ``keys`` (compared by ``<``).
+    Rows without equal keys have one answer, the stable one, and skip the emulation."""
+    rows, n = keys.shape
+    pairs = _Pairs(keys)
+    if n > _THRESHOLD:
+        lo, hi = _bounds(rows, n)
+        tied = keys.max(1) - keys.min(1) < n - 1
+        _introsort_loop(pairs, lo[tied], hi[tied], np.full(int(tied.sum()), 2 * _lg(n)))
+    order = np.argsort(pairs.key(slice(None)).reshape(rows, n), axis=1, kind="stable")
+    return np.take_along_axis(pairs.indices(rows), order, 1)
+
+
+def topk_rows(keys, k, sorted=True, dense=True):
+    """Indices of PyTorch's CPU ``topk`` per row, ``keys`` ordered so that smaller is
+    better (``topk_impl_loop``: a partial sort when ``k * 64 <= n``, else nth_element and a
+    sort of the first ``k - 1``); ``dense``: whether the keys are dense ranks."""
+    rows, n = keys.shape
+    if k == 0:
+        return np.empty((rows, 0), np.int64)
+    pairs = _Pairs(keys, dense)
+    lo, hi = _bounds(rows, n)
+    if k * 64 <= n:
+        for a in lo.tolist():
+            _heap_select(pairs, a, a + k, a + n, then_sort=True)
+    else:
+        _nth_element(pairs, lo, lo + k - 1, hi)
+        if sorted and k > 2:
+            _std_sort(pairs, lo, lo + k - 1)
+    return pairs.indices(rows)[:, :k].copy()
+
+
+def kthvalue_rows(keys, k):
+    """Index of PyTorch's CPU ``kthvalue`` (1-based ``k``) per row, ``keys`` ascending."""
+    rows, n = keys.shape
+    pairs = _Pairs(keys)
+    lo, hi = _bounds(rows, n)
+    _quick_select(pairs, lo, lo + k - 1, hi - 1)
+    return pairs.indices(rows)[:, k - 1].copy()
+
+
+def nth_first_of_equal(n):
+    """The index ``std::nth_element`` leaves first when all ``n`` elements are equivalent
+    (``nanmedian`` of an all-NaN row)."""
+    pairs = _Pairs(np.zeros((1, n), np.int64))
+    lo, hi = _bounds(1, n)
+    _nth_element(pairs, lo, lo, hi)
+    return int(pairs.indices(1)[0, 0])
+
+def _insertion_sort(k, v):
+    """``std::__insertion_sort`` on lists: an element smaller than the first jumps to the
+    front, any other moves left past strictly greater ones (NaN stops it both ways)."""
+    for i in range(1, len(k)):
+        key, val = k[i], v[i]
+        if key < k[0]:
+            k[1:i + 1], v[1:i + 1] = k[:i], v[:i]
+            k[0], v[0] = key, val
+            continue
+        j = i
+        while key < k[j - 1]:
+            k[j], v[j] = k[j - 1], v[j - 1]
+            j -= 1
+        k[j], v[j] = key, val
+
+
+def _final_insertion_with_nan(pairs, lo, n):
+    """``std::__final_insertion_sort`` of one row of float keys holding NaN, which compares
+    false both ways: the first 16 are insertion-sorted step by step; after them an element
+    only moves left until a NaN, so each stretch between NaNs ends up stably sorted."""
+    key, idx = pairs.data, pairs.idx
+    head = min(n, _THRESHOLD)
+    k, v = key[lo:lo + head].tolist(), idx[lo:lo + head].tolist()
+    _insertion_sort(k, v)
+    key[lo:lo + head], idx[lo:lo + head] = k, v
+    if n <= _THRESHOLD:
+        return
+    nan = np.isnan(key[lo:lo + n])
+    seen = np.flatnonzero(nan[:head])
+    start = lo + (int(seen[-1]) + 1 if seen.size else 0)
+    rest, nan = key[start:lo + n], nan[start - lo:]
+    block = 2 * (np.cumsum(nan) - nan) + nan      # each NaN a block of its own
+    order = np.lexsort((rest, block))
+    key[start:lo + n], idx[start:lo + n] = rest[order], idx[start:lo + n][order]
+
+
+def _sort_rows_with_nan(values):
+    """``std::sort`` with plain ``<`` of float rows that hold NaN (``mode``'s comparator)."""
+    rows, n = values.shape
+    pairs = _Pairs(values.astype(np.float64))
+    lo, hi = _bounds(rows, n)
+    if n > _THRESHOLD:
+        _introsort_loop(pairs, lo, hi, np.full(rows, 2 * _lg(n)))
+    for a in lo.tolist():
+        _final_insertion_with_nan(pairs, a, n)
+    return pairs.indices(rows)
+
+
+def mode_rows(values):
+    """(values, indices) of PyTorch's CPU ``mode`` per row of a 2-d array: (value, index)
+    pairs sorted by ``std::sort`` with ``<`` on the values, then the first longest run of
+    equal values wins, reported by its last element in that order (a NaN is a run of its
+    own, and the sort does not move elements past NaNs the way a total order would)."""
+    rows, n = values.shape
+    nan_rows = np.isnan(values).any(1) if values.dtype.kind == "f" else np.zeros(rows, bool)
+    idx = np.empty((rows, n), np.int64)
+    if not nan_rows.all():
+        idx[~nan_rows] = sort_rows(dense_ranks(values[~nan_rows]))
+    if nan_rows.any():
+        idx[nan_rows] = _sort_rows_with_nan(values[nan_rows])
+    arranged = np.take_along_axis(values, idx, 1)
+    ends = np.ones((rows, n), bool)
+    ends[:, :-1] = arranged[:, 1:] != arranged[:, :-1]
+    pos = np.arange(n)
+    starts = np.ones((rows, n), bool)
+    starts[:, 1:] = ends[:, :-1]
+    start = np.maximum.accumulate(np.where(starts, pos, 0), axis=1)
+    length = np.where(ends, pos - start + 1, 0)
+    win = np.argmax(length, axis=1)         # the first run of the greatest length
+    rr = np.arange(rows)
+    return arranged[rr, win], idx[rr, win]
