@@ -11,6 +11,7 @@ import re
 import threading
 from typing import Any, NamedTuple
 
+from .. import backend
 from ..utils.hooks import RemovableHandle  # noqa: F401  (old import path)
 from . import grad_mode
 
@@ -403,8 +404,42 @@ def accumulate_into_leaf(variable, grad, owned=False):
         # the engine's object, so there is no alias to share a version counter with); any
         # other is copied
         variable._grad = _fresh_tensor(grad) if owned else grad.detach().clone()
+        if not variable._data.flags.c_contiguous:
+            _obey_layout_contract(variable._grad, variable._data)
     else:
         old.add_(grad)
+
+
+def _obey_layout_contract(grad, leaf):
+    """PyTorch's gradient layout contract: the ``.grad`` of a dense leaf has the leaf's
+    strides (a channels-last weight gets a channels-last gradient), that of any other leaf
+    is row-major. ``grad`` is a fresh tensor, so its array may be replaced."""
+    have = grad._data
+    if have.shape != leaf.shape or have.strides == leaf.strides or not have.size:
+        return
+    xp = backend.array_module_of(have)
+    dense = _is_dense(leaf)
+    if not dense and have.flags.c_contiguous:
+        return
+    if dense:
+        strides = tuple(st // leaf.itemsize * have.itemsize for st in leaf.strides)
+        data = xp.lib.stride_tricks.as_strided(xp.empty(have.size, have.dtype), have.shape,
+                                               strides)
+    else:
+        data = xp.empty(have.shape, have.dtype)
+    data[...] = have
+    grad._data = data
+
+
+def _is_dense(arr):
+    """Whether ``arr`` covers its memory without gaps or overlaps, in any dim order."""
+    expected = arr.itemsize
+    for d in sorted(range(arr.ndim), key=lambda i: arr.strides[i]):
+        if arr.shape[d] != 1:
+            if arr.strides[d] != expected:
+                return False
+            expected *= arr.shape[d]
+    return True
 
 
 class CopyBackwards(Node):

@@ -1,0 +1,293 @@
+"""Result layouts against PyTorch: ops given channels-last, permuted, transposed, sliced and
+expanded inputs must return results with PyTorch's strides (and values), and leaves' gradients
+with PyTorch's strides too.
+
+Two sweeps: a table of op calls run on each input layout (``CASES``), and the whole op
+database (``tests/op_db``) run with every tensor argument transposed or made channels-last
+(``test_op_db_layouts``), where the ops PyTorch lays out differently and cinder does not yet
+are listed with the reason (``OP_DB_DIFFERENT``).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from op_db import build, nn_functional, nn_torch
+from test_ops import ENTRIES, tensors_of
+
+import cinder
+
+# ----------------------------------------------------------------------------------------------
+# Inputs: one seeded array per shape, laid out in each library the same way
+# ----------------------------------------------------------------------------------------------
+
+SHAPES = {4: (2, 3, 4, 5), 5: (2, 3, 2, 3, 4), 3: (3, 4, 5)}
+
+
+def _array(ndim):
+    rng = np.random.default_rng(ndim)
+    return rng.standard_normal(SHAPES[ndim]).astype(np.float32)
+
+
+# name -> (ndim, how to lay out a row-major tensor of that rank)
+LAYOUTS = {
+    "cl": (4, lambda L, t: t.contiguous(memory_format=L.channels_last)),
+    "cl3d": (5, lambda L, t: t.contiguous(memory_format=L.channels_last_3d)),
+    "perm": (4, lambda L, t: t.permute(0, 3, 1, 2).contiguous().permute(0, 2, 3, 1)),
+    "T": (4, lambda L, t: t.transpose(1, 3).contiguous().transpose(1, 3)),
+    "mT": (3, lambda L, t: t.mT.contiguous().mT),
+    "sliced": (4, lambda L, t: L.cat([t, t], -1)[..., ::2]),
+    "expand": (4, lambda L, t: t[:1].expand(t.shape)),
+}
+
+
+def make_input(lib, layout, requires_grad=False):
+    ndim, lay = LAYOUTS[layout]
+    x = lay(lib, lib.from_numpy(_array(ndim)))
+    if requires_grad:
+        x = x.detach().requires_grad_()
+    return x
+
+
+# ----------------------------------------------------------------------------------------------
+# The op table: name -> (call(L, x), layouts, whether gradients are compared)
+# ----------------------------------------------------------------------------------------------
+
+ALL4 = ("cl", "perm", "T", "sliced", "expand")
+ANY = ALL4 + ("cl3d", "mT")
+
+
+def _f(L):
+    return L.nn.functional
+
+
+OPS = {
+    # pointwise (TensorIterator's layout)
+    "neg": (lambda L, x: -x, ANY, True),
+    "exp": (lambda L, x: x.exp(), ANY, True),
+    "add_scalar": (lambda L, x: x + 2, ANY, True),
+    "mul_row_major_second": (lambda L, x: x * x.contiguous(), ANY, True),
+    "mul_row_major_first": (lambda L, x: x.contiguous() * x, ANY, True),
+    "add_broadcast": (lambda L, x: x + x[:1], ANY, True),
+    "sub_broadcast_first": (lambda L, x: x[:1] - x, ANY, True),
+    "where": (lambda L, x: L.where(x > 0, x, 0.0), ANY, True),
+    "clamp": (lambda L, x: x.clamp(-0.5, 0.5), ANY, True),
+    "to_double": (lambda L, x: x.double(), ANY, True),
+    "relu": (lambda L, x: _f(L).relu(x), ANY, True),
+    "gelu": (lambda L, x: _f(L).gelu(x), ANY, True),
+    # reductions (row-major results)
+    "sum_keepdim": (lambda L, x: x.sum(1, keepdim=True), ANY, True),
+    "sum": (lambda L, x: x.sum(1), ANY, True),
+    "mean_last2": (lambda L, x: x.mean((-2, -1), keepdim=True), ANY, True),
+    "amax": (lambda L, x: x.amax(1, keepdim=True), ANY, True),
+    "max_dim": (lambda L, x: x.max(1, keepdim=True), ANY, True),
+    "var": (lambda L, x: x.var(-1, keepdim=True), ANY, True),
+    "std_mean": (lambda L, x: L.std_mean(x, 0, keepdim=True), ANY, True),
+    "logsumexp": (lambda L, x: x.logsumexp(1, keepdim=True), ANY, True),
+    "norm": (lambda L, x: x.norm(dim=1, keepdim=True), ANY, True),
+    "softmax": (lambda L, x: x.softmax(1), ANY, True),
+    "cumsum": (lambda L, x: x.cumsum(-1), ANY, True),
+    # joining and shape
+    "stack0": (lambda L, x: L.stack([x, x]), ANY, True),
+    "stack1": (lambda L, x: L.stack([x, x], 1), ANY, True),
+    "stack_last": (lambda L, x: L.stack([x, x], -1), ANY, True),
+    "stack_mixed": (lambda L, x: L.stack([x, x.contiguous()], 1), ANY, True),
+    "cat": (lambda L, x: L.cat([x, x], 1), ANY, True),
+    "roll_dims": (lambda L, x: x.roll(1, 1), ANY, True),
+    "roll_two_dims": (lambda L, x: x.roll((1, -1), (1, 2)), ANY, True),
+    "roll_flat": (lambda L, x: x.roll(3), ANY, True),
+    "flip": (lambda L, x: x.flip(1), ANY, True),
+    "clone": (lambda L, x: x.clone(), ANY, True),
+    "repeat": (lambda L, x: x.repeat(*[1] * x.dim()), ANY, True),
+    # copy-then-modify ops (clones with preserve_format)
+    "index_put": (lambda L, x: x.index_put((L.tensor([0]),), L.tensor(1.0)), ANY, True),
+    "index_put_acc": (lambda L, x: x.index_put((L.tensor([1, 1]),), x[:1] * 0 + 2,
+                                               accumulate=True), ANY, True),
+    "masked_fill": (lambda L, x: x.masked_fill(x > 0, 1.0), ANY, True),
+    # norms
+    "layer_norm": (lambda L, x: _f(L).layer_norm(x, x.shape[-1:]), ANY, True),
+    "native_layer_norm": (lambda L, x: L.native_layer_norm(
+        x, x.shape[-2:], L.ones(x.shape[-2:]), L.zeros(x.shape[-2:]), 1e-5), ANY, True),
+    "group_norm": (lambda L, x: _f(L).group_norm(x, 3 if x.dim() > 3 else 1), ANY, True),
+    "batch_norm": (lambda L, x: _f(L).batch_norm(x, None, None, training=True), ANY, True),
+    "batch_norm_eval": (lambda L, x: _f(L).batch_norm(
+        x, L.zeros(x.shape[1]), L.ones(x.shape[1])), ANY, True),
+    "instance_norm": (lambda L, x: _f(L).instance_norm(x), ANY, True),
+    # random *_like: the input's layout, drawn in memory order
+    "rand_like": (lambda L, x: L.rand_like(x), ANY, False),
+    "randn_like": (lambda L, x: L.randn_like(x), ANY, False),
+    "randint_like": (lambda L, x: L.randint_like(x, 2, 9), ANY, False),
+    "rand_like_contiguous": (lambda L, x: L.rand_like(x, memory_format=L.contiguous_format),
+                             ANY, False),
+}
+
+# (op, layout) pairs PyTorch lays out differently and cinder does not match yet: the reason.
+DIFFERENT = {}
+
+
+def _cases():
+    out = []
+    for name, (_, layouts, _) in OPS.items():
+        for layout in layouts:
+            marks = ()
+            reason = DIFFERENT.get((name, layout))
+            if reason:
+                marks = (pytest.mark.xfail(strict=True, reason=reason),)
+            out.append(pytest.param(name, layout, id=f"{name}-{layout}", marks=marks))
+    return out
+
+
+def _run(lib, name, layout):
+    """(results, leaf) of the op on a fresh input; the leaf's ``.grad`` is filled when the op
+    is differentiable (a weighted sum, so every gradient element differs)."""
+    call, _, grad = OPS[name]
+    lib.manual_seed(0)
+    x = make_input(lib, layout, requires_grad=grad)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tensors_of(call(lib, x), lib)
+    if grad:
+        loss = 0
+        for r in res:
+            if r.requires_grad:
+                w = lib.from_numpy(np.linspace(-1, 1, r.numel()).astype(np.float32))
+                loss = loss + (r.to(lib.float32) * w.reshape(r.shape)).sum()
+        loss.backward()
+    return res, x
+
+
+@pytest.mark.parametrize("name,layout", _cases())
+def test_layout_matches_torch(name, layout):
+    t_res, t_x = _run(torch, name, layout)
+    c_res, c_x = _run(cinder, name, layout)
+    assert len(c_res) == len(t_res)
+    for i, (c, t) in enumerate(zip(c_res, t_res)):
+        assert tuple(c.shape) == tuple(t.shape), f"output {i}"
+        assert c.stride() == t.stride(), f"output {i}: strides {c.stride()} != {t.stride()}"
+        np.testing.assert_allclose(c.detach().numpy(), t.detach().numpy(), rtol=1e-4,
+                                   atol=1e-5, err_msg=f"output {i}")
+    if t_x.grad is not None:
+        assert c_x.grad is not None
+        assert c_x.grad.stride() == t_x.grad.stride(), \
+            f"grad strides {c_x.grad.stride()} != {t_x.grad.stride()}"
+        np.testing.assert_allclose(c_x.grad.numpy(), t_x.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+# ----------------------------------------------------------------------------------------------
+# The op database with transposed / channels-last arguments
+# ----------------------------------------------------------------------------------------------
+
+DB_MODES = {
+    # every tensor of 2+ dims with its last two dims stored swapped
+    "T": (2, lambda L, v: v.mT.contiguous().mT),
+    # every tensor of 3+ dims stored with its dims reversed (Fortran order)
+    "F": (3, lambda L, v: v.permute(*range(v.dim() - 1, -1, -1)).contiguous()
+          .permute(*range(v.dim() - 1, -1, -1))),
+    # every 4-d / 5-d tensor channels-last
+    "cl": (4, lambda L, v: v.contiguous(memory_format=L.channels_last if v.dim() == 4
+                                        else L.channels_last_3d)),
+}
+
+_LAPACK = ("PyTorch's LAPACK wrappers return column-major (batched) matrices, following the "
+           "input's layout; cinder's NumPy/SciPy results are row-major")
+_FFT = "PyTorch's pocketfft results keep the input's dim order; NumPy's FFT results are row-major"
+_PRESERVE = "PyTorch clones the input with preserve_format; cinder's copy is row-major"
+
+# op name -> why its layout still differs from PyTorch's on such inputs
+OP_DB_DIFFERENT = {
+    **dict.fromkeys((
+        "linalg_inv", "linalg_inv_ex", "linalg_solve", "linalg_solve_ex",
+        "linalg_solve_triangular", "linalg_cholesky", "linalg_cholesky_ex", "linalg_eigh",
+        "linalg_svd", "linalg_qr", "linalg_lstsq", "linalg_lu_factor", "linalg_lu_factor_ex",
+        "linalg_lu_solve", "linalg_ldl_factor", "linalg_ldl_factor_ex", "linalg_ldl_solve",
+        "linalg_householder_product", "linalg_tensorinv", "inverse", "cholesky_solve",
+        "cholesky_inverse", "triangular_solve"), _LAPACK),
+    **dict.fromkeys((
+        "fft_fft", "fft_ifft", "fft_rfft", "fft_irfft", "fft_hfft", "fft_ihfft", "fft_fft2",
+        "fft_ifft2", "fft_ihfft2", "fft_fftn", "fft_ifftn", "fft_rfftn", "fft_irfftn",
+        "fft_hfftn", "fft_ihfftn"), _FFT),
+    **dict.fromkeys(("index_fill", "put", "diagonal_scatter", "select_scatter",
+                     "slice_scatter"), _PRESERVE),
+    "pow": "pow(Python scalar, tensor): PyTorch writes a row-major result",
+    "tensor": "torch.tensor(t) of a transposed tensor keeps its layout in PyTorch",
+    "isreal": "isreal: PyTorch's result keeps the input's layout",
+    "mvlgamma": "mvlgamma: PyTorch's composite reduces into a row-major result",
+    "special_multigammaln": "as mvlgamma",
+    "ldexp": "ldexp: PyTorch's composite (mul by pow) lays out like its second operand",
+    "addcmul": "one TensorIterator over three operands in PyTorch; cinder chains two ops",
+    "addcdiv": "one TensorIterator over three operands in PyTorch; cinder chains two ops",
+    "take": "take: PyTorch's result follows the index's layout",
+    "rot90": "rot90: PyTorch's flip + transpose keeps a transposed input's layout",
+    "atleast_3d": "atleast_3d: a view whose size-1 dim has another stride",
+    "view_copy": "view_copy of a transposed tensor: PyTorch copies, cinder refuses",
+    "addr": "addr: PyTorch's result follows the input's layout",
+    "einsum": "einsum: PyTorch's bmm-based contraction returns a permuted result",
+    "cross": "cross: PyTorch's result follows the first input's layout",
+    "quantile": "quantile: PyTorch sorts and gathers into a permuted result",
+    "nanquantile": "as quantile",
+    "renorm": "renorm: PyTorch's result follows the input's layout",
+    "log_sigmoid": "log_sigmoid: PyTorch's forward writes a row-major result",
+    "cross_entropy": "cross_entropy(reduction='none') of a permuted input: PyTorch's "
+                     "log_softmax + nll_loss layout",
+    "native_dropout": "native_dropout: PyTorch's mask follows the input's layout",
+    "gru_cell": "gru_cell: the RNN cells are another helper's area (cinder/ops/nn/rnn*)",
+    "cdist": "cdist: PyTorch's result is row-major for permuted inputs",
+    "channel_shuffle": "channel_shuffle keeps a channels-last input channels-last in PyTorch",
+    "native_channel_shuffle": "as channel_shuffle",
+}
+
+
+def _relayout(lib, v, mode):
+    low, lay = DB_MODES[mode]
+    if isinstance(v, lib.Tensor):
+        if v.dim() >= low and (mode != "cl" or v.dim() in (4, 5)):
+            return lay(lib, v), True
+        return v, False
+    if isinstance(v, (list, tuple)):
+        pairs = [_relayout(lib, x, mode) for x in v]
+        return type(v)(p[0] for p in pairs), any(p[1] for p in pairs)
+    if isinstance(v, dict):
+        pairs = {k: _relayout(lib, x, mode) for k, x in v.items()}
+        return {k: p[0] for k, p in pairs.items()}, any(p[1] for p in pairs.values())
+    return v, False
+
+
+def _db_strides(lib, entry, sample, mode):
+    """The strides of every tensor the entry's call returns on relaid-out arguments; None when
+    no argument changed layout or PyTorch raises."""
+    args, kwargs, _ = build(lib, sample)
+    args, moved_a = _relayout(lib, args, mode)
+    kwargs, moved_k = _relayout(lib, kwargs, mode)
+    if not (moved_a or moved_k):
+        return None
+    lib.manual_seed(0)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = entry.call(lib, *args, **kwargs)
+    except Exception:  # noqa: BLE001 - errors are compared by the op runners, not here
+        return "raises"
+    return [tuple(t.stride()) for t in tensors_of(out, lib)]
+
+
+DB_ENTRIES = list(ENTRIES) + list(nn_functional.ENTRIES) + list(nn_torch.ENTRIES)
+
+
+@pytest.mark.parametrize("mode", list(DB_MODES))
+def test_op_db_layouts(mode):
+    """Every op-database sample, with its tensors relaid out, gives PyTorch's strides (float32
+    samples; ops listed in ``OP_DB_DIFFERENT`` are reported, not failed)."""
+    wrong = {}
+    for entry in DB_ENTRIES:
+        if entry.name in OP_DB_DIFFERENT:
+            continue
+        dtype = "float32" if "float32" in entry.dtypes else entry.dtypes[0]
+        for sample in entry.sample_list(dtype):
+            t = _db_strides(torch, entry, sample, mode)
+            if t is None or t == "raises":
+                continue
+            c = _db_strides(cinder, entry, sample, mode)
+            if c != t:
+                wrong.setdefault(entry.name, (repr(sample), t, c))
+    assert not wrong, "\n".join(f"{k}: {v}" for k, v in wrong.items())
