@@ -94,7 +94,10 @@ def as_format(arr, fmt):
 
 def as_suggested(res, src):
     """The result ``res`` of a norm/convolution/pooling of ``src``, in the memory format
-    ``src`` suggests (channels-last stays channels-last, anything else becomes row-major)."""
+    ``src`` suggests (channels-last stays channels-last, anything else becomes row-major).
+    A row-major ``src`` without size-1 dims is taken to have given a row-major ``res``."""
+    if src.flags.c_contiguous and 1 not in src.shape and res.flags.c_contiguous:
+        return res
     return as_format(res, suggested_format(src))
 
 
@@ -130,6 +133,8 @@ def empty_preserved(src, dtype=None):
 
 def preserved(arr):
     """A copy of ``arr`` as ``clone(memory_format=torch.preserve_format)`` makes it."""
+    if arr.flags.c_contiguous and 1 not in arr.shape:
+        return arr.copy()
     out = empty_preserved(arr)
     out[...] = arr
     return out

@@ -117,7 +117,7 @@ def stack(tensors, dim=0, *, out=None):
     xp = xp_of(ref)
     arrays = [as_compute(t, dt, dev) for t in tensors]
     res = xp.stack(arrays, axis=d)
-    if not all(a.flags.c_contiguous for a in arrays):
+    if not res.flags.c_contiguous:      # NumPy followed the inputs' (non-row-major) layout
         res = _stack_layout(xp, res, arrays, d)
     result = wrap(res, dt, dev)
     if needs_grad(*tensors):

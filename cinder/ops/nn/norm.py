@@ -361,12 +361,15 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
         y *= _arr(weight, acc)
     if bias is not None:
         y += _arr(bias, acc)
-    result = like(row_major(y), input)     # row-major whatever the input's layout
+    if not x.flags.c_contiguous:
+        # PyTorch's output and statistics are row-major whatever the input's layout
+        y, mean, rstd = row_major(y), row_major(mean), row_major(rstd)
+    result = like(y, input)
     if needs_grad(input, weight, bias):
         record(LayerNormNode, (input, weight, bias), (result,), input=input, weight=weight,
                bias=bias, mean=mean, rstd=rstd, axes=axes, eps=eps)
     dt = D.float32 if acc == np.float32 else input._dtype
-    return result, like(row_major(mean), input, dt), like(row_major(rstd), input, dt)
+    return result, like(mean, input, dt), like(rstd, input, dt)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5,
