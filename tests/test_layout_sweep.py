@@ -22,7 +22,7 @@ import cinder
 # Inputs: one seeded array per shape, laid out in each library the same way
 # ----------------------------------------------------------------------------------------------
 
-SHAPES = {4: (2, 3, 4, 5), 5: (2, 3, 2, 3, 4), 3: (3, 4, 5)}
+SHAPES = {4: (2, 3, 4, 5), 5: (2, 3, 3, 4, 5), 3: (3, 4, 5)}
 
 
 def _array(ndim):
@@ -60,6 +60,13 @@ ANY = ALL4 + ("cl3d", "mT")
 
 def _f(L):
     return L.nn.functional
+
+
+def _w(L, out_channels, in_channels, nd):
+    """A seeded (out, in, 3, ...) convolution weight with ``nd`` spatial dims."""
+    shape = (out_channels, in_channels) + (3,) * nd if nd > 1 else (out_channels, in_channels, 2)
+    arr = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
+    return L.from_numpy(arr)
 
 
 OPS = {
@@ -114,6 +121,43 @@ OPS = {
     "batch_norm_eval": (lambda L, x: _f(L).batch_norm(
         x, L.zeros(x.shape[1]), L.ones(x.shape[1])), ANY, True),
     "instance_norm": (lambda L, x: _f(L).instance_norm(x), ANY, True),
+    # convolution, pooling, padding, resampling: the input's (or weight's) channels-last
+    "conv2d": (lambda L, x: _f(L).conv2d(x, _w(L, 4, x.shape[1], 2), padding=1), ALL4, True),
+    "conv2d_cl_weight": (lambda L, x: _f(L).conv2d(
+        x.contiguous(), _w(L, 4, x.shape[1], 2).contiguous(memory_format=L.channels_last)),
+        ALL4, True),
+    "conv3d": (lambda L, x: _f(L).conv3d(x, _w(L, 2, x.shape[1], 3), stride=2), ("cl3d",), True),
+    "conv3d_double": (lambda L, x: _f(L).conv3d(x.double(), _w(L, 2, x.shape[1], 3).double()),
+                      ("cl3d",), True),
+    "conv_transpose2d": (lambda L, x: _f(L).conv_transpose2d(x, _w(L, x.shape[1], 2, 2)), ALL4,
+                         True),
+    "conv1d": (lambda L, x: _f(L).conv1d(x, _w(L, 2, x.shape[1], 1)), ("mT",), True),
+    "max_pool2d": (lambda L, x: _f(L).max_pool2d(x, 2, return_indices=True), ALL4, True),
+    "max_pool3d": (lambda L, x: _f(L).max_pool3d(x, 2, return_indices=True), ("cl3d",), True),
+    "avg_pool2d": (lambda L, x: _f(L).avg_pool2d(x, 2), ALL4, True),
+    "avg_pool3d": (lambda L, x: _f(L).avg_pool3d(x, 2), ("cl3d",), True),
+    "adaptive_avg_pool2d": (lambda L, x: _f(L).adaptive_avg_pool2d(x, (3, 2)), ALL4, True),
+    "adaptive_avg_pool3d": (lambda L, x: _f(L).adaptive_avg_pool3d(x, 2), ("cl3d",), True),
+    "adaptive_max_pool2d": (lambda L, x: _f(L).adaptive_max_pool2d(x, 3, True), ALL4, True),
+    "adaptive_max_pool3d": (lambda L, x: _f(L).adaptive_max_pool3d(x, 2), ("cl3d",), True),
+    "max_pool2d_unbatched": (lambda L, x: _f(L).max_pool2d(x, 2), ("mT",), True),
+    "pad_constant": (lambda L, x: _f(L).pad(x, (1, 2)), ANY, True),
+    "pad_reflect": (lambda L, x: _f(L).pad(x, (1, 1, 2, 1), mode="reflect"), ALL4 + ("mT",),
+                    True),
+    "pad_replicate": (lambda L, x: _f(L).pad(x, (1, 1, 1, 1, 1, 1), mode="replicate"),
+                      ("cl3d",), True),
+    "pad_circular": (lambda L, x: _f(L).pad(x, (1, 1, 1, 1), mode="circular"), ALL4, True),
+    "interpolate_nearest": (lambda L, x: _f(L).interpolate(x, scale_factor=2), ANY, True),
+    "interpolate_bilinear": (lambda L, x: _f(L).interpolate(x, (5, 7), mode="bilinear"), ALL4,
+                             True),
+    "interpolate_trilinear": (lambda L, x: _f(L).interpolate(x, scale_factor=2,
+                                                             mode="trilinear"), ("cl3d",), True),
+    "pixel_shuffle": (lambda L, x: _f(L).pixel_shuffle(x[:, :2].repeat(1, 2, 1, 1), 2), ALL4,
+                      True),
+    "pixel_unshuffle": (lambda L, x: _f(L).pixel_unshuffle(x[..., :4], 2), ALL4, True),
+    "channel_shuffle": (lambda L, x: _f(L).channel_shuffle(x.repeat(1, 2, 1, 1), 2), ALL4, True),
+    "dropout": (lambda L, x: _f(L).dropout(x, 0.5), ANY, True),
+    "dropout2d": (lambda L, x: _f(L).dropout2d(x, 0.5), ALL4, True),
     # random *_like: the input's layout, drawn in memory order
     "rand_like": (lambda L, x: L.rand_like(x), ANY, False),
     "randn_like": (lambda L, x: L.randn_like(x), ANY, False),
@@ -233,8 +277,6 @@ OP_DB_DIFFERENT = {
     "native_dropout": "native_dropout: PyTorch's mask follows the input's layout",
     "gru_cell": "gru_cell: the RNN cells are another helper's area (cinder/ops/nn/rnn*)",
     "cdist": "cdist: PyTorch's result is row-major for permuted inputs",
-    "channel_shuffle": "channel_shuffle keeps a channels-last input channels-last in PyTorch",
-    "native_channel_shuffle": "as channel_shuffle",
 }
 
 

@@ -92,13 +92,19 @@ def as_format(arr, fmt):
     return in_format(arr, fmt)
 
 
-def as_suggested(res, src):
+CHANNELS_LAST = ("channels_last", "channels_last_3d")
+
+
+def as_suggested(res, src, kernels=CHANNELS_LAST):
     """The result ``res`` of a norm/convolution/pooling of ``src``, in the memory format
     ``src`` suggests (channels-last stays channels-last, anything else becomes row-major).
-    A row-major ``src`` without size-1 dims is taken to have given a row-major ``res``."""
+    ``kernels``: the channels-last formats PyTorch's CPU kernel of the op keeps (several
+    3-d kernels have only a row-major one). A row-major ``src`` without size-1 dims is taken
+    to have given a row-major ``res``."""
     if src.flags.c_contiguous and 1 not in src.shape and res.flags.c_contiguous:
         return res
-    return as_format(res, suggested_format(src))
+    fmt = suggested_format(src)
+    return as_format(res, fmt if fmt in kernels else "contiguous_format")
 
 
 def _is_dense(arr):
