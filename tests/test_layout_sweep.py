@@ -79,6 +79,22 @@ OPS = {
     "add_broadcast": (lambda L, x: x + x[:1], ANY, True),
     "sub_broadcast_first": (lambda L, x: x[:1] - x, ANY, True),
     "where": (lambda L, x: L.where(x > 0, x, 0.0), ANY, True),
+    "where_row_major_condition": (lambda L, x: L.where(x.contiguous() > 0, x, x.contiguous()),
+                                  ANY, True),
+    "where_row_major_other": (lambda L, x: L.where(x > 0, x.contiguous() * 2, x), ANY, True),
+    "lerp": (lambda L, x: L.lerp(x, x.contiguous() * 2, 0.3), ANY, True),
+    "lerp_row_major_first": (lambda L, x: L.lerp(x.contiguous(), x * 2, x.sigmoid()), ANY,
+                             True),
+    "clamp_tensor": (lambda L, x: x.clamp(x.contiguous() - 0.5, x.contiguous() + 0.1), ANY,
+                     True),
+    "addcdiv_row_major_first": (lambda L, x: L.addcdiv(x.contiguous(), x, x.exp()), ANY, True),
+    "pow_scalar_base": (lambda L, x: L.pow(2.0, x), ANY, True),
+    "index_fill": (lambda L, x: x.index_fill(1, L.tensor([0, 2]), -1.0), ANY, True),
+    "put": (lambda L, x: x.put(L.tensor([1, 7]), L.tensor([-1.0, -2.0])), ANY, True),
+    "select_scatter": (lambda L, x: x.select_scatter(x[:, 0] * 0, 1, 0), ANY, True),
+    "slice_scatter": (lambda L, x: x.slice_scatter(x[:, :1] * 2, 1, 1, 2), ANY, True),
+    "diagonal_scatter": (lambda L, x: x.diagonal_scatter(x.diagonal(0, 1, 2) + 1, 0, 1, 2),
+                         ANY, True),
     "clamp": (lambda L, x: x.clamp(-0.5, 0.5), ANY, True),
     "to_double": (lambda L, x: x.double(), ANY, True),
     "relu": (lambda L, x: _f(L).relu(x), ANY, True),
@@ -236,7 +252,6 @@ DB_MODES = {
 _LAPACK = ("PyTorch's LAPACK wrappers return column-major (batched) matrices, following the "
            "input's layout; cinder's NumPy/SciPy results are row-major")
 _FFT = "PyTorch's pocketfft results keep the input's dim order; NumPy's FFT results are row-major"
-_PRESERVE = "PyTorch clones the input with preserve_format; cinder's copy is row-major"
 
 # op name -> why its layout still differs from PyTorch's on such inputs
 OP_DB_DIFFERENT = {
@@ -251,16 +266,10 @@ OP_DB_DIFFERENT = {
         "fft_fft", "fft_ifft", "fft_rfft", "fft_irfft", "fft_hfft", "fft_ihfft", "fft_fft2",
         "fft_ifft2", "fft_ihfft2", "fft_fftn", "fft_ifftn", "fft_rfftn", "fft_irfftn",
         "fft_hfftn", "fft_ihfftn"), _FFT),
-    **dict.fromkeys(("index_fill", "put", "diagonal_scatter", "select_scatter",
-                     "slice_scatter"), _PRESERVE),
-    "pow": "pow(Python scalar, tensor): PyTorch writes a row-major result",
     "tensor": "torch.tensor(t) of a transposed tensor keeps its layout in PyTorch",
-    "isreal": "isreal: PyTorch's result keeps the input's layout",
     "mvlgamma": "mvlgamma: PyTorch's composite reduces into a row-major result",
     "special_multigammaln": "as mvlgamma",
     "ldexp": "ldexp: PyTorch's composite (mul by pow) lays out like its second operand",
-    "addcmul": "one TensorIterator over three operands in PyTorch; cinder chains two ops",
-    "addcdiv": "one TensorIterator over three operands in PyTorch; cinder chains two ops",
     "take": "take: PyTorch's result follows the index's layout",
     "rot90": "rot90: PyTorch's flip + transpose keeps a transposed input's layout",
     "atleast_3d": "atleast_3d: a view whose size-1 dim has another stride",
@@ -271,7 +280,6 @@ OP_DB_DIFFERENT = {
     "quantile": "quantile: PyTorch sorts and gathers into a permuted result",
     "nanquantile": "as quantile",
     "renorm": "renorm: PyTorch's result follows the input's layout",
-    "log_sigmoid": "log_sigmoid: PyTorch's forward writes a row-major result",
     "cross_entropy": "cross_entropy(reduction='none') of a permuted input: PyTorch's "
                      "log_softmax + nll_loss layout",
     "native_dropout": "native_dropout: PyTorch's mask follows the input's layout",

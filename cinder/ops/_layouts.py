@@ -137,6 +137,16 @@ def empty_preserved(src, dtype=None):
     return xp.empty([src.shape[d] for d in order], dtype).transpose(np.argsort(order))
 
 
+def like_preserved(arr, src, copy=False):
+    """``arr`` (shaped like ``src``) with the strides ``clone(preserve_format)`` gives
+    ``src``: ``arr`` itself when it has them (unless ``copy``), else a copy."""
+    out = empty_preserved(src, arr.dtype)
+    if out.strides == arr.strides and not copy:
+        return arr
+    out[...] = arr
+    return out
+
+
 def preserved(arr):
     """A copy of ``arr`` as ``clone(memory_format=torch.preserve_format)`` makes it."""
     if arr.flags.c_contiguous and 1 not in arr.shape:
@@ -144,6 +154,19 @@ def preserved(arr):
     out = empty_preserved(arr)
     out[...] = arr
     return out
+
+
+def clone_preserve_strides(arr):
+    """A copy of ``arr`` with its very strides and storage offset, over a copy of its whole
+    storage (PyTorch's ``clone_preserve_strides``, which the ``*_scatter`` ops start from);
+    an array whose elements overlap (expanded) gets ``preserved`` instead."""
+    root = backend.storage_root(arr)
+    if not isinstance(arr, np.ndarray) or not arr.size or not root.flags.c_contiguous or \
+            any(st <= 0 and n > 1 for st, n in zip(arr.strides, arr.shape)):
+        return preserved(arr)
+    offset = backend.data_ptr(arr) - backend.data_ptr(root)
+    return np.ndarray(arr.shape, arr.dtype, buffer=root.copy(), offset=offset,
+                      strides=arr.strides)
 
 
 def iterator_order(arrays, shape):
@@ -197,6 +220,16 @@ def in_order(res, order, copy=False):
         return res
     xp = _xp(res)
     return xp.array(res.transpose(order), copy=True, order="C").transpose(np.argsort(order))
+
+
+def iterator_layout(res, operands):
+    """``pointwise_layout`` for ops of several tensor operands (where, lerp, clamp,
+    addcmul...), checked only when an operand is not row-major (NumPy then may differ)."""
+    if res.ndim > 1:
+        for a in operands:
+            if getattr(a, "ndim", 0) > 1 and not a.flags.c_contiguous:
+                return pointwise_layout(res, operands)
+    return res
 
 
 def pointwise_layout(res, operands):

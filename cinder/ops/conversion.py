@@ -7,7 +7,7 @@ from .. import backend
 from .._device import CPU, as_device
 from .._device import device as device_cls
 from .._tensor import Tensor, make_tensor
-from ._layouts import empty_preserved, in_format, preserved, suggested_format
+from ._layouts import in_format, like_preserved, preserved, suggested_format
 from ._prep import fill_scalar, is_scalar, xp_of
 from ._prep import result_type as _result_type
 from ._registry import check_fits, inplace_only, needs_grad, node_class, record, register
@@ -23,15 +23,6 @@ def _laid_out(arr, fmt):
     if fmt is None or fmt == "preserve_format":
         return preserved(arr)
     return in_format(arr, fmt)
-
-
-def _as_preserved(arr, src):
-    """The fresh copy ``arr`` of ``src`` with the strides ``preserve_format`` gives ``src``."""
-    out = empty_preserved(src, arr.dtype)
-    if out.strides == arr.strides:
-        return arr
-    out[...] = arr
-    return out
 
 
 def _format_name(memory_format):
@@ -208,7 +199,7 @@ def _to(input, dtype, dev, copy=False, non_blocking=False, memory_format=None):
     if not relayout and not input._data.flags.c_contiguous and same_dev:
         # NumPy's copies are row-major (astype keeps the dim order, but not expanded
         # strides); PyTorch's keep the input's layout (preserve_format)
-        arr = _as_preserved(arr, input._data)
+        arr = like_preserved(arr, input._data)
     if relayout:
         arr = _laid_out(arr, fmt)
     out = make_tensor(arr, dt, input._device if dev is None else dev)

@@ -2,7 +2,7 @@
 
 from .._tensor import Tensor, wrap_dim
 from ._prep import as_compute, common_device, dims_arg, result_type, wrap, xp_of
-from ._layouts import empty_preserved, in_format, suggested_format
+from ._layouts import in_format, like_preserved, suggested_format
 from ._registry import (OpNode, _real_for_real_inputs, alias, needs_grad, node_class, record,
                         register, write_out)
 
@@ -171,19 +171,11 @@ def flip(input, dims):
     if input._data.flags.c_contiguous:
         arr = xp.array(arr, copy=True)
     else:
-        arr = _flipped_preserved(input._data, arr)
+        arr = like_preserved(arr, input._data, copy=True)   # not the flipped strides
     result = wrap(arr, input._dtype, input._device)
     if input._requires_grad and needs_grad(input):
         record(FlipNode, (input,), (result,), dims=dims)
     return result
-
-
-def _flipped_preserved(src, flipped):
-    """The flipped copy laid out as PyTorch's flip writes it: into an ``empty_like`` of the
-    input (NumPy would follow the flipped view's negative strides)."""
-    out = empty_preserved(src)
-    out[...] = flipped
-    return out
 
 
 def _flip_method(self, *dims):
