@@ -89,6 +89,19 @@ OPS = {
                      True),
     "addcdiv_row_major_first": (lambda L, x: L.addcdiv(x.contiguous(), x, x.exp()), ANY, True),
     "pow_scalar_base": (lambda L, x: L.pow(2.0, x), ANY, True),
+    "eq_row_major_second": (lambda L, x: x == x.contiguous().round(), ANY, False),
+    "logical_and": (lambda L, x: L.logical_and(x > 0, x.contiguous() < 1), ANY, False),
+    "complex": (lambda L, x: L.complex(x, x.contiguous()), ANY, False),
+    "polar": (lambda L, x: L.polar(x.contiguous().abs(), x), ANY, False),
+    "cdist": (lambda L, x: L.cdist(x, x), ANY, True),
+    "mse_none": (lambda L, x: _f(L).mse_loss(x, x.contiguous() * 2, reduction="none"), ANY,
+                 True),
+    "huber_none_row_major_input": (lambda L, x: _f(L).huber_loss(
+        x.contiguous(), x * 2, reduction="none"), ANY, True),
+    "bce_logits_none": (lambda L, x: _f(L).binary_cross_entropy_with_logits(
+        x, x.contiguous().sigmoid(), reduction="none"), ANY, True),
+    "bce_logits_none_target": (lambda L, x: _f(L).binary_cross_entropy_with_logits(
+        x.contiguous(), x.sigmoid(), reduction="none"), ANY, True),
     "index_fill": (lambda L, x: x.index_fill(1, L.tensor([0, 2]), -1.0), ANY, True),
     "put": (lambda L, x: x.put(L.tensor([1, 7]), L.tensor([-1.0, -2.0])), ANY, True),
     "select_scatter": (lambda L, x: x.select_scatter(x[:, 0] * 0, 1, 0), ANY, True),
@@ -284,7 +297,6 @@ OP_DB_DIFFERENT = {
                      "log_softmax + nll_loss layout",
     "native_dropout": "native_dropout: PyTorch's mask follows the input's layout",
     "gru_cell": "gru_cell: the RNN cells are another helper's area (cinder/ops/nn/rnn*)",
-    "cdist": "cdist: PyTorch's result is row-major for permuted inputs",
 }
 
 
