@@ -141,6 +141,17 @@ OPS = {
     "index_put_acc": (lambda L, x: x.index_put((L.tensor([1, 1]),), x[:1] * 0 + 2,
                                                accumulate=True), ANY, True),
     "masked_fill": (lambda L, x: x.masked_fill(x > 0, 1.0), ANY, True),
+    # advanced indexing (one TensorIterator over the input and the indices)
+    "getitem_index": (lambda L, x: x[:, L.tensor([0, 2])], ANY, True),
+    "getitem_last": (lambda L, x: x[..., L.tensor([1, 0, 1])], ANY, True),
+    "getitem_mask": (lambda L, x: x[:, L.arange(x.shape[1]) % 2 == 0], ANY, True),
+    "getitem_two_adjacent": (lambda L, x: x[:, L.tensor([0, 1]), L.tensor([1, 2])], ANY, True),
+    "getitem_split": (lambda L, x: x[L.tensor([0, 1]), :, L.tensor([1, 2])], ANY, True),
+    "getitem_2d_index": (lambda L, x: x[:, L.tensor([[0, 1], [2, 1]]).t()], ANY, True),
+    "getitem_2d_index_row_major": (lambda L, x: x.contiguous()[:, L.tensor([[0, 1, 2],
+                                                                              [2, 1, 0]]).t()],
+                                   ANY, True),
+    "index_select": (lambda L, x: x.index_select(1, L.tensor([2, 0])), ANY, True),
     # norms
     "layer_norm": (lambda L, x: _f(L).layer_norm(x, x.shape[-1:]), ANY, True),
     "native_layer_norm": (lambda L, x: L.native_layer_norm(

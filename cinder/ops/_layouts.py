@@ -182,6 +182,12 @@ def iterator_order(arrays, shape):
         for i, n in enumerate(a.shape):
             st.append(0 if n == 1 and shape[lead + i] != 1 else a.strides[i])
         strides.append(st)
+    return _order_of(strides, shape)
+
+
+def _order_of(strides, shape):
+    """TensorIterator's dim order from per-operand stride lists (0: no say on that dim)."""
+    ndim = len(shape)
 
     def should_swap(d0, d1):
         for st in strides:
@@ -206,6 +212,33 @@ def iterator_order(arrays, shape):
                 break
     order = perm[::-1]
     return None if order == list(range(ndim)) else order
+
+
+def index_layout(res, src, key):
+    """The result ``res = src[key]`` of advanced indexing (``key``: full slices and index
+    arrays) laid out as PyTorch's ``index`` lays it out: one TensorIterator over ``src``
+    (its indexed dims replaced by the index dims, with no say) and the index arrays. Index
+    dims sit where the indices were when they are adjacent, in front otherwise (NumPy's
+    rule, which PyTorch shares)."""
+    pos = [i for i, k in enumerate(key) if not isinstance(k, slice)]
+    if not pos:
+        return row_major(res)
+    idx = [key[i] for i in pos]
+    ishape = np.broadcast_shapes(*(np.shape(a) for a in idx))
+    rest = [d for d in range(src.ndim) if d not in pos]
+    if pos == list(range(pos[0], pos[0] + len(pos))):      # adjacent: indices stay in place
+        before = [d for d in rest if d < pos[0]]
+        after = [d for d in rest if d > pos[0]]
+    else:
+        before, after = [], rest
+    n_idx = len(ishape)
+    src_st = [src.strides[d] for d in before] + [0] * n_idx + [src.strides[d] for d in after]
+    operands = [src_st]
+    for a in idx:
+        st = _xp(a).broadcast_to(a, ishape).strides if np.ndim(a) else (0,) * n_idx
+        operands.append([0] * len(before) + list(st) + [0] * len(after))
+    order = _order_of(operands, res.shape)
+    return row_major(res) if order is None else in_order(res, order)
 
 
 def in_order(res, order, copy=False):

@@ -19,7 +19,7 @@ from .. import backend
 from .._tensor import Tensor, make_tensor, wrap_dim
 from . import limited_uint
 from ._inplace import make_inplace
-from ._layouts import preserved, row_major
+from ._layouts import index_layout, preserved, row_major
 from ._prep import as_compute, checked_scalar, fill_scalar, scalar_as, wrap, xp_of
 from ._registry import (check_inplace, needs_grad, node_class, publish_attribute, record,
                         register)
@@ -272,7 +272,15 @@ def getitem(self, key):
 
 def getitem_np(t, np_key):
     """Differentiable ``t[np_key]`` for a key already converted to arrays (a dense copy)."""
-    result = make_tensor(row_major(t._data[np_key]), t._dtype, t._device)
+    arr = t._data
+    res = arr[np_key]
+    if arr.flags.c_contiguous and all(k.__class__ is slice or k.flags.c_contiguous
+                                      for k in np_key):
+        res = row_major(res)
+    else:
+        # PyTorch's index follows a permuted input (or permuted index tensors)
+        res = index_layout(res, arr, np_key)
+    result = make_tensor(res, t._dtype, t._device)
     if t._requires_grad and needs_grad(t):
         record(IndexNode, (t,), (result,), self_sizes=t._data.shape, key=np_key)
     return result
