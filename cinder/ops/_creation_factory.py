@@ -23,6 +23,7 @@ from .. import _dtype as D
 from .. import _layout, backend
 from .._device import CPU, as_device
 from .._tensor import Tensor, make_tensor
+from ._layouts import OUTER_FIRST, empty_preserved
 from ._registry import register, write_out
 
 __all__ = ["check_dtype", "check_options", "filled", "finish", "is_int_arg", "parse_size"]
@@ -132,15 +133,13 @@ def _check_memory_format(name, memory_format):
                         f"{type(memory_format).__name__}")
 
 
-# The dims of a channels-last layout from outermost to innermost: (N, C, H, W) as N, H, W, C.
-_OUTER_FIRST = {"channels_last": (0, 2, 3, 1), "channels_last_3d": (0, 2, 3, 4, 1)}
 
 
 def _alloc(shape, np_dtype, memory_format, alloc=np.empty):
     """A host array of ``shape`` laid out as ``memory_format`` (contiguous when None)."""
     if memory_format is None or memory_format is _layout.contiguous_format:
         return alloc(shape, dtype=np_dtype)
-    order = _OUTER_FIRST.get(memory_format.name)
+    order = OUTER_FIRST.get(memory_format.name)
     if order is None:       # preserve_format: there is no input to preserve
         raise RuntimeError("unsupported memory format Preserve")
     if len(shape) != len(order):
@@ -164,7 +163,7 @@ def _alloc_like(src, np_dtype, memory_format):
         itemsize = np.dtype(np_dtype).itemsize
         strides = tuple(st // src.itemsize * itemsize for st in src.strides)
         return np.lib.stride_tricks.as_strided(np.empty(0, np_dtype), src.shape, strides)
-    return np.empty_like(src, dtype=np_dtype, order="K")
+    return empty_preserved(src, np_dtype)
 
 
 def finish(arr, dtype, device, requires_grad, out=None):

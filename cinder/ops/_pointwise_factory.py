@@ -14,6 +14,7 @@ from .._tensor import Tensor, make_tensor
 from ..backend import blas
 from .creation import scalar_tensor_like
 from .limited_uint import LIMITED, SELF, claim
+from ._layouts import pointwise_layout
 from ._prep import (
     binary_operands,
     broadcast_shape,
@@ -203,6 +204,9 @@ def binary(name, kernel, node=None, *, promote_int_to_float=False,
             # a reduced-float op computed in float32, or a kernel whose NumPy scalar widened
             # the result: the tensor holds its own dtype, rounded once
             res = res.astype(dt.numpy_dtype)
+        if res.ndim > 1 and not a.flags.c_contiguous:
+            # NumPy and PyTorch differ only when the first operand is not row-major
+            res = pointwise_layout(res, (a, b))
         result = wrap(res, dt, dev)
         if node is not None and (input._requires_grad or getattr(other, "_requires_grad", 0)) \
                 and needs_grad(input, other if isinstance(other, Tensor) else None):

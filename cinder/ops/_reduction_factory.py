@@ -29,6 +29,7 @@ from .. import return_types
 from ..backend import scan as blocked_scan
 from .._tensor import Tensor, make_tensor, wrap_dim
 from . import limited_uint
+from ._layouts import row_major
 from ._prep import check_tensor_arg, dims_arg, xp_of
 from ._registry import make_inplace, needs_grad, record, register, write_out
 
@@ -317,6 +318,13 @@ def _check_differentiable(result):
         raise RuntimeError(f"Autograd not support dtype: {dt.scalar_name}")
 
 
+def _row_major_outputs(outputs):
+    """Give each output PyTorch's row-major strides: its reductions allocate their results
+    row-major whatever the input's layout, where NumPy keeps the input's dim order."""
+    for t in outputs:
+        t._data = row_major(t._data)
+
+
 def _record(answer, input):
     """Record ``answer.node`` with its inputs bound by name: ``self`` is the input, unless the
     body names another tensor ``self`` (the input after a dtype conversion)."""
@@ -379,6 +387,8 @@ def reduction(name, *, nodes=(), returns=None, has_out=True, check_out=None, ove
                 if check_out is not None:
                     check_out(input, *args, **kwargs)
             answer = body(input, *args, **kwargs)
+            if not input._data.flags.c_contiguous:
+                _row_major_outputs(answer.outputs)
             if answer.node is not None and input._requires_grad and needs_grad(input):
                 _record(answer, input)
             outputs = answer.outputs

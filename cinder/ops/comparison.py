@@ -13,6 +13,7 @@ from .. import _dtype as D
 from ._inplace import make_inplace
 from ._pointwise_factory import _COMPLEX
 from .limited_uint import LIMITED, claim
+from ._layouts import pointwise_layout
 from ._prep import binary_operands, broadcast_shape, check_tensor_arg, not_implemented, \
     reraise_broadcast, wrap, xp_of
 from ._registry import alias, register, write_out
@@ -49,6 +50,8 @@ def comparison(name, ufunc, *, ordered=False, tensor_other=False, aliases=()):
                 res = getattr(xp_of(input), ufunc)(a, b)
         except ValueError as exc:
             reraise_broadcast(exc, a, b)
+        if res.ndim > 1 and not a.flags.c_contiguous:
+            res = pointwise_layout(res, (a, b))     # NumPy differs only then
         result = wrap(res, D.bool, dev)
         if out is not None:
             return write_out(out, result)

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, wrap_dim
+from ._layouts import row_major
 from ._prep import (
     as_compute,
     broadcast_shape,
@@ -426,8 +427,10 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     # (PyTorch's rule for the GEMM formula, whose rounding differs from the direct sum's)
     use_mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or (
         compute_mode in (None, _CDIST_MODES[0]) and (n1 > 25 or n2 > 25)))
-    res = _euclid_mm(xp, a, b) if use_mm else _pairwise(xp, a, b, p)
-    result = wrap(xp.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
+    res = xp.asarray(_euclid_mm(xp, a, b) if use_mm else _pairwise(xp, a, b, p))
+    if not res.flags.c_contiguous:
+        res = row_major(res)        # PyTorch's result is row-major whatever the inputs' layout
+    result = wrap(res.astype(dt.numpy_dtype, copy=False), dt, dev)
     if needs_grad(x1, x2):
         record(CdistNode, (x1, x2), (result,), x1=x1, x2=x2, p=p,
                x1_sizes=x1._data.shape, x2_sizes=x2._data.shape)

@@ -2,14 +2,12 @@
 
 import warnings
 
-import numpy as np
-
 from .. import _dtype as D
 from .. import backend
 from .._device import CPU, as_device
 from .._device import device as device_cls
-from .._tensor import _INNER_FIRST, Tensor, make_tensor
-from ._creation_factory import _OUTER_FIRST
+from .._tensor import Tensor, make_tensor
+from ._layouts import in_format, like_preserved, preserved, suggested_format
 from ._prep import fill_scalar, is_scalar, xp_of
 from ._prep import result_type as _result_type
 from ._registry import check_fits, inplace_only, needs_grad, node_class, record, register
@@ -18,16 +16,13 @@ CloneNode = node_class("CloneBackward0", {"self": lambda grad, s: grad})
 ToCopyNode = node_class("ToCopyBackward0", {"self": lambda grad, s: grad})
 
 
-def _laid_out(xp, arr, fmt):
+def _laid_out(arr, fmt):
     """A copy of ``arr`` laid out as memory format ``fmt`` ("contiguous_format",
     "channels_last" or "channels_last_3d"; "preserve_format" or None keep a dense array's
-    strides)."""
-    order = _OUTER_FIRST.get(fmt)
-    if order is None:
-        return xp.array(arr, copy=True, order="C" if fmt == "contiguous_format" else "K")
-    if arr.ndim != len(order):
-        raise RuntimeError(f"required rank {len(order)} tensor to use {fmt} format")
-    return xp.array(arr.transpose(order), copy=True, order="C").transpose(np.argsort(order))
+    strides, as ``clone`` does)."""
+    if fmt is None or fmt == "preserve_format":
+        return preserved(arr)
+    return in_format(arr, fmt)
 
 
 def _format_name(memory_format):
@@ -38,7 +33,7 @@ def _format_name(memory_format):
 def clone(input, *, memory_format=None):
     """A copy with its own memory: by default (``preserve_format``) with the strides of a dense
     input, else laid out as ``memory_format`` asks."""
-    out = make_tensor(_laid_out(xp_of(input), input._data, _format_name(memory_format)),
+    out = make_tensor(_laid_out(input._data, _format_name(memory_format)),
                       input._dtype, input._device)
     if input._requires_grad and needs_grad(input):
         record(CloneNode, (input,), (out,))
@@ -57,33 +52,6 @@ def contiguous(input, memory_format=None):
     if fmt == "preserve_format":
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
     return clone(input, memory_format=fmt or "contiguous_format")
-
-
-def _suggested_format(arr):
-    """The memory format PyTorch reads from an array's strides (its ``suggest_memory_format``):
-    "channels_last" or "channels_last_3d" when a 4-d or 5-d array is laid out so, else
-    "contiguous_format" (ambiguous strides, such as size-1 dims, count as contiguous)."""
-    shape = arr.shape
-    strides = [s // arr.itemsize for s in arr.strides]
-    for fmt in ("channels_last", "channels_last_3d"):
-        inner_first = _INNER_FIRST.get((fmt, len(shape)))
-        if inner_first is not None and _strides_read_as(shape, strides, inner_first):
-            return fmt
-    return "contiguous_format"
-
-
-def _strides_read_as(shape, strides, inner_first):
-    """Whether the strides grow along ``inner_first`` (innermost dim first), with PyTorch's
-    tie-breaks: a zero channel stride or batch strides equal to the channel's are not
-    channels-last."""
-    if strides[1] == 0:
-        return False
-    smallest = 0
-    for d in inner_first:
-        if shape[d] == 0 or strides[d] < smallest or (d == 0 and smallest == strides[1]):
-            return False
-        smallest = strides[d] * max(shape[d], 1)
-    return True
 
 
 register("contiguous", contiguous, function_too=False, family="copy")
@@ -211,7 +179,7 @@ def _to(input, dtype, dev, copy=False, non_blocking=False, memory_format=None):
     ``memory_format`` other than ``preserve_format`` asks for that layout (a copy when the
     input is not laid out so)."""
     fmt = _format_name(memory_format)
-    relayout = fmt not in (None, "preserve_format") and _suggested_format(input._data) != fmt
+    relayout = fmt not in (None, "preserve_format") and suggested_format(input._data) != fmt
     same_dtype = dtype is None or dtype is input._dtype
     same_dev = dev is None or dev == input._device
     if same_dtype and same_dev and not copy and not relayout:
@@ -228,8 +196,12 @@ def _to(input, dtype, dev, copy=False, non_blocking=False, memory_format=None):
         arr = D.cast_array(arr, dt)
     elif (same_dev and copy) or arr is input._data:
         arr = arr.copy()
+    if not relayout and not input._data.flags.c_contiguous and same_dev:
+        # NumPy's copies are row-major (astype keeps the dim order, but not expanded
+        # strides); PyTorch's keep the input's layout (preserve_format)
+        arr = like_preserved(arr, input._data)
     if relayout:
-        arr = _laid_out(backend.array_module_of(arr), arr, fmt)
+        arr = _laid_out(arr, fmt)
     out = make_tensor(arr, dt, input._device if dev is None else dev)
     if input._requires_grad and needs_grad(input) and dt.category >= D.FLOATING:
         record(ToCopyNode, (input,), (out,))

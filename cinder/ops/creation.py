@@ -14,6 +14,7 @@ from .._random_engine import _fma32, _fma64
 from .._tensor import Tensor, make_tensor
 from .._storage import adopt_numpy
 from ..autograd import grad_mode
+from ._layouts import iterator_layout
 from ._prep import (check_tensor_arg, checked_scalar, common_device, fill_scalar, result_type,
                     wrap, xp_of)
 from ._creation_factory import check_dtype, check_options, filled, is_int_arg
@@ -665,6 +666,7 @@ def _complex_result(re, im, inputs, node, out, **saved):
         arr = xp.asarray(re + 1j * im).astype(dt.numpy_dtype)
     except ValueError as exc:
         reraise_broadcast(exc, re, im)
+    arr = iterator_layout(arr, [t._data for t in inputs])   # one iterator over both parts
     result = wrap(arr, dt, common_device(inputs))
     if needs_grad(*inputs):
         record(node, inputs, (result,), **saved)

@@ -5,6 +5,7 @@ import numpy as np
 
 from .._tensor import wrap_dim
 from ..autograd.grad_mode import no_grad
+from ._layouts import clone_preserve_strides
 from ._prep import check_tensor_arg, wrap, xp_of
 from ._registry import FUNCTIONS, make_inplace, needs_grad, node_class, record, register, write_out
 
@@ -78,7 +79,8 @@ register("diagflat", diagflat, family="diagonal")
 def _scatter_into(name, input, src, view_of, node, **saved):
     """A copy of ``input`` whose view ``view_of(t)`` is overwritten with ``src``."""
     check_tensor_arg(src, name, "src", 2)
-    out = wrap(input._data.copy(), input._dtype, input._device)
+    # PyTorch starts from a clone with the input's very strides and storage offset
+    out = wrap(clone_preserve_strides(input._data), input._dtype, input._device)
     with no_grad():
         piece = view_of(out)
     if piece._data.shape != src._data.shape:

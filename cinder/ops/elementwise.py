@@ -13,6 +13,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import backend, return_types
 from .._tensor import Tensor
+from ._layouts import iterator_layout, like_preserved
 from ._prep import (
     as_compute,
     broadcast_shape,
@@ -579,6 +580,7 @@ def _addc(name, node, divide):
         v = _value_scalar(value, dt)
         with np.errstate(all="ignore"):
             res = a + v * (b / c if divide else b * c)
+        res = iterator_layout(res, (a, b, c))      # one iterator over the three, in PyTorch
         result = wrap(res.astype(dt.numpy_dtype, copy=False), dt, dev)
         if needs_grad(input, tensor1, tensor2):
             record(node, (input, tensor1, tensor2), (result,), tensor1=tensor1,
@@ -651,8 +653,12 @@ def isreal(input):
     check_tensor_arg(input, "isreal", "input", 1)
     xp = xp_of(input)
     if input._dtype in _COMPLEX:
-        return wrap(input._data.imag == 0, D.bool, input._device)
-    return wrap(xp.ones(input._data.shape, bool), D.bool, input._device)
+        res = input._data.imag == 0
+    else:
+        res = xp.ones(input._data.shape, bool)
+    if not input._data.flags.c_contiguous:
+        res = like_preserved(res, input._data)     # the input's layout, as in PyTorch
+    return wrap(res, D.bool, input._device)
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):

@@ -16,9 +16,10 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import backend
-from .._tensor import Tensor, contiguous_strides, make_tensor, wrap_dim
+from .._tensor import Tensor, make_tensor, wrap_dim
 from . import limited_uint
 from ._inplace import make_inplace
+from ._layouts import index_layout, preserved, row_major
 from ._prep import as_compute, checked_scalar, fill_scalar, scalar_as, wrap, xp_of
 from ._registry import (check_inplace, needs_grad, node_class, publish_attribute, record,
                         register)
@@ -235,17 +236,6 @@ def _np_key(view, positions):
     return tuple(key)
 
 
-def _dense(arr):
-    """``arr`` with exactly row-major strides (PyTorch's index results are dense)."""
-    item = arr.itemsize
-    if arr.strides == tuple(s * item for s in contiguous_strides(arr.shape)) or not arr.size:
-        return arr
-    xp = np if isinstance(arr, np.ndarray) else backend.cupy_module()
-    out = xp.empty(arr.shape, arr.dtype)
-    out[...] = arr
-    return out
-
-
 # ----------------------------------------------------------------------------------------------
 # t[key]
 # ----------------------------------------------------------------------------------------------
@@ -282,7 +272,15 @@ def getitem(self, key):
 
 def getitem_np(t, np_key):
     """Differentiable ``t[np_key]`` for a key already converted to arrays (a dense copy)."""
-    result = make_tensor(_dense(t._data[np_key]), t._dtype, t._device)
+    arr = t._data
+    res = arr[np_key]
+    if arr.flags.c_contiguous and all(k.__class__ is slice or k.flags.c_contiguous
+                                      for k in np_key):
+        res = row_major(res)
+    else:
+        # PyTorch's index follows a permuted input (or permuted index tensors)
+        res = index_layout(res, arr, np_key)
+    result = make_tensor(res, t._dtype, t._device)
     if t._requires_grad and needs_grad(t):
         record(IndexNode, (t,), (result,), self_sizes=t._data.shape, key=np_key)
     return result
@@ -312,7 +310,8 @@ IndexPutNode = node_class("IndexPutBackward0", {
 def index_put(input, key, values, accumulate=False):
     """Out-of-place ``input[key] = values`` (``+=`` with accumulate, duplicates summed);
     ``key`` is a NumPy key from ``_np_key``."""
-    out = make_tensor(input._data.copy(), input._dtype, input._device)
+    # a clone keeping the input's layout (PyTorch's preserve_format), filled in place
+    out = make_tensor(preserved(input._data), input._dtype, input._device)
     _put_into(out._data, key, values, input._dtype, accumulate)
     v = values if isinstance(values, Tensor) else None
     if needs_grad(input, v):
@@ -532,7 +531,7 @@ def index_select(input, dim, index, *, out=None):
         key = (slice(None),) * d + (idx,)
     positions = [(d if input._data.ndim else 0, idx)]
     _check_indices(positions, view._data.shape)
-    data = _dense(view._data[key])
+    data = row_major(view._data[key])
     result = make_tensor(data.reshape(()) if input._data.ndim == 0 else data, input._dtype,
                          input._device)
     if view._requires_grad and needs_grad(view):

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Size, Tensor, wrap_dim
+from ._layouts import as_suggested
 from ._prep import broadcast_shape, check_tensor_arg, shape_arg, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register
 from ._view_factory import NO_SAVES, view_op
@@ -136,7 +137,9 @@ def roll(input, shifts, dims=None):
     else:
         axes = tuple(wrap_dim(d, max(input._data.ndim, 1)) for d in dims_t)
         res = xp.roll(input._data, shifts, axes) if input._data.ndim else input._data.copy()
-    result = wrap(xp.ascontiguousarray(res), input._dtype, input._device)
+    # rolled along dims, PyTorch keeps the memory format the input suggests (channels-last)
+    res = xp.ascontiguousarray(res) if dims is None else as_suggested(res, input._data)
+    result = wrap(res, input._dtype, input._device)
     if input._requires_grad and needs_grad(input):
         record(RollNode, (input,), (result,), shifts=shifts, dims=dims)
     return result

@@ -23,6 +23,7 @@ from ._pointwise_factory import (
 )
 # re-exported: code written against ``pointwise.eq`` keeps working
 from .comparison import eq, ge, gt, le, logical_and, logical_or, logical_xor, lt, ne  # noqa: F401
+from ._layouts import iterator_layout, row_major
 from ._prep import (
     as_compute,
     binary_operands,
@@ -367,8 +368,10 @@ def pow(input, exponent, *, out=None):
         if dt is D.bool:
             not_implemented("pow", dt)
         xp = np if dev.type == "cpu" else xp_of(exponent)
-        result = wrap(xp.asarray(_power(xp, xp.asarray(b, dtype=dt.numpy_dtype), a, dt))
-                      .astype(dt.numpy_dtype, copy=False), dt, dev)
+        res = xp.asarray(_power(xp, xp.asarray(b, dtype=dt.numpy_dtype), a, dt))
+        if not a.flags.c_contiguous:
+            res = row_major(res)    # PyTorch's pow(scalar, tensor) is row-major
+        result = wrap(res.astype(dt.numpy_dtype, copy=False), dt, dev)
         if needs_grad(exponent):
             record(PowBaseNode, (exponent,), (result,), self_scalar=input)
         return write_out(out, result) if out is not None else result
@@ -613,7 +616,9 @@ def _clamp(input, min, max, out, scalar_node, tensor_node, name="clamp"):
     except ValueError as exc:
         reraise_broadcast(exc, input._data, *(v._data for v in (min, max)
                                               if isinstance(v, Tensor)))
-    result = wrap(xp.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
+    res = iterator_layout(xp.asarray(res), [input._data] + [t._data for t in (min, max)
+                                                            if isinstance(t, Tensor)])
+    result = wrap(res.astype(dt.numpy_dtype, copy=False), dt, dev)
     if tensors:
         if needs_grad(input, *(t for t in (min, max) if isinstance(t, Tensor))):
             ins = (input,) + tuple(t for t in (min, max) if t is not None) \
@@ -681,7 +686,9 @@ def where(condition, input=None, other=None, *, out=None):
     except ValueError as exc:
         reraise_broadcast(exc, *(v._data for v in (condition, input, other)
                                  if isinstance(v, Tensor)))
-    result = wrap(xp.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
+    res = iterator_layout(xp.asarray(res), [v._data for v in (condition, input, other)
+                                            if isinstance(v, Tensor)])
+    result = wrap(res.astype(dt.numpy_dtype, copy=False), dt, dev)
     ins = (input if isinstance(input, Tensor) else None,
            other if isinstance(other, Tensor) else None)
     if needs_grad(*ins):
@@ -729,7 +736,8 @@ def lerp(input, end, weight, *, out=None):
             res = xp.where(xp.abs(w) < 0.5, a + w * diff, b - diff * (1 - w))
     except ValueError as exc:
         reraise_broadcast(exc, a, b, w)
-    result = wrap(xp.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
+    res = iterator_layout(xp.asarray(res), (a, b, w))
+    result = wrap(res.astype(dt.numpy_dtype, copy=False), dt, dev)
     if needs_grad(input, end, weight if tensor_w else None):
         if tensor_w:
             record(LerpTensorNode, (input, end, weight), (result,), self=input, end=end,

@@ -155,6 +155,10 @@ def _like(name, base):
                             f"{type(input).__name__}")
         dt = input._dtype if dtype is None else dtype
         dev = input._device if device is None else device
+        if memory_format is not None or not input._data.flags.c_contiguous:
+            # PyTorch fills an ``empty_like`` (the input's layout, by default) in memory order
+            return _fill_like(name, input, args, low, high, dt, dev, requires_grad,
+                              memory_format, generator)
         if name == "randint_like":
             bounds = list(args)
             if low is not None:
@@ -167,6 +171,22 @@ def _like(name, base):
                     generator=generator)
     fn.__name__ = fn.__qualname__ = name
     register(name, fn, method=False, family="random")
+
+
+def _fill_like(name, input, args, low, high, dt, dev, requires_grad, memory_format, generator):
+    """``rand_like``/``randn_like``/``randint_like`` as PyTorch computes them: an
+    ``empty_like`` of the input (laid out as ``memory_format``) filled by the in-place
+    sampler, which draws in memory order."""
+    from .creation import empty_like
+    t = empty_like(input, dtype=dt, device=dev, memory_format=memory_format)
+    if name == "rand_like":
+        t.uniform_(generator=generator)
+    elif name == "randn_like":
+        t.normal_(generator=generator)
+    else:
+        bounds = [b for b in (low, *args, high) if b is not None]
+        t.random_(*bounds, generator=generator)
+    return t.requires_grad_(requires_grad) if requires_grad else t
 
 
 _like("rand_like", rand)

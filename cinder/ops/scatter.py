@@ -14,6 +14,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, make_tensor, wrap_dim
 from . import limited_uint
+from ._layouts import like_preserved
 from ._prep import check_tensor_arg, checked_scalar, not_implemented, scalar_as, wrap, xp_of
 from ._registry import (
     make_inplace,
@@ -297,8 +298,10 @@ def index_fill(input, dim, index, value):
                            f"tensor with {value._data.ndim} dimension(s).")
     v = value._data.astype(input._data.dtype) if tensor_value else \
         checked_scalar(value, input._dtype)
-    res = input._data.copy()
+    res = input._data.copy()     # row-major, so that the flat view below writes through
     res.reshape(-1)[_index_linear(input, d, idx).reshape(-1)] = v
+    if not input._data.flags.c_contiguous:
+        res = like_preserved(res, input._data)    # PyTorch's clone(preserve_format)
     result = wrap(res, input._dtype, input._device)
     if needs_grad(input, value if tensor_value else None):
         record(IndexFillTensorNode if tensor_value else IndexFillNode,
@@ -407,12 +410,14 @@ def put(input, index, source, accumulate=False):
         raise IndexError(f"put_(): Expected source and index to have the same number of "
                            f"elements, but got source.numel() = {source._data.size}, "
                            f"index.numel() = {idx.size}")
-    res = input._data.copy()
+    res = input._data.copy()     # row-major, so that the flat view below writes through
     flat = res.reshape(-1)
     if accumulate:
         reduce_into(xp_of(input), flat, idx, source._data, "sum")
     else:
         flat[idx.reshape(-1)] = source._data.reshape(-1)
+    if not input._data.flags.c_contiguous:
+        res = like_preserved(res, input._data)    # PyTorch's clone(preserve_format)
     result = wrap(res, input._dtype, input._device)
     if needs_grad(input, source):
         record(PutNode, (input, source), (result,), index=index, accumulate=accumulate,

@@ -2,7 +2,7 @@
 
 from .._tensor import Tensor, wrap_dim
 from ._prep import as_compute, common_device, dims_arg, result_type, wrap, xp_of
-from .conversion import _laid_out, _suggested_format
+from ._layouts import in_format, like_preserved, suggested_format
 from ._registry import (OpNode, _real_for_real_inputs, alias, needs_grad, node_class, record,
                         register, write_out)
 
@@ -91,11 +91,11 @@ def cat(tensors, dim=0, *, out=None):
 def _cat_layout(xp, res, arrays):
     """``cat``'s result in PyTorch's layout: the memory format every input reads as from its
     strides (channels-last when all are), else row-major."""
-    formats = {_suggested_format(a) for a in arrays}
+    formats = {suggested_format(a) for a in arrays}
     want = formats.pop() if len(formats) == 1 else "contiguous_format"
     if want == "contiguous_format":
         return res if res.flags.c_contiguous else xp.ascontiguousarray(res)
-    return res if _suggested_format(res) == want else _laid_out(xp, res, want)
+    return res if suggested_format(res) == want else in_format(res, want)
 
 
 register("cat", cat, method=False, family="shape", nodes=(CatBackward,))
@@ -115,10 +115,25 @@ def stack(tensors, dim=0, *, out=None):
     dt = result_type(*tensors)
     dev = common_device(tensors)
     xp = xp_of(ref)
-    result = wrap(xp.stack([as_compute(t, dt, dev) for t in tensors], axis=d), dt, dev)
+    arrays = [as_compute(t, dt, dev) for t in tensors]
+    res = xp.stack(arrays, axis=d)
+    if not res.flags.c_contiguous:      # NumPy followed the inputs' (non-row-major) layout
+        res = _stack_layout(xp, res, arrays, d)
+    result = wrap(res, dt, dev)
     if needs_grad(*tensors):
         record(StackBackward, tensors, (result,), dim=d, sizes=None, stacked=True)
     return write_out(out, result) if out is not None else result
+
+
+def _stack_layout(xp, res, arrays, d):
+    """``stack``'s result in PyTorch's layout: it concatenates along ``d`` and views the
+    result with the new dim (so the inputs' common memory format survives), but stacks along
+    a new last dim as ``cat`` of unsqueezed inputs, which is always row-major."""
+    if d == arrays[0].ndim:
+        return xp.ascontiguousarray(res)
+    joined = res.reshape(res.shape[:d] + (-1,) + res.shape[d + 2:])
+    joined = _cat_layout(xp, joined, arrays)
+    return joined.reshape(res.shape)
 
 
 register("stack", stack, method=False, family="shape", nodes=(StackBackward,))
@@ -153,7 +168,11 @@ def flip(input, dims):
     dims = dims_arg(tuple(dims), input.dim()) if input.dim() else ()
     xp = xp_of(input)
     arr = xp.flip(input._data, axis=dims) if dims else input._data
-    result = wrap(xp.array(arr, copy=True), input._dtype, input._device)
+    if input._data.flags.c_contiguous:
+        arr = xp.array(arr, copy=True)
+    else:
+        arr = like_preserved(arr, input._data, copy=True)   # not the flipped strides
+    result = wrap(arr, input._dtype, input._device)
     if input._requires_grad and needs_grad(input):
         record(FlipNode, (input,), (result,), dims=dims)
     return result

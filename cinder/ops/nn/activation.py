@@ -17,6 +17,7 @@ from ... import backend
 from ..._runtime import get_num_threads
 from ..._tensor import Tensor
 from ...autograd import grad_mode
+from .._layouts import row_major
 from .._prep import not_implemented, wrap, xp_of
 from ..pointwise import where
 from .._registry import make_inplace, needs_grad, node_class, record, register
@@ -306,7 +307,9 @@ threshold = activation(
 
 
 def _log_sigmoid_kernel(xp, a):
-    return xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a)))
+    out = xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a)))
+    # PyTorch's forward writes into a row-major buffer whatever the input's layout
+    return out if a.flags.c_contiguous else row_major(out)
 
 
 log_sigmoid = activation(

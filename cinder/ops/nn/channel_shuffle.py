@@ -4,6 +4,7 @@ Its gradient is the inverse permutation, which is again a channel shuffle (with 
 groups), so the formula is the op itself.
 """
 
+from .._layouts import as_suggested
 from .._prep import wrap
 from .._registry import needs_grad, node_class, record, register
 
@@ -27,7 +28,7 @@ def channel_shuffle(input, groups):
                            f"channels and {groups} groups.")
     a = input._data.reshape((shape[0], groups, channels // groups) + shape[2:])
     out = a.swapaxes(1, 2).reshape(shape)        # reshape of the swapped view copies
-    result = wrap(out, input._dtype, input._device)
+    result = wrap(as_suggested(out, input._data), input._dtype, input._device)
     if needs_grad(input):
         record(ChannelShuffleNode, (input,), (result,), channels=channels, groups=groups)
     return result

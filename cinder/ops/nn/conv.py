@@ -15,6 +15,7 @@ import numpy as np
 from ... import _dtype as D
 from ...autograd import grad_mode
 from ..._tensor import Tensor
+from .._layouts import as_format, row_major, suggested_format
 from .._prep import xp_of
 from .._registry import needs_grad, node_class, record, register
 from ._utils import add_windows, adjoint_node, like, ntuple, windows
@@ -451,12 +452,27 @@ def _convolution(input, weight, bias, stride, lo, hi, dilation, transposed, outp
         y, cols = conv_forward(xp, x, w, geo)
     if bias is not None:
         y += _compute(input, bias._data).reshape((-1,) + (1,) * (y.ndim - 2))
-    result = like(y, input)
+    result = like(_conv_layout(y, input._data, weight._data, input._dtype), input)
     if needs_grad(input, weight, bias):
         keep = cols if weight._requires_grad else None
         record(ConvolutionNode, (input, weight, bias), (result,), input=input, weight=weight,
                geo=geo, weight_shape=weight._data.shape, input_dtype=input._dtype, cols=keep)
     return result
+
+
+def _conv_layout(y, x, w, dtype):
+    """The output ``y`` in PyTorch's layout: channels-last when the input or the weight is
+    (its CPU backends pick the layout from both), channels_last_3d only for float32 and
+    bfloat16 (the other 3-d kernels are row-major)."""
+    if y.ndim < 4 or x.flags.c_contiguous and w.flags.c_contiguous and 1 not in x.shape \
+            and 1 not in w.shape:
+        return y
+    if y.ndim == 5 and dtype not in (D.float32, D.bfloat16):
+        return row_major(y)
+    fmt = suggested_format(x)
+    if fmt == "contiguous_format":
+        fmt = suggested_format(w)
+    return as_format(y, fmt)
 
 
 register("convolution", convolution, method=False, family="nn.conv", nodes=(ConvolutionNode,))

@@ -11,6 +11,7 @@ from ... import _dtype as D
 from ... import backend
 from ..._tensor import Tensor
 from ...autograd import grad_mode
+from .._layouts import iterator_layout
 from .._prep import wrap, xp_of
 from .._registry import needs_grad, node_class, record, register
 from ..pointwise import where
@@ -195,10 +196,12 @@ def _check_float(input, kernel_name):
         not_implemented(kernel_name, dt)
 
 
-def pointwise_loss(name, node, kernel, kernel_name, dtype_check=None):
+def pointwise_loss(name, node, kernel, kernel_name, dtype_check=None, target_first=False):
     """Define ``name(input, target, reduction, *params)`` from the elementwise ``kernel(a, b,
     *params)``; ``node`` formulas see ``s.self``, ``s.target``, the params and ``reduction``.
-    A node without a target formula refuses a target that requires grad, as PyTorch does."""
+    A node without a target formula refuses a target that requires grad, as PyTorch does.
+    An unreduced loss is laid out like ``input`` (TensorIterator's first operand), or like
+    ``target`` with ``target_first`` (PyTorch's composite that starts from the target)."""
     def fn(input, target, reduction=MEAN, *params, **named):
         (dtype_check or _check_float)(input, kernel_name)
         input, target = _broadcast_pair(input, target)
@@ -211,7 +214,8 @@ def pointwise_loss(name, node, kernel, kernel_name, dtype_check=None):
             a, b = a.astype(np.float32), b.astype(np.float32)
         arrays = {n: v._data if isinstance(v, Tensor) else v for n, v in named.items()}
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            res = _reduce_arr(kernel(a, b, *params, **arrays), reduction)
+            res = _reduce_arr(iterator_layout(kernel(a, b, *params, **arrays),
+                                              (b, a) if target_first else (a, b)), reduction)
         result = wrap(_as_array(res).astype(dt.numpy_dtype, copy=False), dt, input._device)
         if needs_grad(input, target):
             extra = dict(zip(node._param_names, params), **named)
@@ -365,7 +369,7 @@ def _bcel_d_target(s):
 
 _bcel = pointwise_loss("binary_cross_entropy_with_logits", _loss_node(
     "BinaryCrossEntropyWithLogitsBackward0", _bcel_d_self, _bcel_d_target,
-    ("weight", "pos_weight")), _bcel_arr, "log_sigmoid_cpu")
+    ("weight", "pos_weight")), _bcel_arr, "log_sigmoid_cpu", target_first=True)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None,

@@ -12,6 +12,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._runtime import get_num_threads
 from .._prep import xp_of
+from .._layouts import as_suggested, row_major
 from .._registry import needs_grad, record, register
 from ._utils import like, recompute_node
 
@@ -160,7 +161,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     y64 *= alpha.astype(np.float64).reshape(shape)
     y64 += beta.astype(np.float64).reshape(shape)
     y = y64.astype(acc)
-    result = like(y, input)
+    # PyTorch writes the output in the memory format the input suggests
+    result = like(as_suggested(y, input._data), input)
     save_mean, save_invstd = (mean, invstd) if training else (xp.zeros(0, acc),) * 2
     if needs_grad(input, weight, bias):
         record(BatchNormNode, (input, weight, bias), (result,), input=input, weight=weight,
@@ -359,6 +361,9 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
         y *= _arr(weight, acc)
     if bias is not None:
         y += _arr(bias, acc)
+    if not x.flags.c_contiguous:
+        # PyTorch's output and statistics are row-major whatever the input's layout
+        y, mean, rstd = row_major(y), row_major(mean), row_major(rstd)
     result = like(y, input)
     if needs_grad(input, weight, bias):
         record(LayerNormNode, (input, weight, bias), (result,), input=input, weight=weight,
@@ -493,7 +498,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
         y *= _arr(weight, acc).reshape(shape)
     if bias is not None:
         y += _arr(bias, acc).reshape(shape)
-    result = like(y, input)
+    result = like(as_suggested(y, input._data), input)
     if needs_grad(input, weight, bias):
         record(GroupNormNode, (input, weight, bias), (result,), input=input, weight=weight,
                bias=bias, mean=mean, rstd=rstd, groups=group, eps=eps)

@@ -9,6 +9,7 @@ matrix of that map, so repeated reads add up without ``np.add.at``.
 
 import numpy as np
 
+from .._layouts import as_suggested, row_major
 from .._prep import xp_of
 from .._registry import needs_grad, record, register
 from ._utils import adjoint_node, like
@@ -73,7 +74,7 @@ def constant_pad_nd(input, pad, value=0):
     src, dst = _slices(pairs, shape)
     if all(s.stop > s.start for s in src):
         out[dst] = input._data[src]
-    result = like(out, input)
+    result = like(as_suggested(out, input._data), input)     # channels-last stays so
     if needs_grad(input):
         record(ConstantPadNode, (input,), (result,), self_shape=shape, src=src, dst=dst,
                pad=pad)
@@ -151,6 +152,8 @@ def index_pad(input, pad, mode):
         maps.append(idx)
         sizes.append(arr.shape[axis])
         arr = xp.take(arr, xp.asarray(idx), axis=axis)
+    # reflect/replicate keep a channels-last input's layout; circular pads row-major
+    arr = row_major(arr) if mode == "circular" else as_suggested(arr, input._data)
     result = like(arr, input)
     if needs_grad(input):
         record(_MapNodes[(mode, k)], (input,), (result,), axes=axes, maps=maps, sizes=sizes,

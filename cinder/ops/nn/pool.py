@@ -11,9 +11,14 @@ import numpy as np
 
 from ... import _dtype as D
 from ... import backend
+from .._layouts import as_suggested
 from .._prep import xp_of
 from .._registry import needs_grad, record, register
 from ._utils import add_windows, adjoint_node, index_tensor, like, ntuple, scatter_sum, windows
+
+# The channels-last layout the 2-d average-pooling kernels keep (their 3-d ones write
+# row-major; max pooling keeps channels_last_3d too)
+_KERNELS_2D = ("channels_last",)
 
 # ----------------------------------------------------------------------------------------------
 # Shared geometry
@@ -219,11 +224,13 @@ def _max_pool(input, nd, kernel_size, stride, padding, dilation, ceil_mode, name
     check_nan = x._dtype.category == D.FLOATING and bool(xp.isnan(x._data).any())
     recording = needs_grad(x)
     values, choice = _window_max(xp, padded, k, s, d, out, check_nan, indices or recording)
-    result = like(xp.ascontiguousarray(values), x)
+    # PyTorch's kernels keep a channels-last input's layout (a 3-d input: row-major)
+    src = input._data if unbatched else x._data
+    result = like(as_suggested(xp.ascontiguousarray(values), src), x)
     if choice is None:           # values only: nothing records, nobody asked for indices
         return (result.squeeze(0) if unbatched else result), None
     indices = _flat_positions(xp, choice, k, s, p, d, in_size, out)
-    idx = like(xp.ascontiguousarray(indices), x, D.int64)
+    idx = like(as_suggested(xp.ascontiguousarray(indices), src), x, D.int64)
     if recording:
         overlapping = any(ss < dd * (kk - 1) + 1 for ss, dd, kk in zip(s, d, k))
         node = MaxPool2dNode if nd == 2 else MaxPool3dNode
@@ -377,7 +384,8 @@ def _avg_pool(input, nd, kernel_size, stride, padding, ceil_mode, count_include_
         total = total / divisor
     else:
         total = total // divisor
-    result = like(total, x)
+    # avg_pool2d keeps channels-last; avg_pool3d's CPU kernel writes row-major
+    result = like(as_suggested(total, input._data, _KERNELS_2D if nd == 2 else ()), x)
     if needs_grad(x):
         record(AvgPool2dNode if nd == 2 else AvgPool3dNode, (x,), (result,),
                divisor=divisor, divisor_override=divisor_override, self_shape=x._data.shape,
@@ -506,7 +514,7 @@ def _adaptive_avg(input, nd, output_size, name):
     else:
         mats = [_avg_matrix(n, o, acc) for n, o in zip(in_size, out)]
         y = _apply_per_dim(xp, arr.astype(acc, copy=False), mats)
-    result = like(y, input)
+    result = like(as_suggested(y, arr, _KERNELS_2D if nd == 2 else ()), input)
     if needs_grad(input):
         record(_AdaptiveAvgNodes[max(nd, 2)], (input,), (result,), in_size=in_size, even=even)
     return result
@@ -583,8 +591,10 @@ def _adaptive_max(input, nd, output_size, name):
         shape[i] = out[i]
         o_idx = xp.arange(out[i]).reshape(shape)
         indices = indices * in_size[i] + xp.asarray(t)[o_idx, offsets[i]]
-    result = like(xp.ascontiguousarray(values), input)
-    idx = like(xp.ascontiguousarray(xp.asarray(indices, dtype=np.int64)), input, D.int64)
+    kernels = _KERNELS_2D if nd == 2 else ()
+    result = like(as_suggested(xp.ascontiguousarray(values), input._data, kernels), input)
+    idx = like(as_suggested(xp.ascontiguousarray(xp.asarray(indices, dtype=np.int64)),
+                            input._data, kernels), input, D.int64)
     if needs_grad(input):
         record(_AdaptiveMaxNodes[max(nd, 2)], (input,), (result,), indices=idx._data,
                self_shape=input._data.shape, in_size=in_size, nd=nd)

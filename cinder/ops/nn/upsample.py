@@ -10,6 +10,7 @@ each dim, which adds up the contributions of every output that read an input pos
 import numpy as np
 
 from ... import _dtype as D
+from .._layouts import as_suggested
 from .._prep import xp_of
 from .._registry import needs_grad, record, register
 from ._utils import adjoint_node, index_tensor, like
@@ -202,7 +203,7 @@ def resample(input, output_size, mode, align_corners=False, scales=None):
                 total = total + xp.asarray(w[:, t]).reshape(shape) * \
                     xp.take(arr, xp.asarray(idx[:, t]), axis=axis)
             arr = total
-    result = like(xp.ascontiguousarray(arr), input)
+    result = like(as_suggested(xp.ascontiguousarray(arr), input._data), input)
     if needs_grad(input):
         record(_ResampleNodes[(mode, nd)], (input,), (result,), tables=tables,
                in_size=in_size, acc=acc, mode=mode)
@@ -256,7 +257,7 @@ def pixel_shuffle(input, upscale_factor):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
                            f"divisible by the square of upscale_factor, but input.size(-3)={c} "
                            f"is not divisible by {r * r}")
-    result = like(_shuffle(input._data, r, True), input)
+    result = like(as_suggested(_shuffle(input._data, r, True), input._data), input)
     if needs_grad(input):
         record(PixelShuffleNode, (input,), (result,), r=r)
     return result
@@ -272,7 +273,7 @@ def pixel_unshuffle(input, downscale_factor):
             raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by "
                                f"downscale_factor, but input.size({-2 if name == 'height' else -1}"
                                f")={n} is not divisible by {r}")
-    result = like(_shuffle(input._data, r, False), input)
+    result = like(as_suggested(_shuffle(input._data, r, False), input._data), input)
     if needs_grad(input):
         record(PixelUnshuffleNode, (input,), (result,), r=r)
     return result

@@ -1,0 +1,366 @@
+"""Result layouts against PyTorch: ops given channels-last, permuted, transposed, sliced and
+expanded inputs must return results with PyTorch's strides (and values), and leaves' gradients
+with PyTorch's strides too.
+
+Two sweeps: a table of op calls run on each input layout (``CASES``), and the whole op
+database (``tests/op_db``) run with every tensor argument transposed or made channels-last
+(``test_op_db_layouts``), where the ops PyTorch lays out differently and cinder does not yet
+are listed with the reason (``OP_DB_DIFFERENT``).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from op_db import build, nn_functional, nn_torch
+from test_ops import ENTRIES, tensors_of
+
+import cinder
+
+# ----------------------------------------------------------------------------------------------
+# Inputs: one seeded array per shape, laid out in each library the same way
+# ----------------------------------------------------------------------------------------------
+
+SHAPES = {4: (2, 3, 4, 5), 5: (2, 3, 3, 4, 5), 3: (3, 4, 5)}
+
+
+def _array(ndim):
+    rng = np.random.default_rng(ndim)
+    return rng.standard_normal(SHAPES[ndim]).astype(np.float32)
+
+
+# name -> (ndim, how to lay out a row-major tensor of that rank)
+LAYOUTS = {
+    "cl": (4, lambda L, t: t.contiguous(memory_format=L.channels_last)),
+    "cl3d": (5, lambda L, t: t.contiguous(memory_format=L.channels_last_3d)),
+    "perm": (4, lambda L, t: t.permute(0, 3, 1, 2).contiguous().permute(0, 2, 3, 1)),
+    "T": (4, lambda L, t: t.transpose(1, 3).contiguous().transpose(1, 3)),
+    "mT": (3, lambda L, t: t.mT.contiguous().mT),
+    "sliced": (4, lambda L, t: L.cat([t, t], -1)[..., ::2]),
+    "expand": (4, lambda L, t: t[:1].expand(t.shape)),
+}
+
+
+def make_input(lib, layout, requires_grad=False):
+    ndim, lay = LAYOUTS[layout]
+    x = lay(lib, lib.from_numpy(_array(ndim)))
+    if requires_grad:
+        x = x.detach().requires_grad_()
+    return x
+
+
+# ----------------------------------------------------------------------------------------------
+# The op table: name -> (call(L, x), layouts, whether gradients are compared)
+# ----------------------------------------------------------------------------------------------
+
+ALL4 = ("cl", "perm", "T", "sliced", "expand")
+ANY = ALL4 + ("cl3d", "mT")
+
+
+def _f(L):
+    return L.nn.functional
+
+
+def _w(L, out_channels, in_channels, nd):
+    """A seeded (out, in, 3, ...) convolution weight with ``nd`` spatial dims."""
+    shape = (out_channels, in_channels) + (3,) * nd if nd > 1 else (out_channels, in_channels, 2)
+    arr = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
+    return L.from_numpy(arr)
+
+
+OPS = {
+    # pointwise (TensorIterator's layout)
+    "neg": (lambda L, x: -x, ANY, True),
+    "exp": (lambda L, x: x.exp(), ANY, True),
+    "add_scalar": (lambda L, x: x + 2, ANY, True),
+    "mul_row_major_second": (lambda L, x: x * x.contiguous(), ANY, True),
+    "mul_row_major_first": (lambda L, x: x.contiguous() * x, ANY, True),
+    "add_broadcast": (lambda L, x: x + x[:1], ANY, True),
+    "sub_broadcast_first": (lambda L, x: x[:1] - x, ANY, True),
+    "where": (lambda L, x: L.where(x > 0, x, 0.0), ANY, True),
+    "where_row_major_condition": (lambda L, x: L.where(x.contiguous() > 0, x, x.contiguous()),
+                                  ANY, True),
+    "where_row_major_other": (lambda L, x: L.where(x > 0, x.contiguous() * 2, x), ANY, True),
+    "lerp": (lambda L, x: L.lerp(x, x.contiguous() * 2, 0.3), ANY, True),
+    "lerp_row_major_first": (lambda L, x: L.lerp(x.contiguous(), x * 2, x.sigmoid()), ANY,
+                             True),
+    "clamp_tensor": (lambda L, x: x.clamp(x.contiguous() - 0.5, x.contiguous() + 0.1), ANY,
+                     True),
+    "addcdiv_row_major_first": (lambda L, x: L.addcdiv(x.contiguous(), x, x.exp()), ANY, True),
+    "pow_scalar_base": (lambda L, x: L.pow(2.0, x), ANY, True),
+    "eq_row_major_second": (lambda L, x: x == x.contiguous().round(), ANY, False),
+    "logical_and": (lambda L, x: L.logical_and(x > 0, x.contiguous() < 1), ANY, False),
+    "complex": (lambda L, x: L.complex(x, x.contiguous()), ANY, False),
+    "polar": (lambda L, x: L.polar(x.contiguous().abs(), x), ANY, False),
+    "cdist": (lambda L, x: L.cdist(x, x), ANY, True),
+    "mse_none": (lambda L, x: _f(L).mse_loss(x, x.contiguous() * 2, reduction="none"), ANY,
+                 True),
+    "huber_none_row_major_input": (lambda L, x: _f(L).huber_loss(
+        x.contiguous(), x * 2, reduction="none"), ANY, True),
+    "bce_logits_none": (lambda L, x: _f(L).binary_cross_entropy_with_logits(
+        x, x.contiguous().sigmoid(), reduction="none"), ANY, True),
+    "bce_logits_none_target": (lambda L, x: _f(L).binary_cross_entropy_with_logits(
+        x.contiguous(), x.sigmoid(), reduction="none"), ANY, True),
+    "index_fill": (lambda L, x: x.index_fill(1, L.tensor([0, 2]), -1.0), ANY, True),
+    "put": (lambda L, x: x.put(L.tensor([1, 7]), L.tensor([-1.0, -2.0])), ANY, True),
+    "select_scatter": (lambda L, x: x.select_scatter(x[:, 0] * 0, 1, 0), ANY, True),
+    "slice_scatter": (lambda L, x: x.slice_scatter(x[:, :1] * 2, 1, 1, 2), ANY, True),
+    "diagonal_scatter": (lambda L, x: x.diagonal_scatter(x.diagonal(0, 1, 2) + 1, 0, 1, 2),
+                         ANY, True),
+    "clamp": (lambda L, x: x.clamp(-0.5, 0.5), ANY, True),
+    "to_double": (lambda L, x: x.double(), ANY, True),
+    "relu": (lambda L, x: _f(L).relu(x), ANY, True),
+    "gelu": (lambda L, x: _f(L).gelu(x), ANY, True),
+    # reductions (row-major results)
+    "sum_keepdim": (lambda L, x: x.sum(1, keepdim=True), ANY, True),
+    "sum": (lambda L, x: x.sum(1), ANY, True),
+    "mean_last2": (lambda L, x: x.mean((-2, -1), keepdim=True), ANY, True),
+    "amax": (lambda L, x: x.amax(1, keepdim=True), ANY, True),
+    "max_dim": (lambda L, x: x.max(1, keepdim=True), ANY, True),
+    "var": (lambda L, x: x.var(-1, keepdim=True), ANY, True),
+    "std_mean": (lambda L, x: L.std_mean(x, 0, keepdim=True), ANY, True),
+    "logsumexp": (lambda L, x: x.logsumexp(1, keepdim=True), ANY, True),
+    "norm": (lambda L, x: x.norm(dim=1, keepdim=True), ANY, True),
+    "softmax": (lambda L, x: x.softmax(1), ANY, True),
+    "cumsum": (lambda L, x: x.cumsum(-1), ANY, True),
+    # joining and shape
+    "stack0": (lambda L, x: L.stack([x, x]), ANY, True),
+    "stack1": (lambda L, x: L.stack([x, x], 1), ANY, True),
+    "stack_last": (lambda L, x: L.stack([x, x], -1), ANY, True),
+    "stack_mixed": (lambda L, x: L.stack([x, x.contiguous()], 1), ANY, True),
+    "cat": (lambda L, x: L.cat([x, x], 1), ANY, True),
+    "roll_dims": (lambda L, x: x.roll(1, 1), ANY, True),
+    "roll_two_dims": (lambda L, x: x.roll((1, -1), (1, 2)), ANY, True),
+    "roll_flat": (lambda L, x: x.roll(3), ANY, True),
+    "flip": (lambda L, x: x.flip(1), ANY, True),
+    "clone": (lambda L, x: x.clone(), ANY, True),
+    "repeat": (lambda L, x: x.repeat(*[1] * x.dim()), ANY, True),
+    # copy-then-modify ops (clones with preserve_format)
+    "index_put": (lambda L, x: x.index_put((L.tensor([0]),), L.tensor(1.0)), ANY, True),
+    "index_put_acc": (lambda L, x: x.index_put((L.tensor([1, 1]),), x[:1] * 0 + 2,
+                                               accumulate=True), ANY, True),
+    "masked_fill": (lambda L, x: x.masked_fill(x > 0, 1.0), ANY, True),
+    # advanced indexing (one TensorIterator over the input and the indices)
+    "getitem_index": (lambda L, x: x[:, L.tensor([0, 2])], ANY, True),
+    "getitem_last": (lambda L, x: x[..., L.tensor([1, 0, 1])], ANY, True),
+    "getitem_mask": (lambda L, x: x[:, L.arange(x.shape[1]) % 2 == 0], ANY, True),
+    "getitem_two_adjacent": (lambda L, x: x[:, L.tensor([0, 1]), L.tensor([1, 2])], ANY, True),
+    "getitem_split": (lambda L, x: x[L.tensor([0, 1]), :, L.tensor([1, 2])], ANY, True),
+    "getitem_2d_index": (lambda L, x: x[:, L.tensor([[0, 1], [2, 1]]).t()], ANY, True),
+    "getitem_2d_index_row_major": (lambda L, x: x.contiguous()[:, L.tensor([[0, 1, 2],
+                                                                              [2, 1, 0]]).t()],
+                                   ANY, True),
+    "index_select": (lambda L, x: x.index_select(1, L.tensor([2, 0])), ANY, True),
+    # norms
+    "layer_norm": (lambda L, x: _f(L).layer_norm(x, x.shape[-1:]), ANY, True),
+    "native_layer_norm": (lambda L, x: L.native_layer_norm(
+        x, x.shape[-2:], L.ones(x.shape[-2:]), L.zeros(x.shape[-2:]), 1e-5), ANY, True),
+    "group_norm": (lambda L, x: _f(L).group_norm(x, 3 if x.dim() > 3 else 1), ANY, True),
+    "batch_norm": (lambda L, x: _f(L).batch_norm(x, None, None, training=True), ANY, True),
+    "batch_norm_eval": (lambda L, x: _f(L).batch_norm(
+        x, L.zeros(x.shape[1]), L.ones(x.shape[1])), ANY, True),
+    "instance_norm": (lambda L, x: _f(L).instance_norm(x), ANY, True),
+    # convolution, pooling, padding, resampling: the input's (or weight's) channels-last
+    "conv2d": (lambda L, x: _f(L).conv2d(x, _w(L, 4, x.shape[1], 2), padding=1), ALL4, True),
+    "conv2d_cl_weight": (lambda L, x: _f(L).conv2d(
+        x.contiguous(), _w(L, 4, x.shape[1], 2).contiguous(memory_format=L.channels_last)),
+        ALL4, True),
+    "conv3d": (lambda L, x: _f(L).conv3d(x, _w(L, 2, x.shape[1], 3), stride=2), ("cl3d",), True),
+    "conv3d_double": (lambda L, x: _f(L).conv3d(x.double(), _w(L, 2, x.shape[1], 3).double()),
+                      ("cl3d",), True),
+    "conv_transpose2d": (lambda L, x: _f(L).conv_transpose2d(x, _w(L, x.shape[1], 2, 2)), ALL4,
+                         True),
+    "conv1d": (lambda L, x: _f(L).conv1d(x, _w(L, 2, x.shape[1], 1)), ("mT",), True),
+    "max_pool2d": (lambda L, x: _f(L).max_pool2d(x, 2, return_indices=True), ALL4, True),
+    "max_pool3d": (lambda L, x: _f(L).max_pool3d(x, 2, return_indices=True), ("cl3d",), True),
+    "avg_pool2d": (lambda L, x: _f(L).avg_pool2d(x, 2), ALL4, True),
+    "avg_pool3d": (lambda L, x: _f(L).avg_pool3d(x, 2), ("cl3d",), True),
+    "adaptive_avg_pool2d": (lambda L, x: _f(L).adaptive_avg_pool2d(x, (3, 2)), ALL4, True),
+    "adaptive_avg_pool3d": (lambda L, x: _f(L).adaptive_avg_pool3d(x, 2), ("cl3d",), True),
+    "adaptive_max_pool2d": (lambda L, x: _f(L).adaptive_max_pool2d(x, 3, True), ALL4, True),
+    "adaptive_max_pool3d": (lambda L, x: _f(L).adaptive_max_pool3d(x, 2), ("cl3d",), True),
+    "max_pool2d_unbatched": (lambda L, x: _f(L).max_pool2d(x, 2), ("mT",), True),
+    "pad_constant": (lambda L, x: _f(L).pad(x, (1, 2)), ANY, True),
+    "pad_reflect": (lambda L, x: _f(L).pad(x, (1, 1, 2, 1), mode="reflect"), ALL4 + ("mT",),
+                    True),
+    "pad_replicate": (lambda L, x: _f(L).pad(x, (1, 1, 1, 1, 1, 1), mode="replicate"),
+                      ("cl3d",), True),
+    "pad_circular": (lambda L, x: _f(L).pad(x, (1, 1, 1, 1), mode="circular"), ALL4, True),
+    "interpolate_nearest": (lambda L, x: _f(L).interpolate(x, scale_factor=2), ANY, True),
+    "interpolate_bilinear": (lambda L, x: _f(L).interpolate(x, (5, 7), mode="bilinear"), ALL4,
+                             True),
+    "interpolate_trilinear": (lambda L, x: _f(L).interpolate(x, scale_factor=2,
+                                                             mode="trilinear"), ("cl3d",), True),
+    "pixel_shuffle": (lambda L, x: _f(L).pixel_shuffle(x[:, :2].repeat(1, 2, 1, 1), 2), ALL4,
+                      True),
+    "pixel_unshuffle": (lambda L, x: _f(L).pixel_unshuffle(x[..., :4], 2), ALL4, True),
+    "channel_shuffle": (lambda L, x: _f(L).channel_shuffle(x.repeat(1, 2, 1, 1), 2), ALL4, True),
+    "dropout": (lambda L, x: _f(L).dropout(x, 0.5), ANY, True),
+    "dropout2d": (lambda L, x: _f(L).dropout2d(x, 0.5), ALL4, True),
+    # random *_like: the input's layout, drawn in memory order
+    "rand_like": (lambda L, x: L.rand_like(x), ANY, False),
+    "randn_like": (lambda L, x: L.randn_like(x), ANY, False),
+    "randint_like": (lambda L, x: L.randint_like(x, 2, 9), ANY, False),
+    "rand_like_contiguous": (lambda L, x: L.rand_like(x, memory_format=L.contiguous_format),
+                             ANY, False),
+}
+
+# (op, layout) pairs PyTorch lays out differently and cinder does not match yet: the reason.
+DIFFERENT = {}
+
+
+def _cases():
+    out = []
+    for name, (_, layouts, _) in OPS.items():
+        for layout in layouts:
+            marks = ()
+            reason = DIFFERENT.get((name, layout))
+            if reason:
+                marks = (pytest.mark.xfail(strict=True, reason=reason),)
+            out.append(pytest.param(name, layout, id=f"{name}-{layout}", marks=marks))
+    return out
+
+
+def _run(lib, name, layout):
+    """(results, leaf) of the op on a fresh input; the leaf's ``.grad`` is filled when the op
+    is differentiable (a weighted sum, so every gradient element differs)."""
+    call, _, grad = OPS[name]
+    lib.manual_seed(0)
+    x = make_input(lib, layout, requires_grad=grad)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tensors_of(call(lib, x), lib)
+    if grad:
+        loss = 0
+        for r in res:
+            if r.requires_grad:
+                w = lib.from_numpy(np.linspace(-1, 1, r.numel()).astype(np.float32))
+                loss = loss + (r.to(lib.float32) * w.reshape(r.shape)).sum()
+        loss.backward()
+    return res, x
+
+
+@pytest.mark.parametrize("name,layout", _cases())
+def test_layout_matches_torch(name, layout):
+    t_res, t_x = _run(torch, name, layout)
+    c_res, c_x = _run(cinder, name, layout)
+    assert len(c_res) == len(t_res)
+    for i, (c, t) in enumerate(zip(c_res, t_res)):
+        assert tuple(c.shape) == tuple(t.shape), f"output {i}"
+        assert c.stride() == t.stride(), f"output {i}: strides {c.stride()} != {t.stride()}"
+        np.testing.assert_allclose(c.detach().numpy(), t.detach().numpy(), rtol=1e-4,
+                                   atol=1e-5, err_msg=f"output {i}")
+    if t_x.grad is not None:
+        assert c_x.grad is not None
+        assert c_x.grad.stride() == t_x.grad.stride(), \
+            f"grad strides {c_x.grad.stride()} != {t_x.grad.stride()}"
+        np.testing.assert_allclose(c_x.grad.numpy(), t_x.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+# ----------------------------------------------------------------------------------------------
+# The op database with transposed / channels-last arguments
+# ----------------------------------------------------------------------------------------------
+
+DB_MODES = {
+    # every tensor of 2+ dims with its last two dims stored swapped
+    "T": (2, lambda L, v: v.mT.contiguous().mT),
+    # every tensor of 3+ dims stored with its dims reversed (Fortran order)
+    "F": (3, lambda L, v: v.permute(*range(v.dim() - 1, -1, -1)).contiguous()
+          .permute(*range(v.dim() - 1, -1, -1))),
+    # every 4-d / 5-d tensor channels-last
+    "cl": (4, lambda L, v: v.contiguous(memory_format=L.channels_last if v.dim() == 4
+                                        else L.channels_last_3d)),
+}
+
+_LAPACK = ("PyTorch's LAPACK wrappers return column-major (batched) matrices, following the "
+           "input's layout; cinder's NumPy/SciPy results are row-major")
+_FFT = "PyTorch's pocketfft results keep the input's dim order; NumPy's FFT results are row-major"
+
+# op name -> why its layout still differs from PyTorch's on such inputs
+OP_DB_DIFFERENT = {
+    **dict.fromkeys((
+        "linalg_inv", "linalg_inv_ex", "linalg_solve", "linalg_solve_ex",
+        "linalg_solve_triangular", "linalg_cholesky", "linalg_cholesky_ex", "linalg_eigh",
+        "linalg_svd", "linalg_qr", "linalg_lstsq", "linalg_lu_factor", "linalg_lu_factor_ex",
+        "linalg_lu_solve", "linalg_ldl_factor", "linalg_ldl_factor_ex", "linalg_ldl_solve",
+        "linalg_householder_product", "linalg_tensorinv", "inverse", "cholesky_solve",
+        "cholesky_inverse", "triangular_solve"), _LAPACK),
+    **dict.fromkeys((
+        "fft_fft", "fft_ifft", "fft_rfft", "fft_irfft", "fft_hfft", "fft_ihfft", "fft_fft2",
+        "fft_ifft2", "fft_ihfft2", "fft_fftn", "fft_ifftn", "fft_rfftn", "fft_irfftn",
+        "fft_hfftn", "fft_ihfftn"), _FFT),
+    "tensor": "torch.tensor(t) of a transposed tensor keeps its layout in PyTorch",
+    "mvlgamma": "mvlgamma: PyTorch's composite reduces into a row-major result",
+    "special_multigammaln": "as mvlgamma",
+    "ldexp": "ldexp: PyTorch's composite (mul by pow) lays out like its second operand",
+    "take": "take: PyTorch's result follows the index's layout",
+    "rot90": "rot90: PyTorch's flip + transpose keeps a transposed input's layout",
+    "atleast_3d": "atleast_3d: a view whose size-1 dim has another stride",
+    "view_copy": "view_copy of a transposed tensor: PyTorch copies, cinder refuses",
+    "addr": "addr: PyTorch's result follows the input's layout",
+    "einsum": "einsum: PyTorch's bmm-based contraction returns a permuted result",
+    "cross": "cross: PyTorch's result follows the first input's layout",
+    "quantile": "quantile: PyTorch sorts and gathers into a permuted result",
+    "nanquantile": "as quantile",
+    "renorm": "renorm: PyTorch's result follows the input's layout",
+    "cross_entropy": "cross_entropy(reduction='none') of a permuted input: PyTorch's "
+                     "log_softmax + nll_loss layout",
+    "native_dropout": "native_dropout: PyTorch's mask follows the input's layout",
+    "gru_cell": "gru_cell: the RNN cells are another helper's area (cinder/ops/nn/rnn*)",
+}
+
+
+def _relayout(lib, v, mode):
+    low, lay = DB_MODES[mode]
+    if isinstance(v, lib.Tensor):
+        if v.dim() >= low and (mode != "cl" or v.dim() in (4, 5)):
+            return lay(lib, v), True
+        return v, False
+    if isinstance(v, (list, tuple)):
+        pairs = [_relayout(lib, x, mode) for x in v]
+        return type(v)(p[0] for p in pairs), any(p[1] for p in pairs)
+    if isinstance(v, dict):
+        pairs = {k: _relayout(lib, x, mode) for k, x in v.items()}
+        return {k: p[0] for k, p in pairs.items()}, any(p[1] for p in pairs.values())
+    return v, False
+
+
+def _db_strides(lib, entry, sample, mode):
+    """The strides of every tensor the entry's call returns on relaid-out arguments; None when
+    no argument changed layout or PyTorch raises."""
+    args, kwargs, _ = build(lib, sample)
+    args, moved_a = _relayout(lib, args, mode)
+    kwargs, moved_k = _relayout(lib, kwargs, mode)
+    if not (moved_a or moved_k):
+        return None
+    lib.manual_seed(0)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = entry.call(lib, *args, **kwargs)
+    except Exception:  # noqa: BLE001 - errors are compared by the op runners, not here
+        return "raises"
+    return [tuple(t.stride()) for t in tensors_of(out, lib)]
+
+
+DB_ENTRIES = list(ENTRIES) + list(nn_functional.ENTRIES) + list(nn_torch.ENTRIES)
+
+
+@pytest.mark.parametrize("mode", list(DB_MODES))
+def test_op_db_layouts(mode):
+    """Every op-database sample, with its tensors relaid out, gives PyTorch's strides (float32
+    samples; ops listed in ``OP_DB_DIFFERENT`` are reported, not failed)."""
+    wrong = {}
+    for entry in DB_ENTRIES:
+        if entry.name in OP_DB_DIFFERENT:
+            continue
+        dtype = "float32" if "float32" in entry.dtypes else entry.dtypes[0]
+        for sample in entry.sample_list(dtype):
+            t = _db_strides(torch, entry, sample, mode)
+            if t is None or t == "raises":
+                continue
+            c = _db_strides(cinder, entry, sample, mode)
+            if c != t:
+                wrong.setdefault(entry.name, (repr(sample), t, c))
+    assert not wrong, "\n".join(f"{k}: {v}" for k, v in wrong.items())
