@@ -13,12 +13,12 @@ weight gradients as whole-sequence GEMMs. The backward is an explicit kernel (no
 ops); under ``create_graph=True`` the gradients come instead from the same layer written in
 differentiable cinder ops (``_layer_ops``), so higher-order gradients work.
 
-An LSTM on a padded sequence takes tighter loops (the gate scale folded into the weights, no
-per-step allocations). One direction (``_lstm_forward_uniform``, used per layer and by
-``rnn_stack.py``, all layers as one node) runs gate-major: per-step arrays are (features,
-batch), so each gate is a contiguous block (``lstm_loop`` / ``lstm_back_loop`` in their
-gate-major mode); ``rnn_pair.py`` (both directions of a layer together) runs the same loops
-in their row layout, (B, 4H).
+An LSTM on a padded sequence takes tighter loops (``lstm_loop`` / ``lstm_back_loop``: the gate
+scale folded into the weights, one GEMM a step, no per-step allocations) in the gate-major
+layout: per-step arrays are (features, batch), so each gate is a contiguous block. One
+direction runs as ``_lstm_forward_uniform`` (per layer, and for ``rnn_stack.py``, all layers
+as one node); ``rnn_pair.py`` runs both directions of a layer together through the same
+loops.
 """
 
 import numpy as np
@@ -156,6 +156,20 @@ def _gate_major(xp, w, k=None):
     return out
 
 
+def _fused_weights(xp, w_ih, w_hh, b_ih, b_hh):
+    """``[W_hh | W_ih | b]`` (4H, H + I + 1) for the gate-major step's one GEMM: gate-major
+    order, the sigmoid gates' rows scaled by 1/2, ``b = b_ih + b_hh`` (zeros without bias)."""
+    hs, n_in = w_hh.shape[1], w_ih.shape[1]
+    w = xp.empty((4 * hs, hs + n_in + 1), dtype=w_hh.dtype)
+    w[:, :hs] = _gate_major(xp, w_hh, 0.5)
+    w[:, hs:hs + n_in] = _gate_major(xp, w_ih, 0.5)
+    if b_ih is None:
+        w[:, -1] = 0
+    else:
+        w[:, -1] = _gate_major(xp, b_ih + b_hh, 0.5)
+    return w
+
+
 def _lstm_forward_uniform(xp, x, h0, c0, w_ih, w_hh, b_ih, b_hh, steps, reverse):
     """``_forward`` for an LSTM without projection on a padded sequence, in the gate-major
     layout: every per-step array is (features, B) (``h`` (H, B), gates (4H, B)), so each gate
@@ -177,13 +191,7 @@ def _lstm_forward_uniform(xp, x, h0, c0, w_ih, w_hh, b_ih, b_hh, steps, reverse)
     batch, hs = c0.shape
     dt = x.dtype
     n_in = x.shape[1]
-    w = xp.empty((4 * hs, hs + n_in + 1), dtype=dt)     # [W_hh | W_ih | b], gate-major, scaled
-    w[:, :hs] = _gate_major(xp, w_hh, 0.5)
-    w[:, hs:hs + n_in] = _gate_major(xp, w_ih, 0.5)
-    if b_ih is None:
-        w[:, -1] = 0
-    else:
-        w[:, -1] = _gate_major(xp, b_ih + b_hh, 0.5)
+    w = _fused_weights(xp, w_ih, w_hh, b_ih, b_hh)
     # slot t + 1 holds time t's output going forwards (slot t backwards), the initial state
     # the remaining slot; the slots before each step ("prev") hold the inputs
     first, outs, prev = (steps, slice(0, steps), slice(1, None)) if reverse else (
@@ -197,8 +205,7 @@ def _lstm_forward_uniform(xp, x, h0, c0, w_ih, w_hh, b_ih, b_hh, steps, reverse)
     acts = xp.empty((steps, 4 * hs, batch), dtype=dt)
     tc = xp.empty((steps, hs, batch), dtype=dt)
     order = range(steps - 1, -1, -1) if reverse else range(steps)
-    h, c = lstm_loop(xp, None, cbuf[first], w, z[prev], acts, cbuf[outs], tc,
-                     z[outs, :hs], order, gate_major=True)
+    h, c = lstm_loop(xp, cbuf[first], w, z[prev], acts, cbuf[outs], tc, z[outs, :hs], order)
     rows = xp.ascontiguousarray(z[:, :hs].transpose(0, 2, 1))    # (T + 1, B, H)
     out = rows[outs].reshape(steps * batch, hs)
     saved = dict(layout="gate-major", acts=acts, tc=tc, cprev=cbuf[prev],
@@ -206,39 +213,26 @@ def _lstm_forward_uniform(xp, x, h0, c0, w_ih, w_hh, b_ih, b_hh, steps, reverse)
     return out, h.T.copy(), c.T.copy(), saved
 
 
-def lstm_loop(xp, h, c, w_hh_k, proj, acts, cell, tc, out, order, gate_major=False):
-    """The padded LSTM time loop: at each step ``t`` of ``order`` the gates ``acts[t]``
-    (pre-activations ``proj[t]`` plus the recurrent GEMM, weights and ``proj`` already
-    scaled by k), the new cell ``cell[t]``, its tanh ``tc[t]`` and the new hidden state
-    ``out[t]``; returns the final (h, c).
-
-    In the row layout the rows ``[t]`` are (B, .) blocks in PyTorch's gate order for one
-    direction, or (2, B, .) for two directions advanced together with a batched GEMM
-    (``rnn_pair.py``). ``gate_major`` (see ``_lstm_forward_uniform``) takes (., B) blocks,
-    gates (4H, B) in the order (o, i, f, g); there the whole pre-activation is one GEMM
-    ``w_hh_k @ proj[t]`` (``proj[t]`` the stacked state, input and ones, ``h`` unused):
-    ``out[t]`` must be the state rows of the ``proj`` slot of the next step."""
-    if gate_major:
-        hs = cell.shape[-2]
-        go, gi, gf, gg = (acts[:, j * hs:(j + 1) * hs] for j in range(4))
-        sig, scale, shift = acts[:, :3 * hs], 0.5, 0.5    # the sigmoid gates o, i, f
-    else:
-        hs = cell.shape[-1]
-        gi, gf, gg, go = (acts[..., j * hs:(j + 1) * hs] for j in range(4))
-        sig = acts
-        scale, shift = _lstm_gate_affine(xp, hs, acts.dtype)
+def lstm_loop(xp, c, w, z, acts, cell, tc, out, order):
+    """The padded LSTM time loop, gate-major (see ``_lstm_forward_uniform``): at each step
+    ``t`` of ``order`` the gates ``acts[t]`` (4H, B), order (o, i, f, g), from one GEMM
+    ``w @ z[t]`` (``w`` the scaled ``[W_hh | W_ih | b]``, ``z[t]`` the stacked state, input
+    and ones), the new cell ``cell[t]`` from the previous one (``c`` before the first step),
+    its tanh ``tc[t]`` and the new hidden state ``out[t]`` (H, B), which must be the state
+    rows of the ``z`` slot of the next step. A leading dim after the step one (both
+    directions of ``rnn_pair.py``) runs as batched GEMMs. Returns the final (h, c)."""
+    hs = cell.shape[-2]
+    go, gi, gf, gg = (acts[..., j * hs:(j + 1) * hs, :] for j in range(4))
+    sig = acts[..., :3 * hs, :]             # the sigmoid gates o, i, f
     ig = xp.empty(cell.shape[1:], dtype=acts.dtype)
+    h = None
     for t in order:
         a = acts[t]
-        if gate_major:
-            xp.matmul(w_hh_k, proj[t], out=a)
-        else:
-            xp.matmul(h, w_hh_k, out=a)
-            a += proj[t]
+        xp.matmul(w, z[t], out=a)
         xp.tanh(a, out=a)                   # sigmoid(p) = tanh(p / 2) / 2 + 1 / 2
-        s = sig[t] if gate_major else a
-        s *= scale
-        s += shift
+        s = sig[t]
+        s *= 0.5
+        s += 0.5
         c_t = cell[t]
         xp.multiply(gf[t], c, out=c_t)
         c_t += xp.multiply(gi[t], gg[t], out=ig)
@@ -248,25 +242,19 @@ def lstm_loop(xp, h, c, w_hh_k, proj, acts, cell, tc, out, order, gate_major=Fal
     return h, c
 
 
-def lstm_back_loop(xp, factors, dpre, gout, dh, dc, w_hh, order, gate_major=False):
-    """The padded LSTM backward loop (the reverse of ``lstm_loop``): at each step ``t`` of
-    ``order`` fills the gate gradients ``dpre[t]`` from the output gradient ``gout[t]``, the
-    per-step ``factors`` (A, B, K, f; see ``_lstm_back_factors``) and the running state
-    gradients, which it updates in place; returns them (dh, dc).
-
-    Row layout: ``dpre[t]`` is (., B, 4, H) in PyTorch's gate order and ``w_hh`` (4H, H).
-    ``gate_major``: ``dpre[t]`` is (4H, B) (same gate order), the states (H, B), the factors
-    from ``_lstm_back_factors_gm`` and ``w_hh`` is W_hh^T (H, 4H)."""
+def lstm_back_loop(xp, factors, dpre, gout, dh, dc, w_hh_t, order):
+    """The padded LSTM backward loop (the reverse of ``lstm_loop``), gate-major: at each
+    step ``t`` of ``order`` fills the gate gradients ``dpre[t]`` (4H, B), in PyTorch's gate
+    order (i, f, g, o), from the output gradient ``gout[t]`` (H, B), the per-step
+    ``factors`` (A, B, K, f; see ``_lstm_back_factors_gm``) and the running state gradients
+    (H, B), which it updates in place (``dh = W_hh^T dpre``, ``w_hh_t`` (H, 4H)); returns
+    them (dh, dc). Leading dims after the step one as in ``lstm_loop``."""
     A, B, K, f = factors
     dht, dct = xp.empty_like(dh), xp.empty_like(dc)      # per-step buffers, reused
-    if gate_major:
-        hs = dh.shape[0]
-        dct3 = dct                                       # broadcasts over (3, H, B)
-        dpre_ifg = dpre[:, :3 * hs].reshape(dpre.shape[0], 3, hs, -1)
-        dpre_o = dpre[:, 3 * hs:]
-    else:
-        dct3 = dct[..., None, :]
-        dpre_ifg, dpre_o = dpre[..., :3, :], dpre[..., 3, :]
+    hs = dh.shape[-2]
+    dct3 = dct[..., None, :, :]             # broadcasts over the three gates i, f, g
+    dpre_ifg = dpre[..., :3 * hs, :].reshape(dpre.shape[:-2] + (3, hs, dpre.shape[-1]))
+    dpre_o = dpre[..., 3 * hs:, :]
     for t in order:
         xp.add(dh, gout[t], out=dht)
         xp.multiply(dht, K[t], out=dct)
@@ -274,11 +262,7 @@ def lstm_back_loop(xp, factors, dpre, gout, dh, dc, w_hh, order, gate_major=Fals
         xp.multiply(dct3, A[t], out=dpre_ifg[t])
         xp.multiply(dht, B[t], out=dpre_o[t])
         xp.multiply(dct, f[t], out=dc)
-        if gate_major:
-            xp.matmul(w_hh, dpre[t], out=dh)
-        else:
-            rows = dpre[t]
-            xp.matmul(rows.reshape(rows.shape[:-2] + (-1,)), w_hh, out=dh)
+        xp.matmul(w_hh_t, dpre[t], out=dh)
     return dh, dc
 
 
@@ -391,30 +375,31 @@ def _lstm_backward_uniform(xp, s, gout, gh, gc, needed):
     w_hh_t = xp.ascontiguousarray(s.w_hh_arr.T)         # dh = W_hh^T dpre
     dh, dc = lstm_back_loop(xp, _lstm_back_factors_gm(xp, sv), dpre, gout_gm,
                             xp.ascontiguousarray(gh.T), xp.ascontiguousarray(gc.T), w_hh_t,
-                            order, gate_major=True)
+                            order)
     d_rows = xp.ascontiguousarray(dpre.transpose(0, 2, 1)).reshape(steps * batch, gates)
     return _weight_grads(s, d_rows, d_rows, sv["hprev"], dh.T.copy(), dc.T.copy(), None,
                          needed)
 
 
 def _lstm_back_factors_gm(xp, sv):
-    """``_lstm_back_factors`` for the gate-major layout: (T, 3, H, B) factors A of the gates
-    i, f, g and (T, H, B) factors B, K and the forget gate f."""
+    """``_lstm_back_factors`` for the gate-major layout: from gates (..., 4H, B), the factors
+    A (..., 3, H, B) of the gates i, f, g and (..., H, B) factors B, K and the forget gate f
+    (the leading dims are the steps, and the directions for ``rnn_pair.py``)."""
     a, cprev, tc = sv["acts"], sv["cprev"], sv["tc"]
-    steps, gates, batch = a.shape
+    gates, batch = a.shape[-2:]
     hs = gates // 4
-    a4 = a.reshape(steps, 4, hs, batch)
-    o, i, f, gg = a4[:, 0], a4[:, 1], a4[:, 2], a4[:, 3]
-    d = xp.subtract(1, a4[:, :3])                       # sigmoid' = s (1 - s): o, i, f
-    d *= a4[:, :3]
-    A = xp.empty((steps, 3, hs, batch), dtype=a.dtype)
-    xp.multiply(d[:, 1], gg, out=A[:, 0])
-    xp.multiply(d[:, 2], cprev, out=A[:, 1])
-    tanh_g = A[:, 2]                                    # tanh' = 1 - g^2 for g
+    a4 = a.reshape(a.shape[:-2] + (4, hs, batch))
+    o, i, f, gg = (a4[..., j, :, :] for j in range(4))
+    d = xp.subtract(1, a4[..., :3, :, :])               # sigmoid' = s (1 - s): o, i, f
+    d *= a4[..., :3, :, :]
+    A = xp.empty(a.shape[:-2] + (3, hs, batch), dtype=a.dtype)
+    xp.multiply(d[..., 1, :, :], gg, out=A[..., 0, :, :])
+    xp.multiply(d[..., 2, :, :], cprev, out=A[..., 1, :, :])
+    tanh_g = A[..., 2, :, :]                            # tanh' = 1 - g^2 for g
     xp.multiply(gg, gg, out=tanh_g)
     xp.subtract(1, tanh_g, out=tanh_g)
     tanh_g *= i
-    B = d[:, 0]
+    B = d[..., 0, :, :]
     B *= tc
     K = xp.multiply(tc, tc)
     xp.subtract(1, K, out=K)

@@ -4,17 +4,18 @@
 The forward and the reverse direction of a layer are independent recurrences of the same
 shape, so they can advance together: at loop step ``s`` the forward direction runs time ``s``
 and the reverse direction time ``T - 1 - s``. Every per-step array is stored in loop-step
-order as ``(steps, 2, B, .)``, so one step's rows of both directions are one contiguous
-block: each NumPy call and one batched GEMM ``(2, B, H) @ (2, H, 4H)`` serve both
-directions, which halves the per-step call overhead at no extra arithmetic. The reverse
-direction's rows are turned back into time order once, after the loop.
+order and gate-major as ``(steps, 2, features, B)``, so one step of both directions is one
+block: each NumPy call and one batched GEMM ``(2, 4H, H + I + 1) @ (2, H + I + 1, B)`` serve
+both directions, which halves the per-step call overhead at no extra arithmetic. The
+reverse direction's rows are turned back into time order once, after the loop.
 
-The arithmetic per direction is ``rnn.py``'s padded-sequence LSTM loop (gate scale folded
-into the weights, the hoisted input projection one GEMM for both directions); the backward
-runs the same pairing in reverse and then forms the weight gradients as whole-sequence GEMMs
-per direction. Used by ``nn.LSTM`` for bidirectional layers without projection on padded
-float32/float64 NumPy input; the output stays two tensors (PyTorch's per-direction nodes,
-joined by ``cat``), so dropout between layers and every printed node name are unchanged.
+The arithmetic per direction is ``rnn.py``'s padded-sequence LSTM loop (``lstm_loop``: gate
+scale folded into the weights, each step's GEMM ``[W_hh | W_ih | b] @ [h; x_t; 1]``, each
+gate a contiguous block); the backward runs the same pairing in reverse and then forms the
+weight gradients as whole-sequence GEMMs per direction. Used by ``nn.LSTM`` for
+bidirectional layers without projection on padded float32/float64 NumPy input; the output
+stays two tensors (PyTorch's per-direction nodes, joined by ``cat``), so dropout between
+layers and every printed node name are unchanged.
 Under ``create_graph=True`` the gradients come from ``rnn._layer_ops`` in each direction.
 """
 
@@ -51,54 +52,55 @@ def _forward(x, h0, c0, wf, wr, steps):
     h_n (2, B, H), c_n (2, B, H), saved arrays)."""
     dt = x.dtype
     batch, hs = h0.shape[1], h0.shape[2]
-    k, _ = _rnn._lstm_gate_affine(np, hs, dt)
-    xw = x @ np.concatenate([wf[0].T * k, wr[0].T * k], axis=1)   # both projections hoisted
-    if wf[2] is not None:
-        xw += np.concatenate([(wf[2] + wf[3]) * k, (wr[2] + wr[3]) * k])
-    xw4 = xw.reshape(steps, batch, 2, 4 * hs)
-    proj = np.empty((steps, 2, batch, 4 * hs), dtype=dt)    # in loop-step order
-    proj[:, 0] = xw4[:, :, 0]
-    proj[:, 1] = xw4[::-1, :, 1]
-    w_hh = np.stack([wf[1].T * k, wr[1].T * k])
-    acts = np.empty_like(proj)
-    cell = np.empty((steps, 2, batch, hs), dtype=dt)
-    tc, out = np.empty_like(cell), np.empty_like(cell)
-    h, c = _rnn.lstm_loop(np, h0, c0, w_hh, proj, acts, cell, tc, out, range(steps))
-    saved = dict(acts=acts, tc=tc, hprev=np.concatenate([h0[None], out[:-1]]),
-                 cprev=np.concatenate([c0[None], cell[:-1]]))
-    out_f = np.ascontiguousarray(out[:, 0]).reshape(steps * batch, hs)
-    out_r = np.ascontiguousarray(out[::-1, 1]).reshape(steps * batch, hs)
-    return out_f, out_r, h.copy(), c.copy(), saved
+    n_in = x.shape[1]
+    # per direction [W_hh | W_ih | b] @ [h; x_t; 1], the gate-major step's one GEMM
+    w = np.stack([_rnn._fused_weights(np, *wd) for wd in (wf, wr)])
+    z = np.empty((steps + 1, 2, hs + n_in + 1, batch), dtype=dt)    # slots in loop-step order
+    xt = x.reshape(steps, batch, n_in).transpose(0, 2, 1)
+    z[:steps, 0, hs:hs + n_in] = xt
+    z[:steps, 1, hs:hs + n_in] = xt[::-1]             # loop step s runs time T - 1 - s
+    z[:, :, -1] = 1
+    z[0, :, :hs] = h0.transpose(0, 2, 1)
+    cell = np.empty((steps + 1, 2, hs, batch), dtype=dt)
+    cell[0] = c0.transpose(0, 2, 1)
+    acts = np.empty((steps, 2, 4 * hs, batch), dtype=dt)
+    tc = np.empty((steps, 2, hs, batch), dtype=dt)
+    h, c = _rnn.lstm_loop(np, cell[0], w, z[:-1], acts, cell[1:], tc, z[1:, :, :hs],
+                          range(steps))
+    rows = np.ascontiguousarray(z[:, :, :hs].transpose(1, 0, 3, 2))   # (2, T + 1, B, H)
+    out_f = rows[0, 1:].reshape(steps * batch, hs)
+    out_r = np.ascontiguousarray(rows[1, :0:-1]).reshape(steps * batch, hs)
+    saved = dict(acts=acts, tc=tc, cprev=cell[:-1], hprev=rows[:, :-1])
+    return out_f, out_r, h.transpose(0, 2, 1).copy(), c.transpose(0, 2, 1).copy(), saved
 
 
 def _backward(x, wf, wr, saved, gout_f, gout_r, gh, gc, steps, needed):
     """Gradients (a dict named as ``_INPUTS``) of those ``needed``, from the output grads
     (T*B, H) per direction and the final states' grads (2, B, H)."""
     acts = saved["acts"]
-    _, _, batch, gates = acts.shape
+    _, _, gates, batch = acts.shape
     hs = gates // 4
-    rows = steps * 2 * batch
-    factors = _rnn._lstm_back_factors(np, dict(
-        acts=acts.reshape(rows, gates), cprev=saved["cprev"].reshape(rows, hs),
-        tc=saved["tc"].reshape(rows, hs)))
-    fa, fb, fk, ff = (f.reshape((steps, 2, batch) + f.shape[1:]) for f in factors)
-    gout = np.empty((steps, 2, batch, hs), dtype=acts.dtype)
-    gout[:, 0] = gout_f.reshape(steps, batch, hs)
-    gout[:, 1] = gout_r.reshape(steps, batch, hs)[::-1]
-    w_hh = np.stack([wf[1], wr[1]])
-    dpre = np.empty((steps, 2, batch, 4, hs), dtype=acts.dtype)
-    dh, dc = _rnn.lstm_back_loop(np, (fa, fb, fk, ff), dpre, gout, gh.copy(), gc.copy(),
-                                 w_hh, range(steps - 1, -1, -1))
-    grads = {"h0_f": dh[0], "h0_r": dh[1], "c0_f": dc[0], "c0_r": dc[1]}
+    gout = np.empty((steps, 2, hs, batch), dtype=acts.dtype)   # loop-step order, gate-major
+    gout[:, 0] = gout_f.reshape(steps, batch, hs).transpose(0, 2, 1)
+    gout[:, 1] = gout_r.reshape(steps, batch, hs)[::-1].transpose(0, 2, 1)
+    w_hh_t = np.stack([wf[1].T, wr[1].T])               # (2, H, 4H): dh = W_hh^T dpre
+    dpre = np.empty_like(acts)
+    dh, dc = _rnn.lstm_back_loop(np, _rnn._lstm_back_factors_gm(np, saved), dpre, gout,
+                                 np.ascontiguousarray(gh.transpose(0, 2, 1)),
+                                 np.ascontiguousarray(gc.transpose(0, 2, 1)), w_hh_t,
+                                 range(steps - 1, -1, -1))
+    dh, dc = dh.transpose(0, 2, 1), dc.transpose(0, 2, 1)
+    grads = {"h0_f": dh[0].copy(), "h0_r": dh[1].copy(), "c0_f": dc[0].copy(),
+             "c0_r": dc[1].copy()}
+    d_rows = np.ascontiguousarray(dpre.transpose(1, 0, 3, 2))   # (2, T, B, 4H)
     x_rev = _reverse_time(x, steps) if ("w_ih_r" in needed) else None
     for d, (sfx, w, xd) in enumerate((("_f", wf, x), ("_r", wr, x_rev))):
         # this direction's rows in loop-step order (time order reversed for "_r")
-        p = np.ascontiguousarray(dpre[:, d]).reshape(steps * batch, gates)
+        p = d_rows[d].reshape(steps * batch, gates)
         if "w_ih" + sfx in needed:
             grads["w_ih" + sfx] = p.T @ xd
         if "w_hh" + sfx in needed:
-            grads["w_hh" + sfx] = p.T @ np.ascontiguousarray(saved["hprev"][:, d]).reshape(
-                steps * batch, hs)
+            grads["w_hh" + sfx] = p.T @ saved["hprev"][d].reshape(steps * batch, hs)
         if w[2] is not None and ("b_ih" + sfx in needed or "b_hh" + sfx in needed):
             grads["b_ih" + sfx] = _rnn._column_sum(p)
             grads["b_hh" + sfx] = grads["b_ih" + sfx].copy()
