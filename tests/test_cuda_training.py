@@ -3,8 +3,9 @@ optimizers the examples use, one LeNet-5 training step (outputs, gradients, upda
 ``.item()``/``argmax`` on CUDA results, and a checkpoint of CUDA tensors that PyTorch loads.
 
 Marked ``gpu``: skipped without CuPy and a CUDA device. The GPU oracle is PyTorch 2.11 with
-CUDA; TF32 is off on both sides (PyTorch's default for matmul; cinder's CuPy matmuls run in
-full float32), so values agree to float32 rounding.
+CUDA; TF32 is off on both sides (PyTorch's default for matmul, and switched off here for
+cuDNN's convolutions, where PyTorch allows it by default; cinder's CuPy matmuls run in full
+float32), so values agree to float32 rounding.
 """
 
 import io
@@ -22,6 +23,14 @@ pytestmark = [
 ]
 
 RNG = np.random.default_rng(0)
+
+
+@pytest.fixture(autouse=True)
+def _full_float32():
+    before = torch.backends.cudnn.allow_tf32
+    torch.backends.cudnn.allow_tf32 = False
+    yield
+    torch.backends.cudnn.allow_tf32 = before
 
 
 def _pair(*shape, grad=False, low=None):
