@@ -237,3 +237,16 @@ def test_mode_with_nans():
         t, c = _pair(a, "float32")
         _same(t.mode(1).values, c.mode(1).values)
         _same(t.mode(1).indices, c.mode(1).indices)
+
+
+def test_pack_padded_sequence_orders_equal_lengths_as_torch():
+    # enforce_sorted=False sorts the lengths with sort(descending=True): std::sort's order
+    lens = [3, 5, 5, 2, 5, 3, 3, 1, 5, 5, 2, 2, 3, 4, 4, 4, 5, 5, 1, 1, 3]
+    x = np.random.default_rng(13).standard_normal((5, len(lens), 2)).astype(np.float32)
+    pt = torch.nn.utils.rnn.pack_padded_sequence(torch.from_numpy(x), torch.tensor(lens),
+                                                 enforce_sorted=False)
+    pc = cinder.nn.utils.rnn.pack_padded_sequence(cinder.from_numpy(x), cinder.tensor(lens),
+                                                  enforce_sorted=False)
+    _same(pt.sorted_indices, pc.sorted_indices)
+    _same(pt.unsorted_indices, pc.unsorted_indices)
+    _same(pt.data, pc.data)
