@@ -348,11 +348,12 @@ def _topk_tied(rows, chosen, k, largest):
 
 
 def _topk_tied_1d(a, vals, k, largest, in_order):
-    """``_topk_tied`` for one NaN-free row with few NumPy calls (short rows are common);
-    True (take the general test) when NaNs are present."""
-    if a.dtype.kind == "f" and np.isnan(a).any():
-        return True
+    """``_topk_tied`` for one row with few NumPy calls (short rows are common); True (take
+    the general test) when NaNs were chosen. Chosen values free of NaN mean the row's NaNs,
+    if any, were left out as the worst: they cannot tie with the chosen ones."""
     vals = _sort_keys(vals)
+    if vals.dtype.kind == "f" and np.isnan(vals).any():
+        return True
     srt = vals if in_order else np.sort(vals)[::-1] if largest else np.sort(vals)
     if k > 1 and (srt[1:] == srt[:-1]).any():
         return True
