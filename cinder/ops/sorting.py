@@ -290,8 +290,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     n = a.shape[d]
     if k < 0 or k > n:
         raise RuntimeError("selected index k out of range")
-    if a.dtype == np.bool_:
-        a = a.view(np.uint8)
+    a = _sort_keys(a)                     # (half types select in float32, NaN as largest)
+    if xp is np and k * 64 <= n:
+        sorted = True                     # PyTorch's partial sort always leaves them in order
     fast = _topk_long_1d(a, k, largest) if 0 < k < n and xp is np else None
     pick, vals = fast if fast is not None else _topk(xp, a, d, k, largest, sorted)
     if xp is np and k:
