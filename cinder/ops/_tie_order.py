@@ -190,9 +190,8 @@ class _Round:
         data = pairs.data
         self.values = (data[self.first:self.first + int(lens.sum())] if self.pos is None
                        else data[self.pos])
+        self.starts, self.lens = starts, lens
         left, right = pairs.stops(self.values, pivots, lens)
-        # (deep levels have many short ranges: drop those that hold no ties after this one)
-        self.distinct = pairs.distinct(self.values, starts, lens) if lo.size >= _PRUNE_AT else None
         left[starts] = False                    # the left scan starts past the first place
         if meet_self:
             right[ends - 1] = False             # Sedgewick's right scan starts before the last
@@ -240,6 +239,7 @@ class _Round:
         else:
             pairs.swap(p, q)
 
+
 def _median_to_first(pairs, result, a, b, c):
     """``std::__move_median_to_first``: the median of a, b, c (by ``<``) goes to ``result``."""
     ka, kb, kc = pairs.key(a), pairs.key(b), pairs.key(c)
@@ -252,16 +252,18 @@ def _median_to_first(pairs, result, a, b, c):
 _BIG = np.iinfo(np.int64).max
 
 
-def _hoare_cut(pairs, lo, hi):
+def _hoare_cut(pairs, lo, hi, prune=False):
     """``std::__unguarded_partition_pivot`` on every range at once. Returns the cuts, which
-    ranges held only equivalent elements (every place a stop on both sides), and which are
-    known to hold no ties (their parts need no more steps: the final sort orders them)."""
+    ranges held only equivalent elements (every place a stop on both sides), and (with
+    ``prune``, at deep levels: many short ranges) which hold no ties, so that their parts
+    need no more steps (the final sort orders them)."""
     _median_to_first(pairs, lo, lo + 1, lo + (hi - lo) // 2, hi - 1)
     r = _Round(pairs, lo, hi, pairs.data[lo], False)
+    done = (pairs.distinct(r.values, r.starts, r.lens) if prune and lo.size >= _PRUNE_AT
+            else np.zeros(lo.size, bool))
     alike = (r.lend - r.lbase) + (r.rend - r.rbase) == 2 * (hi - lo) - 1
     if pairs.idx is not None:                   # (a NaN pivot stops everything: not alike)
         alike[:] = False
-    done = r.distinct if r.distinct is not None else np.zeros(lo.size, bool)
     cut = np.minimum(r.left(r.count, _BIG), r.right(r.count - 1, _BIG))
     r.swap(pairs)
     # (a missing stop would be a scan past the range, undefined in C++; stay inside)
@@ -399,7 +401,7 @@ def _introsort_loop(pairs, lo, hi, depth):
         lo, hi, depth = lo[~spent], hi[~spent], depth[~spent] - 1
         if not lo.size:
             return
-        cut, alike, done = _hoare_cut(pairs, lo, hi)
+        cut, alike, done = _hoare_cut(pairs, lo, hi, prune=True)
         lo, hi, depth, alike, cut = lo[~done], hi[~done], depth[~done], alike[~done], cut[~done]
         # children of a range of equivalent elements are such ranges too
         lo, hi = np.stack((lo, cut), 1).ravel(), np.stack((cut, hi), 1).ravel()
