@@ -164,9 +164,11 @@ class _Pairs:
         for arr in self.arrays:
             arr[first:first + local.size] = arr[first:first + local.size][local]
 
-    def indices(self, rows):
-        flat = self.idx if self.idx is not None else self.data % self.n
-        return flat.reshape(rows, self.n)
+    def indices(self, rows, first=None):
+        """The indices in each row's places (its ``first`` places only, if given)."""
+        flat = self.idx if self.idx is not None else self.data
+        flat = flat.reshape(rows, self.n)[:, :first]
+        return flat.copy() if self.idx is not None else flat % self.n
 
 
 def _listing(lo, hi):
@@ -322,18 +324,21 @@ def _heap_select(pairs, first, middle, last, then_sort=False):
     size = middle - first
     k, v = keys[:size].tolist(), list(range(size))
     _make_heap(k, v)
-    local = np.arange(last - first)
+    moved, came = list(range(size)), []       # places written after the heap's own
     for start in range(size, last - first, 4096):
         block = keys[start:start + 4096]
         cand = np.flatnonzero(block < k[0])
         for c, ck in zip(cand.tolist(), block[cand].tolist()):
             if ck < k[0]:
-                local[start + c] = v[0]
+                moved.append(start + c)
+                came.append(v[0])
                 _adjust_heap(k, v, 0, size, ck, start + c)
     if then_sort:
         _sort_heap(k, v)
-    local[:size] = v
-    pairs.reorder(first, local)
+    places = np.array(moved, np.int64) + first
+    sources = np.array(v + came, np.int64) + first
+    for arr in pairs.arrays:
+        arr[places] = arr[sources]
 
 
 def _heap_sort(pairs, first, last):
@@ -528,7 +533,7 @@ def topk_rows(keys, k, sorted=True, dense=True):
         _nth_element(pairs, lo, lo + k - 1, hi)
         if sorted and k > 2:
             _std_sort(pairs, lo, lo + k - 1)
-    return pairs.indices(rows)[:, :k].copy()
+    return pairs.indices(rows, k)
 
 
 def kthvalue_rows(keys, k):
