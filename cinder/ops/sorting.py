@@ -352,12 +352,17 @@ def _topk_tied_1d(a, vals, k, largest, in_order):
     """``_topk_tied`` for one row with few NumPy calls (short rows are common); True (take
     the general test) when NaNs were chosen. Chosen values free of NaN mean the row's NaNs,
     if any, were left out as the worst: they cannot tie with the chosen ones."""
-    vals = _sort_keys(vals)
-    if vals.dtype.kind == "f" and np.isnan(vals).any():
-        return True
     srt = vals if in_order else np.sort(vals)[::-1] if largest else np.sort(vals)
-    if k > 1 and (srt[1:] == srt[:-1]).any():
-        return True
+    if k <= 64:                           # (a few values: Python compares them faster)
+        chosen = srt.tolist()
+        if any(x != x or x == y for x, y in zip(chosen, chosen[1:])) or chosen[-1] != \
+                chosen[-1]:
+            return True                   # (NaN, or equal neighbours)
+    else:
+        if srt.dtype.kind == "f" and np.isnan(srt).any():
+            return True
+        if (srt[1:] == srt[:-1]).any():
+            return True
     return int(np.count_nonzero(a >= srt[-1] if largest else a <= srt[-1])) > k
 
 
