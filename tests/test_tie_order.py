@@ -173,10 +173,22 @@ def test_topk_long_rows():
 
 
 def test_topk_unsorted_without_ties_is_nth_element_order():
+    # (and with k * 64 <= n PyTorch's partial sort leaves them sorted even so)
     rng = np.random.default_rng(6)
-    t, c = _pair(rng.permutation(300), "int64")
-    for k in (5, 100, 299, 300):
+    t, c = _pair(rng.permutation(3000), "int64")
+    for k in (5, 46, 47, 100, 2999, 3000):
         _same(t.topk(k, sorted=False).indices, c.topk(k, sorted=False).indices)
+        _same(t.topk(k, largest=False, sorted=False).values,
+              c.topk(k, largest=False, sorted=False).values)
+
+
+def test_topk_half_types_rank_nan_largest():
+    a = np.array([598, 189, np.nan, 942, 212, 943, np.nan, 967, 560, 355] * 2)
+    for dtype in ("bfloat16", "float16"):
+        t, c = _pair(a, dtype)
+        for k in (1, 3, 20):
+            _same(t.topk(k).values, c.topk(k).values)
+            _same(t.topk(k).indices, c.topk(k).indices)
 
 
 def test_kthvalue_matches_on_ties():
@@ -237,3 +249,16 @@ def test_mode_with_nans():
         t, c = _pair(a, "float32")
         _same(t.mode(1).values, c.mode(1).values)
         _same(t.mode(1).indices, c.mode(1).indices)
+
+
+def test_pack_padded_sequence_orders_equal_lengths_as_torch():
+    # enforce_sorted=False sorts the lengths with sort(descending=True): std::sort's order
+    lens = [3, 5, 5, 2, 5, 3, 3, 1, 5, 5, 2, 2, 3, 4, 4, 4, 5, 5, 1, 1, 3]
+    x = np.random.default_rng(13).standard_normal((5, len(lens), 2)).astype(np.float32)
+    pt = torch.nn.utils.rnn.pack_padded_sequence(torch.from_numpy(x), torch.tensor(lens),
+                                                 enforce_sorted=False)
+    pc = cinder.nn.utils.rnn.pack_padded_sequence(cinder.from_numpy(x), cinder.tensor(lens),
+                                                  enforce_sorted=False)
+    _same(pt.sorted_indices, pc.sorted_indices)
+    _same(pt.unsorted_indices, pc.unsorted_indices)
+    _same(pt.data, pc.data)

@@ -36,8 +36,14 @@ limit, ``partial_sort``) are sequential by nature and run as a plain Python emul
 libstdc++'s ``__adjust_heap`` / ``__push_heap``, step for step.
 
 Every function here compares ``key[i] < key[j]`` (or ``>`` for the quickselect, as ATen
-writes it): callers pass dense ranks (negated for a descending order, NaN as the largest),
-which turn each comparator PyTorch uses into a plain comparison of integers.
+writes it): callers pass integer keys in the order of PyTorch's comparator (dense ranks, or
+for topk ``order_keys``; negated for a descending order, NaN as the largest), which turn each
+comparator into a plain comparison of integers. Only ``mode`` on rows holding NaN compares
+floats, as its kernel's plain ``<`` does (NaN then is neither smaller nor greater).
+
+Cost: each recursion level is a few passes over the elements of the ranges still open, so
+rows pay in proportion to n times the depth; ranges of equal keys finish at once from a
+remembered order, and at deep levels ranges found free of ties leave the loop.
 """
 
 import numpy as np
@@ -158,9 +164,11 @@ class _Pairs:
         for arr in self.arrays:
             arr[first:first + local.size] = arr[first:first + local.size][local]
 
-    def indices(self, rows):
-        flat = self.idx if self.idx is not None else self.data % self.n
-        return flat.reshape(rows, self.n)
+    def indices(self, rows, first=None):
+        """The indices in each row's places (its ``first`` places only, if given)."""
+        flat = self.idx if self.idx is not None else self.data
+        flat = flat.reshape(rows, self.n)[:, :first]
+        return flat.copy() if self.idx is not None else flat % self.n
 
 
 def _listing(lo, hi):
@@ -184,9 +192,8 @@ class _Round:
         data = pairs.data
         self.values = (data[self.first:self.first + int(lens.sum())] if self.pos is None
                        else data[self.pos])
+        self.starts, self.lens = starts, lens
         left, right = pairs.stops(self.values, pivots, lens)
-        # (deep levels have many short ranges: drop those that hold no ties after this one)
-        self.distinct = pairs.distinct(self.values, starts, lens) if lo.size >= _PRUNE_AT else None
         left[starts] = False                    # the left scan starts past the first place
         if meet_self:
             right[ends - 1] = False             # Sedgewick's right scan starts before the last
@@ -234,6 +241,7 @@ class _Round:
         else:
             pairs.swap(p, q)
 
+
 def _median_to_first(pairs, result, a, b, c):
     """``std::__move_median_to_first``: the median of a, b, c (by ``<``) goes to ``result``."""
     ka, kb, kc = pairs.key(a), pairs.key(b), pairs.key(c)
@@ -246,16 +254,18 @@ def _median_to_first(pairs, result, a, b, c):
 _BIG = np.iinfo(np.int64).max
 
 
-def _hoare_cut(pairs, lo, hi):
+def _hoare_cut(pairs, lo, hi, prune=False):
     """``std::__unguarded_partition_pivot`` on every range at once. Returns the cuts, which
-    ranges held only equivalent elements (every place a stop on both sides), and which are
-    known to hold no ties (their parts need no more steps: the final sort orders them)."""
+    ranges held only equivalent elements (every place a stop on both sides), and (with
+    ``prune``, at deep levels: many short ranges) which hold no ties, so that their parts
+    need no more steps (the final sort orders them)."""
     _median_to_first(pairs, lo, lo + 1, lo + (hi - lo) // 2, hi - 1)
     r = _Round(pairs, lo, hi, pairs.data[lo], False)
+    done = (pairs.distinct(r.values, r.starts, r.lens) if prune and lo.size >= _PRUNE_AT
+            else np.zeros(lo.size, bool))
     alike = (r.lend - r.lbase) + (r.rend - r.rbase) == 2 * (hi - lo) - 1
     if pairs.idx is not None:                   # (a NaN pivot stops everything: not alike)
         alike[:] = False
-    done = r.distinct if r.distinct is not None else np.zeros(lo.size, bool)
     cut = np.minimum(r.left(r.count, _BIG), r.right(r.count - 1, _BIG))
     r.swap(pairs)
     # (a missing stop would be a scan past the range, undefined in C++; stay inside)
@@ -314,18 +324,21 @@ def _heap_select(pairs, first, middle, last, then_sort=False):
     size = middle - first
     k, v = keys[:size].tolist(), list(range(size))
     _make_heap(k, v)
-    local = np.arange(last - first)
+    moved, came = list(range(size)), []       # places written after the heap's own
     for start in range(size, last - first, 4096):
         block = keys[start:start + 4096]
         cand = np.flatnonzero(block < k[0])
         for c, ck in zip(cand.tolist(), block[cand].tolist()):
             if ck < k[0]:
-                local[start + c] = v[0]
+                moved.append(start + c)
+                came.append(v[0])
                 _adjust_heap(k, v, 0, size, ck, start + c)
     if then_sort:
         _sort_heap(k, v)
-    local[:size] = v
-    pairs.reorder(first, local)
+    places = np.array(moved, np.int64) + first
+    sources = np.array(v + came, np.int64) + first
+    for arr in pairs.arrays:
+        arr[places] = arr[sources]
 
 
 def _heap_sort(pairs, first, last):
@@ -393,7 +406,7 @@ def _introsort_loop(pairs, lo, hi, depth):
         lo, hi, depth = lo[~spent], hi[~spent], depth[~spent] - 1
         if not lo.size:
             return
-        cut, alike, done = _hoare_cut(pairs, lo, hi)
+        cut, alike, done = _hoare_cut(pairs, lo, hi, prune=True)
         lo, hi, depth, alike, cut = lo[~done], hi[~done], depth[~done], alike[~done], cut[~done]
         # children of a range of equivalent elements are such ranges too
         lo, hi = np.stack((lo, cut), 1).ravel(), np.stack((cut, hi), 1).ravel()
@@ -520,7 +533,7 @@ def topk_rows(keys, k, sorted=True, dense=True):
         _nth_element(pairs, lo, lo + k - 1, hi)
         if sorted and k > 2:
             _std_sort(pairs, lo, lo + k - 1)
-    return pairs.indices(rows)[:, :k].copy()
+    return pairs.indices(rows, k)
 
 
 def kthvalue_rows(keys, k):

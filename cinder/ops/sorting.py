@@ -290,8 +290,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     n = a.shape[d]
     if k < 0 or k > n:
         raise RuntimeError("selected index k out of range")
-    if a.dtype == np.bool_:
-        a = a.view(np.uint8)
+    a = _sort_keys(a)                     # (half types select in float32, NaN as largest)
+    if xp is np and k * 64 <= n:
+        sorted = True                     # PyTorch's partial sort always leaves them in order
     fast = _topk_long_1d(a, k, largest) if 0 < k < n and xp is np else None
     pick, vals = fast if fast is not None else _topk(xp, a, d, k, largest, sorted)
     if xp is np and k:
@@ -348,14 +349,20 @@ def _topk_tied(rows, chosen, k, largest):
 
 
 def _topk_tied_1d(a, vals, k, largest, in_order):
-    """``_topk_tied`` for one NaN-free row with few NumPy calls (short rows are common);
-    True (take the general test) when NaNs are present."""
-    if a.dtype.kind == "f" and np.isnan(a).any():
-        return True
-    vals = _sort_keys(vals)
+    """``_topk_tied`` for one row with few NumPy calls (short rows are common); True (take
+    the general test) when NaNs were chosen. Chosen values free of NaN mean the row's NaNs,
+    if any, were left out as the worst: they cannot tie with the chosen ones."""
     srt = vals if in_order else np.sort(vals)[::-1] if largest else np.sort(vals)
-    if k > 1 and (srt[1:] == srt[:-1]).any():
-        return True
+    if k <= 64:                           # (a few values: Python compares them faster)
+        chosen = srt.tolist()
+        if any(x != x or x == y for x, y in zip(chosen, chosen[1:])) or chosen[-1] != \
+                chosen[-1]:
+            return True                   # (NaN, or equal neighbours)
+    else:
+        if srt.dtype.kind == "f" and np.isnan(srt).any():
+            return True
+        if (srt[1:] == srt[:-1]).any():
+            return True
     return int(np.count_nonzero(a >= srt[-1] if largest else a <= srt[-1])) > k
 
 

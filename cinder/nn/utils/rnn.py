@@ -123,7 +123,9 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
         lens = np.asarray(lengths, dtype=np.int64)
     sorted_indices = None
     if not enforce_sorted:
-        order = np.argsort(-lens, kind="stable")
+        # PyTorch sorts with torch.sort(descending=True), whose order of equal lengths is
+        # std::sort's, not the stable one
+        order = _OPS["sort"](_OPS["from_numpy"](lens), descending=True).indices.numpy()
         lens = lens[order]
         sorted_indices = _OPS["from_numpy"](order.astype(np.int64)).to(input.device)
         input = input.index_select(0 if batch_first else 1, sorted_indices)
