@@ -294,8 +294,12 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if xp is np and k * 64 <= n:
         sorted = True                     # PyTorch's partial sort always leaves them in order
     fast = _topk_long_1d(a, k, largest) if 0 < k < n and xp is np else None
-    pick, vals = fast if fast is not None else _topk(xp, a, d, k, largest, sorted)
-    if xp is np and k:
+    clear = False
+    if fast is None and xp is np and a.ndim == 1 and 0 < k < n and (sorted or k * 64 <= n):
+        pick, vals, clear = _topk_short_1d(a, k, largest)
+    else:
+        pick, vals = fast if fast is not None else _topk(xp, a, d, k, largest, sorted)
+    if xp is np and k and not clear:
         pick, vals = _topk_ties(a, d, k, largest, sorted, pick, vals)
     shape = list(a.shape)
     shape[d] = k
@@ -328,6 +332,35 @@ def _topk(xp, a, d, k, largest, sorted):
         pick = _take_along(xp, pick, order, d)
         vals = _take_along(xp, vals, order, d)
     return pick, vals
+
+
+def _topk_short_1d(a, k, largest):
+    """(indices, values in order, clear) of the ``k`` extreme elements of a short 1-d NumPy
+    row (0 < k < n). One ``argpartition`` places both the worst chosen element and the best
+    one left out, so ``clear`` (no equal values can change the indices: none of the chosen
+    repeats or is NaN, and the best left out differs from the worst chosen) costs two reads
+    and a comparison of the k chosen; rows that are not clear take the tie emulation."""
+    n = a.shape[0]
+    if largest:
+        part = a.argpartition((n - k - 1, n - k))
+        pick, edge = part[n - k:], (a[part[n - k - 1]], a[part[n - k]])
+    else:
+        part = a.argpartition((k - 1, k))
+        pick, edge = part[:k], (a[part[k]], a[part[k - 1]])
+    vals = a[pick]
+    order = vals.argsort()
+    if largest:
+        order = order[::-1]
+    pick, vals = pick[order], vals[order]
+    if edge[0] == edge[1] or edge[0] != edge[0] or edge[1] != edge[1]:
+        return pick, vals, False
+    if k <= 64:                           # (a few values: Python compares them faster)
+        chosen = vals.tolist()
+        clear = not any(x == y or x != x for x, y in zip(chosen, chosen[1:]))
+        return pick, vals, clear and chosen[-1] == chosen[-1]
+    if vals.dtype.kind == "f" and np.isnan(vals).any():
+        return pick, vals, False
+    return pick, vals, not (vals[1:] == vals[:-1]).any()
 
 
 def _topk_tied(rows, chosen, k, largest):
