@@ -94,8 +94,8 @@ def _plan(equation, shapes):
     return tuple(subs), out, "loop"
 
 
-def _run_route(xp, spec, arrays, route):
-    """The einsum ``spec`` of ``arrays`` computed by ``route`` (see ``_plan``)."""
+def _run_route(xp, subs, out, arrays, route):
+    """The einsum ``subs -> out`` of ``arrays`` computed by ``route`` (see ``_plan``)."""
     a = arrays[0]
     if route[0] == "sum":
         if not route[1]:                  # a pure permutation: a new array, as einsum's
@@ -107,7 +107,9 @@ def _run_route(xp, spec, arrays, route):
         return res if route[2] == sorted(route[2]) else xp.ascontiguousarray(
             res.transpose(route[2]))
     res = _einsum_matmul(xp, a, arrays[1], route[1:]) if route[0] == "gemm" else None
-    return res if res is not None else xp.einsum(spec, *arrays, optimize=route == "plan")
+    if res is not None:
+        return res
+    return xp.einsum(",".join(subs) + "->" + out, *arrays, optimize=route == "plan")
 
 
 def _check_sizes(subs, shapes):
@@ -242,9 +244,8 @@ def einsum(equation, *operands):
     if dt is D.float16 or dt is D.bfloat16:
         # NumPy has no bfloat16 einsum; PyTorch's bmm accumulates both in float32 and rounds once
         arrays = [a.astype(np.float32) for a in arrays]
-    spec = ",".join(subs) + "->" + out
     try:
-        res = _run_route(xp, spec, arrays, route)
+        res = _run_route(xp, subs, out, arrays, route)
     except ValueError as exc:
         raise RuntimeError(f"einsum(): {exc}") from None
     if route[0] == "sum" and route[1] and dt.category <= D.INTEGRAL:

@@ -198,10 +198,13 @@ def _repeat_interleave_decides(args, kwargs):
 @_decides
 def _einsum_decides(args, kwargs):
     # the operands follow the equation, as a list or one by one; einsum contracts through bmm
-    tensors = list(_tensors_in(args[1:]))
-    if tensors and all(t._dtype in _LIMITED for t in tensors):
-        return "bmm", tensors[0]._dtype
-    return None
+    first = None
+    for t in _tensors_in(args[1:]):
+        if t._dtype not in _LIMITED:
+            return None                   # (the common case: decided by the first operand)
+        if first is None:
+            first = t
+    return None if first is None else ("bmm", first._dtype)
 
 
 # op name -> (kernel name or f(args, kwargs), data operands); as measured on PyTorch 2.13's CPU
@@ -553,7 +556,9 @@ def guarded(name, fn):
     if getattr(kernel, "decides", False):
 
         def checked(*args, **kwargs):
-            refuse(fn, args, kwargs)
+            found = kernel(args, kwargs)
+            if found is not None:
+                not_implemented(*found)
             return fn(*args, **kwargs)
     else:
 
