@@ -135,6 +135,8 @@ OPS = {
     "roll_flat": (lambda L, x: x.roll(3), ANY, True),
     "flip": (lambda L, x: x.flip(1), ANY, True),
     "clone": (lambda L, x: x.clone(), ANY, True),
+    "unsqueeze_last": (lambda L, x: x.unsqueeze(-1), ANY, True),
+    "unsqueeze_middle": (lambda L, x: x[:, :1].unsqueeze(2), ANY, True),
     "repeat": (lambda L, x: x.repeat(*[1] * x.dim()), ANY, True),
     # copy-then-modify ops (clones with preserve_format)
     "index_put": (lambda L, x: x.index_put((L.tensor([0]),), L.tensor(1.0)), ANY, True),
@@ -296,7 +298,6 @@ OP_DB_DIFFERENT = {
     "ldexp": "ldexp: PyTorch's composite (mul by pow) lays out like its second operand",
     "take": "take: PyTorch's result follows the index's layout",
     "rot90": "rot90: PyTorch's flip + transpose keeps a transposed input's layout",
-    "atleast_3d": "atleast_3d: a view whose size-1 dim has another stride",
     "view_copy": "view_copy of a transposed tensor: PyTorch copies, cinder refuses",
     "addr": "addr: PyTorch's result follows the input's layout",
     "einsum": "einsum: PyTorch's bmm-based contraction returns a permuted result",
