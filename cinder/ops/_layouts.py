@@ -251,8 +251,10 @@ def in_order(res, order, copy=False):
         step *= max(res.shape[d], 1)
     if tuple(expected) == res.strides and not copy:
         return res
-    xp = _xp(res)
-    return xp.array(res.transpose(order), copy=True, order="C").transpose(np.argsort(order))
+    inverse = [0] * res.ndim       # (np.argsort costs more than the copy on small arrays)
+    for i, d in enumerate(order):
+        inverse[d] = i
+    return _xp(res).array(res.transpose(order), copy=True, order="C").transpose(inverse)
 
 
 def iterator_layout(res, operands):
@@ -272,5 +274,11 @@ def pointwise_layout(res, operands):
     arrays = [a for a in operands if getattr(a, "ndim", 0) > 0]
     if not res.size or len(arrays) < 2:
         return res
+    first = arrays[0]
+    st = first.strides
+    if first.shape == res.shape and min(st) > 0 and len(set(st)) == len(st):
+        # the usual case, decided by the first operand alone: its strides, largest outside
+        order = sorted(range(len(st)), key=st.__getitem__, reverse=True)
+        return in_order(res, order)
     order = iterator_order(arrays, res.shape)
     return row_major(res) if order is None else in_order(res, order)
