@@ -220,6 +220,9 @@ OPS = {
     "randint_like": (lambda L, x: L.randint_like(x, 2, 9), ANY, False),
     "rand_like_contiguous": (lambda L, x: L.rand_like(x, memory_format=L.contiguous_format),
                              ANY, False),
+    "zeros_like": (lambda L, x: L.zeros_like(x), ANY, False),
+    "full_like_double": (lambda L, x: L.full_like(x, 2, dtype=L.float64), ANY, False),
+    "empty_like_strides": (lambda L, x: L.empty_like(x).fill_(1), ANY, False),
 }
 
 # (op, layout) pairs PyTorch lays out differently and cinder does not match yet: the reason.
@@ -367,3 +370,30 @@ def test_op_db_layouts(mode):
             if c != t:
                 wrong.setdefault(entry.name, (repr(sample), t, c))
     assert not wrong, "\n".join(f"{k}: {v}" for k, v in wrong.items())
+
+
+def _small_net(L):
+    """Conv -> BatchNorm -> ReLU -> MaxPool -> Conv -> mean: a channels-last model's path."""
+    L.manual_seed(0)
+    nn = L.nn
+    return nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(),
+                         nn.MaxPool2d(2), nn.Conv2d(4, 2, 3, bias=False))
+
+
+@pytest.mark.parametrize("model_format", ["channels_last", "contiguous_format"])
+def test_channels_last_model_matches_torch(model_format):
+    """A model moved to channels_last (or not) fed a channels-last batch: the output's and
+    every parameter gradient's strides and values are PyTorch's."""
+    outs = {}
+    for lib in (torch, cinder):
+        net = _small_net(lib).to(memory_format=getattr(lib, model_format))
+        x = lib.from_numpy(_array(4)).repeat(1, 1, 2, 2).contiguous(
+            memory_format=lib.channels_last).requires_grad_()
+        y = net(x)
+        w = lib.from_numpy(np.linspace(-1, 1, y.numel()).astype(np.float32)).reshape(y.shape)
+        (y * w).sum().backward()
+        outs[lib.__name__] = [y, x.grad] + [p.grad for p in net.parameters()]
+    for i, (c, t) in enumerate(zip(outs["cinder"], outs["torch"])):
+        assert c.stride() == t.stride(), f"tensor {i}: strides {c.stride()} != {t.stride()}"
+        np.testing.assert_allclose(c.detach().numpy(), t.detach().numpy(), rtol=1e-4, atol=1e-4,
+                                   err_msg=f"tensor {i}")
