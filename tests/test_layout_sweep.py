@@ -294,7 +294,6 @@ DB_MODES = {
 
 _LAPACK = ("PyTorch's LAPACK wrappers return column-major (batched) matrices, following the "
            "input's layout; cinder's NumPy/SciPy results are row-major")
-_FFT = "PyTorch's pocketfft results keep the input's dim order; NumPy's FFT results are row-major"
 
 # op name -> why its layout still differs from PyTorch's on such inputs
 OP_DB_DIFFERENT = {
@@ -305,10 +304,6 @@ OP_DB_DIFFERENT = {
         "linalg_lu_solve", "linalg_ldl_factor", "linalg_ldl_factor_ex", "linalg_ldl_solve",
         "linalg_householder_product", "linalg_tensorinv", "inverse", "cholesky_solve",
         "cholesky_inverse", "triangular_solve"), _LAPACK),
-    **dict.fromkeys((
-        "fft_fft", "fft_ifft", "fft_rfft", "fft_irfft", "fft_hfft", "fft_ihfft", "fft_fft2",
-        "fft_ifft2", "fft_ihfft2", "fft_fftn", "fft_ifftn", "fft_rfftn", "fft_irfftn",
-        "fft_hfftn", "fft_ihfftn"), _FFT),
     "view_copy": "view_copy of a transposed tensor: PyTorch copies, cinder refuses",
     "einsum": "einsum: PyTorch's bmm-based contraction returns a permuted result",
     "quantile": "quantile: PyTorch sorts and gathers into a permuted result",
@@ -397,3 +392,42 @@ def test_channels_last_model_matches_torch(model_format):
         assert c.stride() == t.stride(), f"tensor {i}: strides {c.stride()} != {t.stride()}"
         np.testing.assert_allclose(c.detach().numpy(), t.detach().numpy(), rtol=1e-4, atol=1e-4,
                                    err_msg=f"tensor {i}")
+
+
+# ----------------------------------------------------------------------------------------------
+# FFTs: PyTorch's CPU transform lays its result out from the input's strides (batch dims
+# outside, transformed dims inside, each group in the input's stride order)
+# ----------------------------------------------------------------------------------------------
+
+def _real(x):
+    return x.real if x.is_complex() else x
+
+
+FFTS = {
+    "fft": lambda F, x: F.fft(x, dim=1), "fft_padded": lambda F, x: F.fft(x, n=5, dim=0),
+    "ifft_cropped": lambda F, x: F.ifft(x, n=3, dim=-1), "fft2": lambda F, x: F.fft2(x),
+    "fftn_dims": lambda F, x: F.fftn(x, dim=(3, 1)), "ifftn": lambda F, x: F.ifftn(x, dim=(0, 2)),
+    "rfft": lambda F, x: F.rfft(_real(x), dim=2), "rfftn": lambda F, x: F.rfftn(_real(x)),
+    "rfft2": lambda F, x: F.rfft2(_real(x), dim=(0, 3)), "irfft": lambda F, x: F.irfft(x, dim=1),
+    "irfftn": lambda F, x: F.irfftn(x), "irfft2": lambda F, x: F.irfft2(x, dim=(2, 0)),
+    "hfft": lambda F, x: F.hfft(x, dim=0), "hfftn": lambda F, x: F.hfftn(x, dim=(1, 3)),
+    "ihfft": lambda F, x: F.ihfft(_real(x), dim=3), "ihfftn": lambda F, x: F.ihfftn(_real(x)),
+    "ihfft2": lambda F, x: F.ihfft2(_real(x), dim=(1, 0)),
+}
+PERMS = [(0, 1, 2, 3), (0, 2, 3, 1), (3, 2, 1, 0), (1, 3, 0, 2), (2, 0, 3, 1)]
+
+
+@pytest.mark.parametrize("name", list(FFTS))
+def test_fft_layouts_match_torch(name):
+    base = _array(4)
+    for arr in (base, (base + 1j * base[::-1]).astype(np.complex64)):
+        for perm in PERMS:
+            inverse = [int(i) for i in np.argsort(perm)]
+            got = {}
+            for lib in (torch, cinder):
+                x = lib.from_numpy(arr.copy()).permute(*perm).contiguous().permute(*inverse)
+                got[lib.__name__] = FFTS[name](lib.fft, x)
+            c, t = got["cinder"], got["torch"]
+            assert c.stride() == t.stride(), (perm, arr.dtype, c.stride(), t.stride())
+            np.testing.assert_allclose(c.resolve_conj().numpy(), t.resolve_conj().numpy(),
+                                       rtol=1e-4, atol=1e-4)
