@@ -287,6 +287,8 @@ DB_MODES = {
     # every tensor of 3+ dims stored with its dims reversed (Fortran order)
     "F": (3, lambda L, v: v.permute(*range(v.dim() - 1, -1, -1)).contiguous()
           .permute(*range(v.dim() - 1, -1, -1))),
+    # every tensor with a gap after each element of its last dim (not dense)
+    "S": (1, lambda L, v: L.stack([v, v], -1)[..., 0]),
     # every 4-d / 5-d tensor channels-last
     "cl": (4, lambda L, v: v.contiguous(memory_format=L.channels_last if v.dim() == 4
                                         else L.channels_last_3d)),
@@ -303,8 +305,11 @@ OP_DB_DIFFERENT = {
                        "PyTorch's getrs writes them column-major",
     "triangular_solve": "the cloned_coefficient output is a row-major copy; PyTorch's is "
                         "column-major",
+    "conj_physical": "conj_physical of a real tensor: PyTorch returns the input itself (its "
+                     "strides), cinder a row-major copy",
     "view_copy": "view_copy of a transposed tensor: PyTorch copies, cinder refuses",
-    "einsum": "einsum: PyTorch's bmm-based contraction returns a permuted result",
+    "einsum": "einsum: PyTorch's bmm-based contraction returns a permuted result (or a "
+              "view, for a bare permutation)",
     "quantile": "quantile: PyTorch sorts and gathers into a permuted result",
     "nanquantile": "as quantile",
     "gru_cell": "gru_cell: the RNN cells are another helper's area (cinder/ops/nn/rnn*)",
@@ -314,7 +319,7 @@ OP_DB_DIFFERENT = {
 def _relayout(lib, v, mode):
     low, lay = DB_MODES[mode]
     if isinstance(v, lib.Tensor):
-        if v.dim() >= low and (mode != "cl" or v.dim() in (4, 5)):
+        if v.dim() >= low and v.numel() and (mode != "cl" or v.dim() in (4, 5)):
             return lay(lib, v), True
         return v, False
     if isinstance(v, (list, tuple)):
