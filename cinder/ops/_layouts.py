@@ -241,6 +241,23 @@ def index_layout(res, src, key):
     return row_major(res) if order is None else in_order(res, order)
 
 
+def fft_layout(res, src, dims, exclude_last=False):
+    """The result ``res`` of an FFT of ``src`` over ``dims`` laid out as PyTorch's CPU FFT
+    (``_exec_fft``) writes it: the other (batch) dims outermost, ordered by ``src``'s
+    strides, then the transformed dims, ordered by ``src``'s strides too (all but the last
+    with ``exclude_last``, as the real-to-complex transform keeps the last innermost)."""
+    dims = list(dims)
+    nd = src.ndim
+    if src.flags.c_contiguous and res.flags.c_contiguous and dims == list(range(nd - len(dims),
+                                                                                  nd)):
+        return res      # row-major in, trailing dims transformed: row-major out
+    st = src.strides
+    fixed = [dims.pop()] if exclude_last else []
+    batch = [d for d in range(src.ndim) if d not in dims and d not in fixed]
+    order = sorted(batch, key=lambda d: -st[d]) + sorted(dims, key=lambda d: -st[d]) + fixed
+    return in_order(res, order)
+
+
 def in_order(res, order, copy=False):
     """``res`` laid out so its dims are stored outermost-first in ``order`` (a copy when it
     is not already, or when ``copy`` asks)."""
@@ -251,8 +268,10 @@ def in_order(res, order, copy=False):
         step *= max(res.shape[d], 1)
     if tuple(expected) == res.strides and not copy:
         return res
-    xp = _xp(res)
-    return xp.array(res.transpose(order), copy=True, order="C").transpose(np.argsort(order))
+    inverse = [0] * res.ndim       # (np.argsort costs more than the copy on small arrays)
+    for i, d in enumerate(order):
+        inverse[d] = i
+    return _xp(res).array(res.transpose(order), copy=True, order="C").transpose(inverse)
 
 
 def iterator_layout(res, operands):
@@ -272,5 +291,11 @@ def pointwise_layout(res, operands):
     arrays = [a for a in operands if getattr(a, "ndim", 0) > 0]
     if not res.size or len(arrays) < 2:
         return res
+    first = arrays[0]
+    st = first.strides
+    if first.shape == res.shape and min(st) > 0 and len(set(st)) == len(st):
+        # the usual case, decided by the first operand alone: its strides, largest outside
+        order = sorted(range(len(st)), key=st.__getitem__, reverse=True)
+        return in_order(res, order)
     order = iterator_order(arrays, res.shape)
     return row_major(res) if order is None else in_order(res, order)

@@ -151,14 +151,29 @@ def host(t):
     return backend.to_device(t._data, CPU)
 
 
-def new(arr, like, dtype=None):
+def new(arr, like, dtype=None, column_major=False):
     """Wrap an array as a tensor on ``like``'s device (dtype defaults to like's); a host result
-    of a SciPy routine goes back to the device of the input."""
+    of a SciPy routine goes back to the device of the input. ``column_major``: a matrix result
+    of a LAPACK routine, which PyTorch returns as a batch of column-major matrices."""
     dt = dtype or like._dtype
     arr = arr.astype(dt.numpy_dtype, copy=False)
+    if column_major and arr.ndim >= 2:
+        arr = _batched_column_major(arr)
     if like._device is not CPU:
         arr = backend.to_device(xp_of(like).asarray(arr), like._device)
     return wrap(arr, dt, like._device)
+
+
+def _batched_column_major(arr):
+    """``arr`` with each matrix (last two dims) stored column by column, the batch row-major:
+    strides (..., 1, rows), as LAPACK writes them."""
+    rows, cols = arr.shape[-2:]
+    out = backend.array_module_of(arr).empty(arr.shape[:-2] + (cols, rows), arr.dtype)
+    out = out.swapaxes(-1, -2)
+    if out.strides == arr.strides:
+        return arr
+    out[...] = arr
+    return out
 
 
 def real_dtype(dt):

@@ -204,7 +204,7 @@ def binary(name, kernel, node=None, *, promote_int_to_float=False,
             # a reduced-float op computed in float32, or a kernel whose NumPy scalar widened
             # the result: the tensor holds its own dtype, rounded once
             res = res.astype(dt.numpy_dtype)
-        if res.ndim > 1 and not a.flags.c_contiguous:
+        if not a.flags.c_contiguous and res.ndim > 1:
             # NumPy and PyTorch differ only when the first operand is not row-major
             res = pointwise_layout(res, (a, b))
         result = wrap(res, dt, dev)

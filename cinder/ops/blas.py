@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
+from ._layouts import iterator_layout, row_major
 from ._prep import (
     as_compute,
     check_tensor_arg,
@@ -121,8 +122,10 @@ AddbmmNode = node_class("AddbmmBackward0", {
 
 
 
-def _combine(name, input, operands, product, out_shape, beta, alpha):
-    """``beta * input + alpha * product(arrays)`` with PyTorch's shape and dtype checks."""
+def _combine(name, input, operands, product, out_shape, beta, alpha, input_layout=False):
+    """``beta * input + alpha * product(arrays)`` with PyTorch's shape and dtype checks.
+    ``input_layout``: the result is laid out like ``input`` (one TensorIterator led by it, as
+    ``addr`` computes); else row-major (the GEMM-based ops)."""
     ts = (input,) + operands
     dt = operands[0]._dtype
     for t in ts:
@@ -147,7 +150,12 @@ def _combine(name, input, operands, product, out_shape, beta, alpha):
     res = prod if alpha == 1 else prod * alpha
     if beta != 0:
         res = res + (base if beta == 1 else base * beta)
-    return wrap(xp.asarray(res).astype(dt.numpy_dtype), dt, dev)
+    res = xp.asarray(res)
+    if input_layout:
+        res = iterator_layout(res, (base, prod))
+    elif not res.flags.c_contiguous:
+        res = row_major(res)
+    return wrap(res.astype(dt.numpy_dtype), dt, dev)
 
 
 _NO_BOOL = {"addmv": "addmv_impl_cpu", "baddbmm": "baddbmm", "addbmm": "addmm_impl_cpu_"}
@@ -188,7 +196,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
                 raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
                                    "floating point number.")
     result = _combine("addr", input, (vec1, vec2), lambda xp, a, b: xp.outer(a, b), shape,
-                      beta, alpha)
+                      beta, alpha, input_layout=True)
     if needs_grad(input, vec1, vec2):
         record(AddrNode, (input, vec1, vec2), (result,), vec1=vec1, vec2=vec2, alpha=alpha,
                beta=beta, self_sizes=input._data.shape)

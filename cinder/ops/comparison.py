@@ -50,7 +50,7 @@ def comparison(name, ufunc, *, ordered=False, tensor_other=False, aliases=()):
                 res = getattr(xp_of(input), ufunc)(a, b)
         except ValueError as exc:
             reraise_broadcast(exc, a, b)
-        if res.ndim > 1 and not a.flags.c_contiguous:
+        if not a.flags.c_contiguous and res.ndim > 1:
             res = pointwise_layout(res, (a, b))     # NumPy differs only then
         result = wrap(res, D.bool, dev)
         if out is not None:

@@ -475,8 +475,8 @@ def cross(input, other, dim=None, *, out=None):
     xp = xp_of(input)
     a = xp.broadcast_to(as_compute(input, dt, dev), shape)
     b = xp.broadcast_to(as_compute(other, dt, dev), shape)
-    res = xp.cross(a, b, axis=d)
-    result = wrap(xp.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
+    res = row_major(xp.asarray(xp.cross(a, b, axis=d)))     # as PyTorch's structured kernel
+    result = wrap(res.astype(dt.numpy_dtype, copy=False), dt, dev)
     if needs_grad(input, other):
         record(CrossNode, (input, other), (result,), self=input, other=other, dim=d)
     return write_out(out, result) if out is not None else result

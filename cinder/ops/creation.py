@@ -14,7 +14,7 @@ from .._random_engine import _fma32, _fma64
 from .._tensor import Tensor, make_tensor
 from .._storage import adopt_numpy
 from ..autograd import grad_mode
-from ._layouts import iterator_layout
+from ._layouts import iterator_layout, like_preserved
 from ._prep import (check_tensor_arg, checked_scalar, common_device, fill_scalar, result_type,
                     wrap, xp_of)
 from ._creation_factory import check_dtype, check_options, filled, is_int_arg
@@ -197,6 +197,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if dt is D.float16:
         arr = D.cast_array(np.asarray(arr), dt)     # float64 data rounds through float32
     arr = np.array(arr, dtype=dt.numpy_dtype, copy=True, order="C")
+    if isinstance(data, Tensor) and not data._data.flags.c_contiguous:
+        arr = like_preserved(arr, data._data)     # a copied tensor keeps its layout
     return _finish(arr, dt, device, requires_grad)
 
 

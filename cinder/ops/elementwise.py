@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import backend, return_types
 from .._tensor import Tensor
-from ._layouts import iterator_layout, like_preserved
+from ._layouts import iterator_layout, like_preserved, row_major
 from ._prep import (
     as_compute,
     broadcast_shape,
@@ -344,7 +344,8 @@ def mvlgamma(input, p, *, out=None):
     wide = a.astype(np.float64)
     js = xp.arange(p, dtype=np.float64) / 2
     res = sp.gammaln(wide[..., None] - js).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
-    result = wrap(xp.asarray(res).astype(dt.numpy_dtype), dt, input._device)
+    res = row_major(xp.asarray(res))     # PyTorch's composite sums into a row-major result
+    result = wrap(res.astype(dt.numpy_dtype), dt, input._device)
     if input._requires_grad and needs_grad(input):
         record(MvlgammaNode, (input,), (result,), self=input, p=p)
     return write_out(out, result) if out is not None else result

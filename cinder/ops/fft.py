@@ -11,8 +11,9 @@ padding / cropping of ``n`` undone.
 
 import numpy as np
 
-from .. import backend
+from .. import _layout, backend
 from .. import _dtype as D
+from ._layouts import fft_layout, suggested_format
 from ._prep import wrap, xp_of
 from ._registry import needs_grad, node_class, record, register
 
@@ -80,7 +81,11 @@ def _resize(x, dims, sizes):
         elif n > have:
             shape = list(x.shape)
             shape[d] = n - have
+            fmt = suggested_format(x._data)
             x = cat([x, zeros(shape, dtype=x.dtype, device=x.device)], d)
+            if fmt != "contiguous_format":
+                # PyTorch pads with constant_pad_nd, which keeps a channels-last layout
+                x = x.contiguous(memory_format=getattr(_layout, fmt))
     return x
 
 
@@ -112,6 +117,8 @@ def _c2c(x, dims, forward, norm):
         res = (mod.fft if forward else mod.ifft)(arr, axis=dims[0], norm=norm)
     else:
         res = (mod.fftn if forward else mod.ifftn)(arr, axes=dims, norm=norm)
+    if arr.ndim > 1:
+        res = fft_layout(res, arr, dims)
     result = wrap(res.astype(cdt.numpy_dtype, copy=False), cdt, x._device)
     if needs_grad(x):
         record(C2cNode, (x,), (result,), dims=tuple(dims), forward=forward, norm=norm)
@@ -132,6 +139,8 @@ def _r2c(x, dim, norm):
     arr = x._data
     n = arr.shape[dim]
     res = mod.rfft(arr, axis=dim, norm=norm)
+    if arr.ndim > 1:
+        res = fft_layout(res, arr, (dim,))
     cdt = x._dtype.to_complex()
     result = wrap(res.astype(cdt.numpy_dtype, copy=False), cdt, x._device)
     if needs_grad(x):
@@ -164,6 +173,8 @@ def _c2r(x, dim, n, norm):
     x_used = _resize(x, (dim,), (n // 2 + 1,)) if not needs_grad(x) else x
     arr = x_used._data
     res = mod.irfft(arr, n=n, axis=dim, norm=norm)
+    if arr.ndim > 1:
+        res = fft_layout(res, arr, (dim,))
     rdt = x._dtype.to_real()
     result = wrap(res.astype(rdt.numpy_dtype, copy=False), rdt, x._device)
     if needs_grad(x):
@@ -239,6 +250,8 @@ def _real_full(x, dim, forward, norm):
     xp.conjugate(half[last + (slice(n - m, 0, -1),)], out=full[last + (slice(m, n),)])
     if not forward:
         xp.conjugate(full, out=full)
+    if arr.ndim > 1:
+        full = fft_layout(full, arr, (dim,))
     return wrap(full, cdt, x._device)
 
 
@@ -273,14 +286,23 @@ def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 
 def rfftn(input, s=None, dim=None, norm=None, *, out=None):
     """N-dimensional transform of a real input, keeping the non-negative last-dim frequencies."""
-    x = _real_input(input, "rfftn")
-    dims, sizes = _dims_sizes(x, s, dim, "rfftn")
+    return _out(out, _r2c_then_c2c(input, s, dim, norm, "rfftn", True))
+
+
+def _r2c_then_c2c(input, s, dim, norm, fname, one_transform):
+    """The real-input half transform along the last of the dims, then the complex one along
+    the others. ``one_transform``: lay the result out as PyTorch's single multi-dim
+    real-to-complex transform does (rfftn), else as its two steps do (ihfftn)."""
+    x = _real_input(input, fname)
+    dims, sizes = _dims_sizes(x, s, dim, fname)
     norm = _norm(norm)
     x = _resize(x, dims, sizes)
     y = _r2c(x, dims[-1], norm)
     if len(dims) > 1:
         y = _c2c(y, dims[:-1], True, norm)
-    return _out(out, y)
+        if one_transform and x._data.ndim > 1:
+            y._data = fft_layout(y._data, x._data, dims, exclude_last=True)
+    return y
 
 
 _rfftn = rfftn
@@ -331,7 +353,8 @@ def hfftn(input, s=None, dim=None, norm=None, *, out=None):
 
 def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
     """Inverse of ``hfftn`` for a real input: the one-sided Hermitian spectrum."""
-    return _out(out, rfftn(input, s, dim, DUAL[_norm(norm)]).conj().resolve_conj())
+    half = _r2c_then_c2c(input, s, dim, DUAL[_norm(norm)], "rfftn", False)
+    return _out(out, half.conj().resolve_conj())
 
 
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Size, Tensor, wrap_dim
-from ._layouts import as_suggested
+from ._layouts import as_suggested, like_preserved
 from ._prep import broadcast_shape, check_tensor_arg, shape_arg, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register
 from ._view_factory import NO_SAVES, view_op
@@ -162,12 +162,22 @@ def rot90(input, k=1, dims=(0, 1)):
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
                            f"dim1 = {d1}")
-    xp = xp_of(input)
-    res = xp.ascontiguousarray(xp.rot90(input._data, k, (d0, d1)))
-    result = wrap(res, input._dtype, input._device)
+    result = wrap(_rotated(xp_of(input), input._data, k % 4, d0, d1), input._dtype,
+                  input._device)
     if input._requires_grad and needs_grad(input):
         record(Rot90Node, (input,), (result,), k=k, dims=(d0, d1))
     return result
+
+
+def _rotated(xp, arr, k, d0, d1):
+    """``arr`` rotated ``k`` (0-3) quarter turns as PyTorch composes it, which decides the
+    strides: a flip (a copy in the input's layout), then for odd ``k`` a transposed view of
+    that copy; no turn is a row-major copy."""
+    if k == 0:
+        return xp.array(arr, copy=True, order="C")
+    flipped = xp.flip(arr, (d0, d1) if k == 2 else d1 if k == 1 else d0)
+    out = like_preserved(flipped, arr, copy=True)
+    return out if k == 2 else out.swapaxes(d0, d1)
 
 
 def fliplr(input):

@@ -72,8 +72,8 @@ def linalg_qr(A, mode="reduced", *, out=None):
         q = xp.zeros(a.shape[:-2] + (m, k), a.dtype)
         q[..., range(min(m, k)), range(min(m, k))] = 1
         r = xp.zeros(a.shape[:-2] + (k, n), a.dtype)
-    Q = new(xp.ascontiguousarray(q), A) if mode != "r" else new(xp.zeros(0, a.dtype), A)
-    R = new(xp.ascontiguousarray(r), A)
+    Q = new(q, A, column_major=True) if mode != "r" else new(xp.zeros(0, a.dtype), A)
+    R = new(r, A, column_major=True)
     if needs_grad(A):
         record(QrNode, (A,), (Q, R), Q=Q, R=R, A_shape=tuple(A.shape), mode=mode)
     return _out(out, ret((Q, R)))
@@ -164,9 +164,9 @@ def _svd(A, full_matrices, fname):
         u[..., range(min(m, mu)), range(min(m, mu))] = 1
         vh[..., range(min(nv, n)), range(min(nv, n))] = 1
         s = xp.zeros(a.shape[:-2] + (k,), real_dtype(A._dtype).numpy_dtype)
-    U = new(xp.ascontiguousarray(u), A)
+    U = new(u, A, column_major=True)
     S = new(s, A, real_dtype(A._dtype))
-    Vh = new(xp.ascontiguousarray(vh), A)
+    Vh = new(vh, A, column_major=True)
     if needs_grad(A):
         record(SvdNode, (A,), (U, S, Vh), U=U, S=S, Vh=Vh, full_matrices=full_matrices)
     return U, S, Vh
@@ -274,7 +274,7 @@ def _eigh(A, UPLO, fname):
         w = xp.zeros(a.shape[:-1], a.real.dtype)
         v = a.copy()
     L = new(w, A, real_dtype(A._dtype))
-    V = new(xp.ascontiguousarray(v), A)
+    V = new(v, A, column_major=True)
     if needs_grad(A):
         record(EighNode, (A,), (L, V), L=L, V=V)
     return L, V
@@ -353,7 +353,7 @@ def linalg_eig(A, *, out=None):
     else:
         w, v = np.zeros(a.shape[:-1]), a.copy()
     L = new(w.astype(cdt.numpy_dtype), A, cdt)
-    V = new(np.ascontiguousarray(v.astype(cdt.numpy_dtype)), A, cdt)
+    V = new(v.astype(cdt.numpy_dtype), A, cdt, column_major=True)
     if needs_grad(A):
         record(EigNode, (A,), (L, V), L=L, V=V)
     return _out(out, ret((L, V)))
@@ -431,7 +431,7 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
                           "is zero and using it on lu_solve would result in a division by zero. "
                           "If you still want to perform the factorization, consider calling "
                           "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
-    LU = new(lu, A)
+    LU = new(lu, A, column_major=True)
     if needs_grad(A):
         P, L, U = linalg_lu(A)
         LU = _combine_lu(L, U)
@@ -609,7 +609,7 @@ def linalg_ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     if check_errors and (info > 0).any():
         raise LinAlgError("torch.linalg.ldl_factor_ex: The factorization could not be "
                           "completed because the input is singular.")
-    return _out(out, ret((new(ld, A), new(piv.astype(np.int32), A, D.int32),
+    return _out(out, ret((new(ld, A, column_major=True), new(piv.astype(np.int32), A, D.int32),
                           new(info, A, D.int32))))
 
 
@@ -635,7 +635,7 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     routine = sl.lapack.get_lapack_funcs(name, (flat[0],))
     xs = [routine(m, p, r, lower=1)[0] for m, p, r in zip(*flat)]
     x = np.stack(xs).reshape(b.shape) if xs else b.copy()
-    return _out(out, new(np.ascontiguousarray(x), LD))
+    return _out(out, new(x, LD, column_major=True))
 
 
 for _name, _fn in [("linalg_ldl_factor_ex", linalg_ldl_factor_ex),

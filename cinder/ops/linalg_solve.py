@@ -14,6 +14,7 @@ from ._linalg_common import (LinAlgError, batch_prefix, check_float, check_same_
                              check_square, host, lapack_2d, new, raise_singular, real_dtype,
                              singular_info)
 from ._reduction_factory import out_type
+from ._layouts import row_major
 from ._prep import xp_of
 from ._registry import needs_grad, node_class, record, register
 
@@ -45,7 +46,7 @@ def linalg_inv(A, *, out=None):
     check_float(A, "linalg.inv")
     check_square(A, "linalg.inv")
     inv, _ = _inv_array(A, "linalg.inv")
-    result = new(inv, A)
+    result = new(inv, A, column_major=True)
     if needs_grad(A):
         record(InvNode, (A,), (result,))
     return _out(out, result)
@@ -57,7 +58,7 @@ def linalg_inv_ex(A, *, check_errors=False, out=None):
     check_float(A, "linalg.inv")
     check_square(A, "linalg.inv")
     inv, bad = _inv_array(A, "linalg.inv", check_errors)
-    result = new(inv, A)
+    result = new(inv, A, column_major=True)
     if needs_grad(A):
         record(InvNode, (A,), (result,))
     info = new(np.broadcast_to(np.asarray(bad, np.int32), A.shape[:-2]).copy(), A, D.int32)
@@ -140,7 +141,8 @@ def _solve(A, B, left, fname, check_errors=True):
     if not left:
         x = xp.swapaxes(x, -1, -2)
     x = x[..., 0] if vector else x
-    result = new(xp.ascontiguousarray(x), A)
+    # LAPACK's column-major solution; X A = B is solved transposed, so X comes out row-major
+    result = new(x, A, column_major=left) if left else new(row_major(x), A)
     if needs_grad(A, B):
         record(SolveNode, (A, B), (result,), A=A, B_shape=tuple(B.shape), vector=vector,
                left=left)
@@ -245,7 +247,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=
             x = _solve_triangular_batched(xp, a, b, lower, unitriangular)
     if not left:
         x = xp.swapaxes(x, -1, -2)
-    result = new(xp.ascontiguousarray(x), A)
+    result = new(x, A, column_major=True)
     if needs_grad(A, B):
         record(TriNode, (A, B), (result,), A=A, B_shape=tuple(B.shape), upper=upper, left=left,
                unitriangular=unitriangular)
@@ -368,7 +370,7 @@ def _cholesky(A, upper, fname, check_errors):
                               "positive-definite).") from None
     if upper:
         L = xp.ascontiguousarray(xp.swapaxes(L.conj(), -1, -2))
-    result = new(L, A)
+    result = new(L, A, column_major=True)
     if needs_grad(A):
         record(CholeskyNode, (A,), (result,), upper=upper)
     return result, new(info, A, D.int32)

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, make_tensor, wrap_dim
 from . import limited_uint
-from ._layouts import like_preserved
+from ._layouts import like_preserved, row_major
 from ._prep import check_tensor_arg, checked_scalar, not_implemented, scalar_as, wrap, xp_of
 from ._registry import (
     make_inplace,
@@ -385,6 +385,8 @@ def take(input, index):
     check_tensor_arg(index, "take", "index", 2)
     idx = _flat_index("take", input, index)
     res = input._data.reshape(-1)[idx]
+    if not res.flags.c_contiguous:
+        res = row_major(res)     # PyTorch's take is row-major whatever the index's layout
     result = wrap(res, input._dtype, input._device)
     if input._requires_grad and needs_grad(input):
         record(TakeNode, (input,), (result,), self_sizes=input._data.shape, index=index)

@@ -6,6 +6,7 @@ from .. import _dtype as D
 from .. import return_types
 from .._tensor import Tensor, wrap_dim
 from ..autograd.grad_mode import no_grad
+from ._layouts import row_major
 from ._prep import as_compute, check_tensor_arg, common_device, dims_arg, wrap, xp_of
 from ._registry import make_inplace, needs_grad, node_class, record, register, write_out
 from ._reduction_factory import Reduced, reduced_shape, reduction, sum_by_matmul, unreduce
@@ -381,7 +382,8 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     with no_grad():
         _, scale, _, _ = _renorm_parts(input.detach(), p, d, maxnorm)
         result = input.detach() * scale
-    result = wrap(result._data.astype(input._data.dtype, copy=False), input._dtype,
+    # row-major whatever the input's layout, as PyTorch's kernel writes it
+    result = wrap(row_major(result._data.astype(input._data.dtype, copy=False)), input._dtype,
                   input._device)
     if input._requires_grad and needs_grad(input):
         record(RenormNode, (input,), (result,), self=input, p=p, dim=d, maxnorm=maxnorm)

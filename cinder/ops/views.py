@@ -477,7 +477,15 @@ def _unsqueeze_geometry(input, dim):
     d = wrap_dim(dim, input._data.ndim + 1)
     shape = input._data.shape
     # a reshape is what np.expand_dims does, without its Python argument handling (3x faster)
-    return input._data.reshape(shape[:d] + (1,) + shape[d:]), UnsqueezeNode, {"dim": d}
+    arr = input._data
+    out = arr.reshape(shape[:d] + (1,) + shape[d:])
+    if arr.ndim and (not arr.flags.c_contiguous or 1 in shape):
+        # PyTorch's stride for the new dim: 1 at the end, else the next dim's extent
+        new = arr.itemsize if d == arr.ndim else shape[d] * arr.strides[d]
+        strides = arr.strides[:d] + (new,) + arr.strides[d:]
+        if out.strides != strides:
+            out = _backend_strided(arr, out.shape, strides)
+    return out, UnsqueezeNode, {"dim": d}
 
 
 unsqueeze = view_op("unsqueeze", _unsqueeze_geometry, (UnsqueezeNode,),

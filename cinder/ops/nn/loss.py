@@ -11,7 +11,7 @@ from ... import _dtype as D
 from ... import backend
 from ..._tensor import Tensor
 from ...autograd import grad_mode
-from .._layouts import iterator_layout
+from .._layouts import iterator_layout, row_major
 from .._prep import wrap, xp_of
 from .._registry import needs_grad, node_class, record, register
 from ..pointwise import where
@@ -158,7 +158,7 @@ def nll_loss_nd(input, target, weight=None, reduction=MEAN, ignore_index=-100):
     dt, dev = input._dtype, input._device
     total = _as_array(w.sum(dtype=w.dtype))
     if reduction == NONE:
-        res = losses.reshape(target._data.shape)
+        res = row_major(losses.reshape(target._data.shape))   # as PyTorch allocates it
     elif reduction == SUM:
         res = _as_array(losses.sum(dtype=losses.dtype))
     else:

@@ -4,6 +4,7 @@ and ``native_dropout`` (the dropout that also returns its boolean mask)."""
 
 from ..._tensor import Tensor
 from ... import _dtype as D
+from .._layouts import preserved
 from .._prep import wrap
 from ...autograd import grad_mode
 from .._registry import needs_grad, node_class, record, register
@@ -69,7 +70,7 @@ def native_dropout(input, p, train):
     if input.numel() == 0:
         return input.clone(), empty_like(input, dtype=D.bool)
     if train is False:
-        out, mask = input._data.copy(), ones_like(input)
+        out, mask = preserved(input._data), ones_like(input)    # clone(preserve_format)
     else:
         keep = 1.0 - p
         mask = empty_like(input)
