@@ -297,8 +297,6 @@ DB_MODES = {
 
 # op name -> why its layout still differs from PyTorch's on such inputs
 OP_DB_DIFFERENT = {
-    "linalg_lstsq": "lstsq's solution is composed of cinder ops (row-major); PyTorch's "
-                    "LAPACK gelsy returns it column-major",
     "linalg_householder_product": "composed of cinder ops (row-major); PyTorch's LAPACK "
                                   "orgqr returns it column-major",
     "linalg_lu_solve": "left=False / adjoint=True are composed (matmul, transposes); "
@@ -468,6 +466,7 @@ LAPACK = {
     "cholesky_inverse": lambda L, a, b: L.cholesky_inverse(L.linalg.cholesky(a)),
     "ldl": lambda L, a, b: L.linalg.ldl_solve(*L.linalg.ldl_factor(a), b),
     "matrix_exp": lambda L, a, b: L.linalg.matrix_exp(a * 0.1),
+    "lstsq": lambda L, a, b: L.linalg.lstsq(a, b).solution,
 }
 
 

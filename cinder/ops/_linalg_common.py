@@ -158,13 +158,13 @@ def new(arr, like, dtype=None, column_major=False):
     dt = dtype or like._dtype
     arr = arr.astype(dt.numpy_dtype, copy=False)
     if column_major and arr.ndim >= 2:
-        arr = _batched_column_major(arr)
+        arr = batched_column_major(arr)
     if like._device is not CPU:
         arr = backend.to_device(xp_of(like).asarray(arr), like._device)
     return wrap(arr, dt, like._device)
 
 
-def _batched_column_major(arr):
+def batched_column_major(arr):
     """``arr`` with each matrix (last two dims) stored column by column, the batch row-major:
     strides (..., 1, rows), as LAPACK writes them."""
     rows, cols = arr.shape[-2:]

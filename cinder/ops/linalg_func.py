@@ -8,9 +8,10 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from .. import backend
 from .. import return_types
 from . import contractions
-from ._linalg_common import check_float, check_matrix, check_square, new
+from ._linalg_common import batched_column_major, check_float, check_matrix, check_square, new
 from ..autograd.grad_mode import no_grad
 from ._registry import OPS, needs_grad, node_class, record, register
 from .linalg_decomp import _svd, linalg_eigh, linalg_svdvals
@@ -199,6 +200,7 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     rtol = rcond if rcond is not None and rcond >= 0 else \
         float(np.finfo(A._dtype.to_real().numpy_dtype).eps) * max(m, n)
     X = linalg_pinv(A, rtol=rtol).matmul(Bm)
+    X._data = _lapack_solution(X._data, max(m, n))
     rank = linalg_matrix_rank(A, rtol=rtol, atol=0.0) if driver != "gels" else \
         new(np.zeros(0, np.int64), A, D.int64)
     # (empty residuals still belong to the graph, as PyTorch's do: requires_grad follows X)
@@ -210,6 +212,19 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     if driver == "gels":
         rank = new(np.zeros(0, np.int64), A, D.int64)
     return ret((X.squeeze(-1) if vector else X, res, rank, sv))
+
+
+def _lapack_solution(x, rows):
+    """The solution ``x`` (n x k matrices) laid out as LAPACK's least-squares drivers leave it:
+    the top n rows of a column-major (rows x k) buffer (``x`` is a fresh result, so its array
+    may be replaced)."""
+    n = x.shape[-2]
+    if rows == n:
+        return batched_column_major(x)
+    buf = batched_column_major(backend.array_module_of(x).zeros(
+        x.shape[:-2] + (rows, x.shape[-1]), x.dtype))
+    buf[..., :n, :] = x
+    return buf[..., :n, :]
 
 
 ZeroPowerNode = node_class("CopyBackwards", {"self": lambda grad, s: grad * 0})
