@@ -14,6 +14,7 @@ import cinder
 
 pytestmark = [
     pytest.mark.gpu,
+    pytest.mark.usefixtures("cudnn_without_tf32"),
     pytest.mark.skipif(not cinder.cuda.is_available() or not torch.cuda.is_available(),
                        reason="needs CuPy, a CUDA GPU and PyTorch built for CUDA"),
 ]
@@ -26,13 +27,6 @@ CASES = {
     "gru": ("GRU", dict(num_layers=2, bidirectional=True)),
 }
 
-
-@pytest.fixture(autouse=True)
-def _full_float32():
-    before = torch.backends.cudnn.allow_tf32
-    torch.backends.cudnn.allow_tf32 = False
-    yield
-    torch.backends.cudnn.allow_tf32 = before
 
 
 def _close(c, t, tol=2e-4):

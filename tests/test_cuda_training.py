@@ -18,19 +18,13 @@ import cinder
 
 pytestmark = [
     pytest.mark.gpu,
+    pytest.mark.usefixtures("cudnn_without_tf32"),
     pytest.mark.skipif(not cinder.cuda.is_available() or not torch.cuda.is_available(),
                        reason="needs CuPy, a CUDA GPU and PyTorch built for CUDA"),
 ]
 
 RNG = np.random.default_rng(0)
 
-
-@pytest.fixture(autouse=True)
-def _full_float32():
-    before = torch.backends.cudnn.allow_tf32
-    torch.backends.cudnn.allow_tf32 = False
-    yield
-    torch.backends.cudnn.allow_tf32 = before
 
 
 def _pair(*shape, grad=False, low=None):
