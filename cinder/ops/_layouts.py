@@ -20,7 +20,7 @@ callers test the cheap ``flags.c_contiguous`` first, so row-major inputs pay not
 import numpy as np
 
 from .. import backend
-from .._tensor import _INNER_FIRST, contiguous_strides
+from .._tensor import _INNER_FIRST
 
 # The dims of a channels-last layout from outermost to innermost: (N, C, H, W) as N, H, W, C.
 OUTER_FIRST = {"channels_last": (0, 2, 3, 1), "channels_last_3d": (0, 2, 3, 4, 1)}
@@ -33,8 +33,18 @@ def _xp(arr):
 def is_row_major(arr):
     """Whether ``arr`` has exactly PyTorch's row-major strides (size-1 dims included, which
     NumPy's ``c_contiguous`` flag ignores)."""
-    item = arr.itemsize
-    return arr.strides == tuple(s * item for s in contiguous_strides(arr.shape))
+    expected = arr.itemsize
+    for n, stride in zip(reversed(arr.shape), reversed(arr.strides)):
+        if stride != expected:
+            return False
+        expected *= n or 1                  # (a size-0 dim counts as size 1)
+    return True
+
+
+def plain(arr):
+    """Whether every layout rule leaves ``arr`` as it is: row-major, its size-1 dims included
+    (decided by NumPy's flag alone when it has none, the common case)."""
+    return arr.flags.c_contiguous and (1 not in arr.shape or is_row_major(arr))
 
 
 def row_major(arr):
@@ -99,9 +109,9 @@ def as_suggested(res, src, kernels=CHANNELS_LAST):
     """The result ``res`` of a norm/convolution/pooling of ``src``, in the memory format
     ``src`` suggests (channels-last stays channels-last, anything else becomes row-major).
     ``kernels``: the channels-last formats PyTorch's CPU kernel of the op keeps (several
-    3-d kernels have only a row-major one). A row-major ``src`` without size-1 dims is taken
-    to have given a row-major ``res``."""
-    if src.flags.c_contiguous and 1 not in src.shape and res.flags.c_contiguous:
+    3-d kernels have only a row-major one). A ``plain`` row-major ``src`` is taken to have
+    given a row-major ``res``."""
+    if plain(src) and res.flags.c_contiguous:
         return res
     fmt = suggested_format(src)
     return as_format(res, fmt if fmt in kernels else "contiguous_format")
@@ -126,7 +136,7 @@ def empty_preserved(src, dtype=None):
     dense."""
     xp = _xp(src)
     dtype = src.dtype if dtype is None else np.dtype(dtype)
-    if src.flags.c_contiguous and 1 not in src.shape or not src.size:
+    if plain(src) or not src.size:
         return xp.empty(src.shape, dtype)
     if _is_dense(src):
         strides = tuple(st // src.itemsize * dtype.itemsize for st in src.strides)
@@ -149,7 +159,7 @@ def like_preserved(arr, src, copy=False):
 
 def preserved(arr):
     """A copy of ``arr`` as ``clone(memory_format=torch.preserve_format)`` makes it."""
-    if arr.flags.c_contiguous and 1 not in arr.shape:
+    if plain(arr):
         return arr.copy()
     out = empty_preserved(arr)
     out[...] = arr

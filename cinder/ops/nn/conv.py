@@ -15,7 +15,7 @@ import numpy as np
 from ... import _dtype as D
 from ...autograd import grad_mode
 from ..._tensor import Tensor
-from .._layouts import as_format, row_major, suggested_format
+from .._layouts import as_format, plain, row_major, suggested_format
 from .._prep import xp_of
 from .._registry import needs_grad, node_class, record, register
 from ._utils import add_windows, adjoint_node, like, ntuple, windows
@@ -464,8 +464,7 @@ def _conv_layout(y, x, w, dtype):
     """The output ``y`` in PyTorch's layout: channels-last when the input or the weight is
     (its CPU backends pick the layout from both), channels_last_3d only for float32 and
     bfloat16 (the other 3-d kernels are row-major)."""
-    if y.ndim < 4 or x.flags.c_contiguous and w.flags.c_contiguous and 1 not in x.shape \
-            and 1 not in w.shape:
+    if y.ndim < 4 or plain(x) and plain(w):
         return y
     if y.ndim == 5 and dtype not in (D.float32, D.bfloat16):
         return row_major(y)
