@@ -129,7 +129,7 @@ def _fma32(a, b, c):
     b64 = np.asarray(b, dtype=np.float64)
     c64 = np.asarray(c, dtype=np.float64)
     total = np.asarray(a64 * b64)  # an array even for scalar inputs
-    if np.broadcast_shapes(total.shape, c64.shape) == total.shape:
+    if c64.shape == total.shape or np.broadcast_shapes(total.shape, c64.shape) == total.shape:
         total += c64  # in place: no new temporary
     else:
         total = total + c64
@@ -137,13 +137,16 @@ def _fma32(a, b, c):
     # Ties show in the float64 bits; subnormal results are found (with a few harmless
     # false positives at exactly TINY) on the cheaper float32 result.
     suspicious = np.bitwise_and(total.view(np.int64), _F32_EXTRA_BITS_MASK) == _F32_MIDPOINT_BITS
-    suspicious |= np.abs(result) <= _F32_TINY
+    # (an exact zero is the fused result too, signed as IEEE's sums sign it: not suspicious)
+    suspicious |= (np.abs(result) <= _F32_TINY) & (total != 0)
     if suspicious.any():
         shape = total.shape
-        exact_product = (np.broadcast_to(a64, shape)[suspicious]
-                         * np.broadcast_to(b64, shape)[suspicious])
-        addend = np.broadcast_to(c64, shape)[suspicious]
-        result[suspicious] = _add_round_to_odd(exact_product, addend).astype(np.float32)
+
+        def at_suspicious(x):        # (broadcast_to costs more than the work on short rows)
+            return (x if x.shape == shape else np.broadcast_to(x, shape))[suspicious]
+        exact_product = at_suspicious(a64) * at_suspicious(b64)
+        result[suspicious] = _add_round_to_odd(exact_product, at_suspicious(c64)).astype(
+            np.float32)
     return result
 
 
