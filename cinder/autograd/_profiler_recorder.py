@@ -19,6 +19,7 @@ import time
 import weakref
 
 from .. import _C
+from ..backend import storage_root
 from .._tensor import Tensor
 from .profiler_util import MEMORY_EVENT_NAME, EventList, FunctionEvent
 
@@ -184,23 +185,7 @@ def _tensors(objs):
 
 def _buffer_ids(objs):
     """The ids of the buffers behind the tensors in ``objs`` (and in its lists/tuples)."""
-    ids = set()
-    for o in objs:
-        if isinstance(o, Tensor):
-            ids.add(id(_root(o._data)))
-        elif isinstance(o, (list, tuple)):
-            for x in o:
-                if isinstance(x, Tensor):
-                    ids.add(id(_root(x._data)))
-    return ids
-
-
-def _root(arr):
-    """The array that owns ``arr``'s memory (views chain to it through ``.base``)."""
-    base = getattr(arr, "base", None)
-    while base is not None and hasattr(base, "nbytes") and hasattr(base, "base"):
-        arr, base = base, base.base
-    return arr
+    return {id(storage_root(t._data)) for t in _tensors(objs)}
 
 
 class _Range:
@@ -375,7 +360,7 @@ class Recorder:
         outs = out if isinstance(out, (tuple, list)) else (out,)
         owned = None
         for t in _tensors(outs):
-            root = _root(t._data)
+            root = storage_root(t._data)
             key = id(root)
             if key in self.watched:
                 continue

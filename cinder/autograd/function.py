@@ -20,6 +20,7 @@ import warnings
 
 from .. import _C, backend
 from .._tensor import Tensor, make_tensor
+from ..ops.function_forms import typename
 from ..ops.views import make_view, rebase_history
 from . import grad_mode
 from .graph import Node, SavedTensor
@@ -615,15 +616,7 @@ def _iter_nested(obj, keep):
     else:
         kinds = "Tensors or None" if keep(None) else "Tensors"
         raise ValueError("Auto nesting doesn't know how to process an input object of type "
-                         f"{_typename(obj)}. Accepted types: {kinds}, or lists/tuples of them")
-
-
-def _typename(obj):
-    if isinstance(obj, _tensor_class()):
-        return obj.type()
-    module = type(obj).__module__
-    name = type(obj).__qualname__
-    return name if module in ("builtins", "__builtin__", None) else f"{module}.{name}"
+                         f"{typename(obj)}. Accepted types: {kinds}, or lists/tuples of them")
 
 
 def _iter_tensors(obj):
@@ -646,7 +639,7 @@ def _map_tensor_data(obj):
     if isinstance(obj, dict):
         return {k: _map_tensor_data(v) for k, v in obj.items()}
     raise ValueError("Auto nesting doesn't know how to process an input object of type "
-                     f"{_typename(obj)}. Accepted types: Tensors, or lists/tuples of them")
+                     f"{typename(obj)}. Accepted types: Tensors, or lists/tuples of them")
 
 
 def _unflatten(flat, proto):

@@ -75,11 +75,11 @@ def test_documented_example_and_context_state():
             out = (b ** 2).sum()
             saved = (len(ctx.original), len(ctx.cloned))
             b.sin_()
-            after = (len(ctx.original) >= 0, len(ctx.cloned))
+            after = (len(ctx.original), len(ctx.cloned))
             out.sum().backward()
         state = (len(ctx.original), len(ctx.cloned), len(ctx.tid_to_weakhandle),
                  len(ctx.sid_to_tid))
-        assert saved == (1, 0) and after == (True, 1) and state == (0, 0, 0, 0)
+        assert saved == (1, 0) and after == (1, 1) and state == (0, 0, 0, 0)
         return a.grad, b
     _grads(scenario)
 
