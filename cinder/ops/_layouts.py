@@ -285,12 +285,14 @@ def in_order(res, order, copy=False):
 
 
 def iterator_layout(res, operands):
-    """``pointwise_layout`` for ops of several tensor operands (where, lerp, clamp,
-    addcmul...), checked only when an operand is not row-major (NumPy then may differ)."""
+    """``pointwise_layout`` for ops of several operands (where, lerp, clamp, addcmul...:
+    arrays, tensors, scalars or None), checked only when an operand is not row-major (NumPy
+    then may differ)."""
     if res.ndim > 1:
         for a in operands:
+            a = getattr(a, "_data", a)
             if getattr(a, "ndim", 0) > 1 and not a.flags.c_contiguous:
-                return pointwise_layout(res, operands)
+                return pointwise_layout(res, [getattr(o, "_data", o) for o in operands])
     return res
 
 

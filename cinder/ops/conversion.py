@@ -178,7 +178,7 @@ def _to(input, dtype, dev, copy=False, non_blocking=False, memory_format=None):
     ``non_blocking`` makes a copy from pinned host memory to the GPU asynchronous; a
     ``memory_format`` other than ``preserve_format`` asks for that layout (a copy when the
     input is not laid out so)."""
-    fmt = _format_name(memory_format)
+    fmt = None if memory_format is None else _format_name(memory_format)
     relayout = fmt not in (None, "preserve_format") and suggested_format(input._data) != fmt
     same_dtype = dtype is None or dtype is input._dtype
     same_dev = dev is None or dev == input._device
@@ -195,7 +195,8 @@ def _to(input, dtype, dev, copy=False, non_blocking=False, memory_format=None):
             arr = arr.real
         arr = D.cast_array(arr, dt)
     elif (same_dev and copy) or arr is input._data:
-        arr = arr.copy()
+        # (a copy keeps a non-row-major input's layout, as preserve_format does)
+        arr = arr.copy() if input._data.flags.c_contiguous else preserved(arr)
     if not relayout and not input._data.flags.c_contiguous and same_dev:
         # NumPy's copies are row-major (astype keeps the dim order, but not expanded
         # strides); PyTorch's keep the input's layout (preserve_format)

@@ -616,8 +616,7 @@ def _clamp(input, min, max, out, scalar_node, tensor_node, name="clamp"):
     except ValueError as exc:
         reraise_broadcast(exc, input._data, *(v._data for v in (min, max)
                                               if isinstance(v, Tensor)))
-    res = iterator_layout(xp.asarray(res), [input._data] + [t._data for t in (min, max)
-                                                            if isinstance(t, Tensor)])
+    res = iterator_layout(xp.asarray(res), (input, min, max))
     result = wrap(res.astype(dt.numpy_dtype, copy=False), dt, dev)
     if tensors:
         if needs_grad(input, *(t for t in (min, max) if isinstance(t, Tensor))):
@@ -686,8 +685,7 @@ def where(condition, input=None, other=None, *, out=None):
     except ValueError as exc:
         reraise_broadcast(exc, *(v._data for v in (condition, input, other)
                                  if isinstance(v, Tensor)))
-    res = iterator_layout(xp.asarray(res), [v._data for v in (condition, input, other)
-                                            if isinstance(v, Tensor)])
+    res = iterator_layout(xp.asarray(res), (condition, input, other))
     result = wrap(res.astype(dt.numpy_dtype, copy=False), dt, dev)
     ins = (input if isinstance(input, Tensor) else None,
            other if isinstance(other, Tensor) else None)

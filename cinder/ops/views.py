@@ -21,6 +21,7 @@ from .._tensor import Size, make_tensor, wrap_dim
 from ..autograd.engine import validate_grads
 from ..autograd.graph import Node
 from ..autograd.grad_mode import no_grad
+from ._layouts import plain
 from ._prep import dims_arg, shape_arg, xp_of
 from ._registry import alias, needs_grad, node_class, publish_attribute, record, register
 from ._view_factory import NO_SAVES, make_view, view_op
@@ -479,7 +480,7 @@ def _unsqueeze_geometry(input, dim):
     # a reshape is what np.expand_dims does, without its Python argument handling (3x faster)
     arr = input._data
     out = arr.reshape(shape[:d] + (1,) + shape[d:])
-    if arr.ndim and (not arr.flags.c_contiguous or 1 in shape):
+    if arr.ndim and not plain(arr):
         # PyTorch's stride for the new dim: 1 at the end, else the next dim's extent
         new = arr.itemsize if d == arr.ndim else shape[d] * arr.strides[d]
         strides = arr.strides[:d] + (new,) + arr.strides[d:]
