@@ -262,3 +262,17 @@ def test_pack_padded_sequence_orders_equal_lengths_as_torch():
     _same(pt.sorted_indices, pc.sorted_indices)
     _same(pt.unsorted_indices, pc.unsorted_indices)
     _same(pt.data, pc.data)
+
+
+@pytest.mark.parametrize("sorted_", [True, False])
+@pytest.mark.parametrize("values", [3, 10**6])
+def test_topk_along_a_leading_dim_is_row_major(sorted_, values):
+    """topk along dim 0 of an (n, r) tensor, tied or not: the indices and values are
+    PyTorch's, and so are their (row-major) strides, whichever path the rows took."""
+    x = np.random.default_rng(7).integers(0, values, (212, 3)).astype(np.float32)
+    for k in (5, 145):
+        t = torch.topk(torch.from_numpy(x), k, 0, sorted=sorted_)
+        c = cinder.topk(cinder.from_numpy(x), k, 0, sorted=sorted_)
+        for a, b in zip(c, t):
+            assert a.stride() == b.stride()
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
