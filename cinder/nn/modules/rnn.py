@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D
+from ..._runtime import warn_once
 from ...amp.autocast_mode import STATE, _cast
 from ...ops import FUNCTIONS as _OPS
 
@@ -260,6 +261,11 @@ class RNNBase(Module):
         name = "StackBackward0"
         if self.mode == "LSTM" and input.dtype == D.float32:
             name = "MkldnnRnnLayerBackward0"
+            if self.proj_size > 0 and padded and input.numel():
+                # PyTorch's CPU LSTM sends float32 sequences to oneDNN, which has no
+                # projections, and says so once
+                warn_once("lstm_projections_onednn", "LSTM with projections is not supported "
+                          "with oneDNN. Using default implementation.", stacklevel=5)
         if padded and dtype is None and self.mode == "LSTM" and _stack.stack_fits(
                 input, self.num_layers, self.bidirectional, self.proj_size,
                 bool(self.dropout and self.training)):
