@@ -17,6 +17,7 @@ from . import _C
 from . import _dtype as D
 from . import backend
 from ._device import CPU, as_device
+from ._layout import contiguous_format
 from ._storage import TypedStorage, UntypedStorage, _flat_bytes, move_to_shared, storage_view
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad, RemovableHandle
@@ -524,7 +525,9 @@ class Tensor:
             if t is None:
                 return
             if t._grad is None:
-                t._grad = grad.detach().clone() if not grad_mode.STATE.grad_enabled else grad
+                # always a row-major copy, recorded (CloneBackward0) under create_graph, as
+                # PyTorch's retain_grad hook makes it
+                t._grad = grad.clone(memory_format=contiguous_format)
             else:
                 t._grad = t._grad + grad
         node = self._grad_fn

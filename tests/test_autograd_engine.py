@@ -292,6 +292,18 @@ out.append((c.grad, c.retains_grad, a.retains_grad, a.grad))
 (c * 3).sum().backward()
 out.append(c.grad)
 """,
+    "retain_grad_copies": """
+a = L.arange(6.).view(2, 3).requires_grad_()
+b = (a * 2).t()
+b.retain_grad()
+(b * b).sum().backward(create_graph=True)
+out.append((b.grad, b.grad.stride(), b.grad.grad_fn.name()))
+c = a * 3
+c.retain_grad()
+h = c.register_hook(lambda g: g * 10)
+c.sum().backward()
+out.append((c.grad, c.grad.requires_grad))
+""",
     "retain_grad_leaf_and_errors": """
 a = L.ones(2, requires_grad=True)
 a.retain_grad()

@@ -68,6 +68,7 @@ TESTED_ELSEWHERE = {
         + tuple(n for n in INPLACE_FUNCTIONS if n not in DB_NAMES)},
     **{name: "test_view_copy.py" for name in ("alias_copy", "detach_copy", "slice_copy",
                                                "view_as_complex_copy")},
+    "_norm": "nn/test_functional_misc.py",
     "_rnn_layer": "nn/test_rnn.py",
     "_lstm_stack": "nn/test_lstm_stack.py",
     "_lstm_pair": "nn/test_lstm_stack.py",

@@ -1,4 +1,5 @@
-"""``torch.backends``: switches for the libraries behind the devices (cuBLAS, cuDNN, MPS).
+"""``torch.backends``: switches for the libraries behind the devices (cuBLAS, cuDNN, MPS, and
+on the CPU oneDNN, MKL, OpenMP, opt_einsum, the attention fast path).
 
 Training scripts set these at start-up (``torch.backends.cuda.matmul.allow_tf32 = True``,
 ``torch.backends.cudnn.benchmark = True``) and query them (``torch.backends.mps.is_available()``).
@@ -8,6 +9,6 @@ reductions to turn on, and cinder calls no cuDNN autotuner. The one that does co
 ``cuda.matmul.allow_tf32``, which is the same setting as ``torch.set_float32_matmul_precision``.
 """
 
-from . import cuda, cudnn, mps  # noqa: F401
+from . import cpu, cuda, cudnn, mha, mkl, mkldnn, mps, openmp, opt_einsum  # noqa: F401
 
-__all__ = ["cuda", "cudnn", "mps"]
+__all__ = ["cpu", "cuda", "cudnn", "mha", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"]

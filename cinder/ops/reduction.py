@@ -29,7 +29,7 @@ from ._reduction_factory import (
     scan_op,
     unreduce,
 )
-from ._registry import FUNCTIONS, node_class, register
+from ._registry import FUNCTIONS, OPS, node_class, register
 from ._prep import shape_arg
 
 # ----------------------------------------------------------------------------------------------
@@ -572,6 +572,9 @@ def _norm_backward(grad, s):
 
 
 NormNode = node_class("LinalgVectorNormBackward0", {"self": _norm_backward})
+# ATen's ``norm.ScalarOpt_dim``, which PyTorch's C++ composites call (``pairwise_distance``):
+# vector_norm's values and formula, under its own node name
+AtenNormNode = node_class("NormBackward1", {"self": _norm_backward})
 
 
 def _norm_kernel(xp, arr, p, axes, keepdim, acc):
@@ -602,6 +605,17 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
             raise RuntimeError("linalg.vector_norm: dtype should be complex for complex inputs, "
                                f"but got {dtype.scalar_name}")
         input = input.to(dtype)
+    return _p_norm(input, ord, dim, keepdim, NormNode)
+
+
+@reduction("_norm", nodes=(AtenNormNode,), method=False, function_too=False, has_out=False)
+def _aten_norm(input, p, dim, keepdim=False):
+    """ATen's ``norm(input, p, dim, keepdim)`` (what ``pairwise_distance`` reduces with)."""
+    return _p_norm(input, p, dim, keepdim, AtenNormNode)
+
+
+def _p_norm(input, ord, dim, keepdim, node):
+    """The p-norm body of ``vector_norm`` and ``_norm``, recorded as ``node``."""
     axes = dim_axes(input, dim)
     p = float(ord)
     arr = input._data
@@ -615,8 +629,8 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
     res = _norm_kernel(xp, arr, p, axes, keepdim, acc_dtype(input._dtype))
     out_dt = input._dtype.to_real()
     result = wrap(xp.asarray(res, dtype=out_dt.numpy_dtype), out_dt, input._device)
-    # ``self`` is the input after the dtype conversion: the graph goes through ``to``
-    return Reduced(result, node=NormNode, self=input, self_sizes=input._data.shape, dim=axes,
+    # ``self`` is the input after any dtype conversion: the graph goes through ``to``
+    return Reduced(result, node=node, self=input, self_sizes=input._data.shape, dim=axes,
                    keepdim=keepdim, p=p)
 
 
@@ -628,10 +642,10 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
                 raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
                                    f"{' '.join(str(d) for d in dim)}")
             p = 2
-        elif p == "nuc":
-            raise NotImplementedError("nuclear norm is provided by cinder.linalg.matrix_norm")
-        else:
-            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+        else:           # "nuc" and the names matrix_norm refuses, as torch.norm sends them
+            dims = list(range(input.dim())) if dim is None else dim
+            return OPS["linalg_matrix_norm"].function(input, p, dims, keepdim, dtype=dtype,
+                                                      out=out)
     elif p is None:
         p = 2
     return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)

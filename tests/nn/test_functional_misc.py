@@ -46,6 +46,25 @@ def test_normalize_pdist_pairwise(p):
     grads_close(lambda lib, x, y: lib.nn.functional.pairwise_distance(x, y, p=p), X, Y)
 
 
+def test_pairwise_distance_node_and_norm_strings():
+    """pairwise_distance reduces with ATen's norm (cinder's private ``_norm`` op), whose node
+    PyTorch names NormBackward1, 0-d inputs included; torch.norm sends "nuc" and unknown
+    names to matrix_norm."""
+    for x, y in ((X, Y), (X[0, 0], Y[0, 0])):
+        c, t = (lib.nn.functional.pairwise_distance(
+            lib.from_numpy(np.array(x)).requires_grad_(), lib.from_numpy(np.array(y)), p=3)
+            for lib in (cinder, torch))
+        assert c.grad_fn.name() == t.grad_fn.name() == "NormBackward1"
+        close(c, t)
+    c, t = both(lambda lib: lib.norm(lib.from_numpy(X), "nuc"))
+    close(c, t)
+    c, t = both(lambda lib: lib.norm(lib.from_numpy(X[None]), "nuc", dim=(1, 2), keepdim=True))
+    close(c, t)
+    for lib in (cinder, torch):
+        with pytest.raises(RuntimeError, match="Order abc not supported"):
+            lib.norm(lib.from_numpy(X), "abc")
+
+
 def test_cosine_similarity():
     grads_close(lambda lib, x, y: lib.nn.functional.cosine_similarity(x, y), X, Y)
     grads_close(lambda lib, x, y: lib.nn.functional.cosine_similarity(x, y[:1], dim=1), X, Y)

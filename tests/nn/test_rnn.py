@@ -5,6 +5,8 @@
 nested ``(output, (h, c))`` and is compared here.)
 """
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -191,3 +193,25 @@ def test_rnn_kernel_gradcheck(mode, reverse):
         out, h, c = rnn_layer(*vals, mode, sizes, reverse=reverse)
         return (out, h) if c is None else (out, h, c)
     assert cinder.autograd.gradcheck(fn, inputs, eps=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("packed", [False, True])
+def test_projected_lstm_onednn_warning(dtype, packed):
+    """PyTorch's CPU LSTM says once that oneDNN has no projections, for float32 sequences
+    (not packed ones, which never go to oneDNN); set_warn_always shows it on every call."""
+    seen = []
+    for lib in (cinder, torch):
+        lib.set_warn_always(True)
+        try:
+            m = lib.nn.LSTM(3, 6, proj_size=2).to(getattr(lib, dtype))
+            x = lib.zeros(4, 2, 3, dtype=getattr(lib, dtype))
+            if packed:
+                x = lib.nn.utils.rnn.pack_padded_sequence(x, [4, 3])
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                m(x)
+        finally:
+            lib.set_warn_always(False)
+        seen.append([str(w.message).split(" (Triggered internally")[0] for w in caught])
+    assert seen[0] == seen[1]

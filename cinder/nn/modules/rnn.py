@@ -11,7 +11,9 @@ import warnings
 
 import numpy as np
 
-from ... import _dtype as D
+from ..._runtime import warn_once
+from ...autograd import grad_mode
+from ...backends import mkldnn as _mkldnn
 from ...amp.autocast_mode import STATE, _cast
 from ...ops import FUNCTIONS as _OPS
 
@@ -243,10 +245,11 @@ class RNNBase(Module):
         """The dtype CPU autocast runs this module's layers in, or None. PyTorch runs LSTM
         without projections as oneDNN's ``mkldnn_rnn_layer`` (on the lower-precision list) and
         the RNN cells through ``linear``, so their outputs and states come in the autocast
-        dtype; GRU cells mix in the float32 states and stay float32; a projected LSTM is cast at
-        the end of ``_run``."""
+        dtype (with ``torch.backends.mkldnn.enabled`` off the LSTM stays float32); GRU cells
+        mix in the float32 states and stay float32; a projected LSTM is cast at the end of
+        ``_run``."""
         if not STATE.enabled["cpu"] or self.mode == "GRU" or \
-                (self.mode == "LSTM" and self.proj_size > 0):
+                (self.mode == "LSTM" and (self.proj_size > 0 or not _mkldnn._state["enabled"])):
             return None
         return STATE.dtype["cpu"]
 
@@ -258,8 +261,15 @@ class RNNBase(Module):
             cx = None if cx is None else [_cast(c, dtype) for c in cx]
         padded = batch_sizes is None
         name = "StackBackward0"
-        if self.mode == "LSTM" and input.dtype == D.float32:
-            name = "MkldnnRnnLayerBackward0"
+        if self.mode == "LSTM" and input.device.type == "cpu" and \
+                _mkldnn._takes(input.dtype, grad_mode.STATE.grad_enabled):
+            # PyTorch's CPU LSTM hands such sequences to oneDNN, which has no projections:
+            # a projected one runs the default implementation, saying so once
+            if not self.proj_size:
+                name = "MkldnnRnnLayerBackward0"
+            elif padded and input.numel():
+                warn_once("lstm_projections_onednn", "LSTM with projections is not supported "
+                          "with oneDNN. Using default implementation.", stacklevel=5)
         if padded and dtype is None and self.mode == "LSTM" and _stack.stack_fits(
                 input, self.num_layers, self.bidirectional, self.proj_size,
                 bool(self.dropout and self.training)):

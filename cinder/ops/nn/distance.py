@@ -3,6 +3,7 @@ composed of differentiable cinder ops (so every order of gradient works)."""
 
 from ... import _dtype as D
 from .._registry import FUNCTIONS, register
+from ..reduction import _aten_norm
 from .loss import _broadcast_pair
 
 
@@ -14,9 +15,8 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """The ``p``-norm of ``x1 - x2 + eps`` over the last dimension (inputs broadcast)."""
     nd = max(x1.dim(), x2.dim())
     diff = x1 - x2 + eps
-    if nd == 0:
-        return _op("norm")(diff, p)
-    return _op("norm")(diff, p, nd - 1, keepdim)
+    # ATen's norm with a dim, as PyTorch's kernel calls it (NormBackward1); 0-d inputs too
+    return _aten_norm(diff, p, max(nd - 1, 0), keepdim)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

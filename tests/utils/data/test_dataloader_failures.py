@@ -357,3 +357,53 @@ def test_batch_with_many_tensors():
     assert len(batches) == 2 and len(batches[1]) == 300
     assert batches[1]["t299"].tolist() == [[2299.0, 2299.0], [3299.0, 3299.0]]
     assert all(t.is_shared() for t in batches[0].values())
+
+
+_EXIT_WITH_WORKERS = """
+import sys
+L = __import__(sys.argv[1])
+dl = L.utils.data.DataLoader(range(8), batch_size=2, num_workers=2, persistent_workers=True)
+print([b.tolist() for b in dl])
+it = iter(L.utils.data.DataLoader(range(8), num_workers=2))
+print(next(it).tolist())
+"""
+
+
+def test_exit_with_live_workers_is_quiet(tmp_path):
+    """The interpreter exits while iterators still hold workers (persistent ones, one left
+    half-read): multiprocessing terminates them, and the workers leave quietly on the main
+    process's SIGTERM, so the SIGCHLD check reports nothing (as in PyTorch)."""
+    import subprocess
+    import sys
+    script = tmp_path / "exit_with_workers.py"
+    script.write_text(_EXIT_WITH_WORKERS)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (
+        os.path.dirname(os.path.dirname(cinder.__file__)), os.environ.get("PYTHONPATH")) if p))
+    runs = [subprocess.run([sys.executable, str(script), lib], capture_output=True, text=True,
+                           env=env, timeout=60) for lib in ("cinder", "torch")]
+    assert runs[0].returncode == runs[1].returncode == 0
+    assert runs[0].stdout == runs[1].stdout
+    assert runs[0].stderr == runs[1].stderr == ""
+
+
+@pytest.mark.parametrize("sender", ["main", "other"])
+def test_sigterm_to_a_worker(sender):
+    """A worker that gets SIGTERM, from the main process (it leaves with status 0) or from
+    another (it dies of the signal), is reported as PyTorch reports it."""
+    import subprocess
+    messages = []
+    for L in (cinder, torch):
+        it = iter(L.utils.data.DataLoader(Failing("sleep", bad=0), num_workers=1))
+        pid = it._workers[0].pid
+        time.sleep(0.3)                    # the worker is running (sleeping in item 0)
+        if sender == "main":
+            os.kill(pid, signal.SIGTERM)
+        else:
+            subprocess.run(["kill", "-TERM", str(pid)], check=True)
+        with pytest.raises(RuntimeError) as info:
+            for _ in range(5):
+                next(it)
+        messages.append(str(info.value).replace(str(pid), "PID"))
+        del it, info
+        gc.collect()
+    assert messages[0] == messages[1], messages

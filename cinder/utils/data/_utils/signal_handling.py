@@ -67,8 +67,30 @@ def _error_if_any_worker_fails():
 
 def _set_worker_signal_handlers():
     """In a worker: let a Ctrl-C meant for the main process end the worker quietly (the
-    main process shuts workers down itself)."""
+    main process shuts workers down itself), and leave with status 0 on a SIGTERM from the
+    main process.
+
+    The second is for interpreter exit: ``multiprocessing`` terminates the daemonic workers
+    of an iterator still alive then (persistent workers, or one a traceback holds) before
+    ``__del__`` shuts them down, and the main process's SIGCHLD check would report each as
+    "killed by signal: Terminated". A SIGTERM from anyone else still kills the worker, as in
+    PyTorch. Python's handlers cannot see the sender, so SIGTERM is blocked and a thread takes
+    it with ``sigwaitinfo``, which can."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if IS_WINDOWS:
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})   # threads made later too
+    threading.Thread(target=_take_sigterm, args=(os.getppid(),), daemon=True,
+                     name="cinder-worker-sigterm").start()
+
+
+def _take_sigterm(parent):
+    info = signal.sigwaitinfo({signal.SIGTERM})
+    if info.si_pid == parent:
+        os._exit(0)
+    # from elsewhere: die of it, unblocked in this thread alone
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
 
 
 def _set_SIGCHLD_handler():
