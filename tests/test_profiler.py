@@ -580,21 +580,39 @@ def test_acc_events():
         assert _accumulated(cinder, acc) == _accumulated(torch, acc)
 
 
-def test_nested_profiles():
-    with cinder.profiler.profile() as outer:
-        cinder.ones(1)
-        with cinder.profiler.profile() as inner:
-            cinder.zeros(1)
-        cinder.empty(1)
-    assert [e.name for e in outer.events()] == ["aten::ones", "aten::empty"]
-    assert [e.name for e in inner.events()] == ["aten::zeros"]
-    # stopped out of order: nothing keeps recording into a stopped profile
-    a, b = cinder.profiler.profile(), cinder.profiler.profile()
+def _top_names(prof):
+    return [e.name for e in prof.events() if e.cpu_parent is None]
+
+
+@pytest.mark.parametrize("lib", [cinder, torch], ids=["cinder", "torch"])
+def test_nested_profiles(lib, capfd):
+    # PyTorch has one profiling session: an inner profile takes it over (what the outer one
+    # recorded is lost), nothing records after the inner one ends, and the outer one's end
+    # finds no session (a warning on stderr) and reports no events
+    with lib.profiler.profile() as outer:
+        lib.ones(1)
+        with lib.profiler.profile() as inner:
+            lib.zeros(1)
+        lib.empty(1)
+    assert _top_names(outer) == [] and len(outer.key_averages()) == 0
+    assert _top_names(inner) == ["aten::zeros"]
+    assert capfd.readouterr().err.count("no active profiling session found") == 1
+    # stopped out of order: the first stop ends the session and gets what it recorded
+    a, b = lib.profiler.profile(), lib.profiler.profile()
     a.start()
+    lib.ones(1)
     b.start()
+    lib.zeros(1)
     a.stop()
+    lib.empty(1)
     b.stop()
-    assert _C.FLAG.profiler is None and _C.FLAG.active == _flag_without_profiler()
+    assert (_top_names(a), _top_names(b)) == (["aten::zeros"], [])
+    assert capfd.readouterr().err.count("no active profiling session found") == 1
+    if lib is cinder:
+        assert _C.FLAG.profiler is None and _C.FLAG.active == _flag_without_profiler()
+    with lib.profiler.profile() as fresh:       # a later profile records as usual
+        lib.ones(1)
+    assert _top_names(fresh) == ["aten::ones"]
 
 
 @pytest.mark.parametrize("unit", ["s", "ms", "us"])
@@ -678,3 +696,21 @@ def test_experimental_config_accepted():
             lib.ones(1)
         tops.append({e.name for e in p.events() if e.cpu_parent is None})
     assert tops[0] == tops[1] == {"aten::ones"}
+
+
+@pytest.mark.parametrize("lib", [cinder, torch], ids=["cinder", "torch"])
+def test_optimizer_ranges_are_record_function_ranges(lib):
+    p = lib.nn.Parameter(lib.ones(2))
+    opt = lib.optim.SGD([p], lr=0.1)
+    p.grad = lib.ones(2)
+    plain = lib.optim.Optimizer.profile_hook_step(lambda self: "done")
+    with lib.profiler.profile() as prof:
+        opt.step()
+        opt.zero_grad()
+        assert plain(opt) == "done"
+    ranges = [e for e in prof.events() if e.name.startswith("Optimizer.")]
+    assert [e.name for e in ranges] == ["Optimizer.step#SGD.step",
+                                        "Optimizer.zero_grad#SGD.zero_grad",
+                                        "Optimizer.step#SGD.step"]
+    assert [e.cpu_parent for e in ranges] == [None] * 3
+    np.testing.assert_allclose(p.detach().numpy(), [0.9, 0.9])

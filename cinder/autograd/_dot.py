@@ -44,7 +44,7 @@ def _saved_items(node):
         value = saved[key]
         if type(value) is SavedTensor:
             try:
-                items.append((key, _shape(value.unpack(node))))
+                items.append((key, _shape(value.unpack(node, fresh=True))))
             except RuntimeError:           # freed or modified in place since
                 items.append((key, "(freed)"))
         elif isinstance(value, (int, float, bool, tuple, list)) and len(str(value)) < 40:

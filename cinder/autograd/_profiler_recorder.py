@@ -25,6 +25,9 @@ from .profiler_util import MEMORY_EVENT_NAME, EventList, FunctionEvent
 
 __all__ = ["Recorder", "op_name"]
 
+# Where PyTorch's warning about stopping with no session comes from (its C++ source file).
+_NO_SESSION_SOURCE = "profiler_kineto.cpp"
+
 # Scopes (``torch.profiler.RecordScope``) of the ranges cinder records.
 FUNCTION, BACKWARD_FUNCTION, USER_SCOPE = 0, 1, 7
 
@@ -224,29 +227,46 @@ class Recorder:
         self.threads = {}            # thread ident -> PyTorch-style small id
         self.watched = {}            # buffer id -> weak reference reporting its freeing
         self.recording = False
-        self.previous = None         # the recorder this one interrupted (nested profiles)
         self.start_ns = self.stop_ns = None
         self.epoch_ns = None
 
     # -- switching on and off -------------------------------------------------------------
+    # There is one recording session at a time (PyTorch's profiler has one per process): a
+    # profile started while another records takes the session over, and what the other had
+    # recorded is lost; the first ``stop`` after that ends the session and gets its records,
+    # and a ``stop`` that finds no session gets nothing (PyTorch warns on stderr then).
     def start(self):
+        """Begin recording, taking over from any recorder that records now."""
+        running = _C.FLAG.profiler
+        if running is not None:
+            running._finish()
+            running.ranges, running.memory = [], []
         self.recording = True
         self.epoch_ns = time.time_ns()
         self.start_ns = time.perf_counter_ns()
-        self.previous = _C.FLAG.profiler
         _C.FLAG.profiler = self
         _C.FLAG.refresh()
 
     def stop(self):
+        """End the session, whichever recorder runs it; returns the recorder whose records
+        the caller gets (the session's, or a new empty one if none was recording)."""
+        session = _C.FLAG.profiler
+        if session is None:
+            sys.stderr.write(f"[W {_NO_SESSION_SOURCE}] disableProfiler called but no active "
+                             "profiling session found. This can happen if profiling was "
+                             "cancelled during warmup.\n")
+            empty = Recorder(self.record_shapes, self.profile_memory, self.with_stack,
+                             self.use_device, self.with_flops)
+            empty.epoch_ns, empty.start_ns = time.time_ns(), time.perf_counter_ns()
+            empty._finish()
+            return empty
+        _C.FLAG.profiler = None
+        _C.FLAG.refresh()
+        session._finish()
+        return session
+
+    def _finish(self):
         self.recording = False
-        if _C.FLAG.profiler is self:
-            # back to the profile this one was nested in, if that one still records
-            prev = self.previous
-            while prev is not None and not prev.recording:
-                prev = prev.previous
-            _C.FLAG.profiler = prev
-            _C.FLAG.refresh()
-        self.previous = None
         self.stop_ns = time.perf_counter_ns()
         for r in self.ranges:          # ranges still open (a block around the profile)
             if r.end is None:

@@ -14,7 +14,7 @@ import sys
 
 from .. import _C
 from . import anomaly_mode, grad_mode, graph
-from .graph import AccumulateGrad, accumulate_into_leaf
+from .graph import _HOOKED, AccumulateGrad, accumulate_into_leaf
 
 __all__ = ["run_backward"]
 
@@ -187,7 +187,8 @@ def _call_node(node, buffer):
             if new is not None:
                 buffer = list(_checked_hook_values(fn, new, len(buffer)))
     try:
-        grads = node.backward(tuple(buffer))
+        grads = node.backward(tuple(buffer)) if not _HOOKED[0] else \
+            graph.apply_node(node, tuple(buffer))
     except Exception:
         anomaly_mode.report_node_error(node)    # prints the forward trace in anomaly mode
         raise

@@ -143,7 +143,8 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._saved is None:
             return ()
         packed = self.saved("tensors")      # raises PyTorch's error once backward freed them
-        return tuple(None if s is None else s.unpack(self) for s in packed)
+        # each access runs the unpack hooks again, as PyTorch's does
+        return tuple(None if s is None else s.unpack(self, fresh=True) for s in packed)
 
     @property
     def saved_variables(self):

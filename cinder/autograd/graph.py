@@ -52,11 +52,14 @@ class SavedTensor:
     Under ``saved_tensors_hooks`` the tensor goes through the innermost pack hook when it is
     saved, and what the hook returned goes through the unpack hook when backward needs it;
     the tensor backward uses has the unpacked values and the saved tensor's place in the graph
-    (its version is not checked then, as in PyTorch).
+    (its version is not checked then, as in PyTorch). The saved tensor keeps nothing it
+    unpacked: while a node's backward runs, the unpacked tensors wait in that run's memo
+    (``CURRENT_TASK.unpacked``), so the unpack hook runs once per run of the node however many
+    formulas read the tensor, and what it gave back is freed with the run.
     """
 
     __slots__ = ("tensor", "version", "vc", "data", "dtype", "device", "output_nr", "packed",
-                 "unpack_hook", "unpacked", "unpacked_in", "edge")
+                 "unpack_hook", "edge")
 
     def __init__(self, tensor, is_output=False):
         if tensor._is_inference and not grad_mode.STATE.inference:
@@ -105,7 +108,7 @@ class SavedTensor:
     def _set_hooks(self, pack, unpack, tensor, is_output):
         self.packed = _outside_hooks(pack, tensor)
         self.unpack_hook = unpack
-        self.unpacked = self.unpacked_in = None
+        _HOOKED[0] = True           # from now on the engine gives each node run a memo
         if is_output:
             self.data = None        # the hooks hold the values now
         else:
@@ -116,9 +119,12 @@ class SavedTensor:
             self.dtype, self.device, self.vc = tensor._dtype, tensor._device, tensor._vc
             self.tensor = self.output_nr = None
 
-    def unpack(self, node):
+    def unpack(self, node, fresh=False):
+        """The saved tensor as ``node``'s backward reads it. Through an unpack hook, the value
+        is remembered for the rest of the node's run unless ``fresh`` (an access such as
+        ``grad_fn._saved_self`` or ``ctx.saved_tensors`` runs the hook each time)."""
         if self.unpack_hook is not None:
-            return self._unpack_through_hook(node)
+            return self._unpack_through_hook(node, fresh)
         t = self.tensor
         if t is None:
             t = _make_tensor(self.data, self.dtype, self.device, True)
@@ -128,13 +134,15 @@ class SavedTensor:
             raise RuntimeError(_modified_message(t, self.version))
         return t
 
-    def _unpack_through_hook(self, node):
+    def _unpack_through_hook(self, node, fresh):
         """The unpack hook's tensor, standing where the saved tensor stood in the graph. The
-        hook runs once per backward pass, however many formulas read the tensor (outside
-        backward, as for ``grad_fn._saved_self``, at every read)."""
-        task = CURRENT_TASK.task
-        if task is not None and self.unpacked_in == task.id:
-            return self.unpacked
+        hook runs once per run of the node, however many formulas read the tensor (PyTorch's
+        generated nodes unpack each saved tensor once, at the start of ``apply``)."""
+        memo = None if fresh else CURRENT_TASK.unpacked
+        if memo is not None:
+            t = memo.get(self)
+            if t is not None:
+                return t
         value = _outside_hooks(self.unpack_hook, self.packed)
         if not hasattr(value, "_data"):
             raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
@@ -156,8 +164,8 @@ class SavedTensor:
         # No version check here: what the hooks kept is theirs to keep current (PyTorch checks
         # versions only for tensors saved without hooks; allow_mutation_on_saved_tensors
         # relies on that, handing back a copy taken before the change).
-        if task is not None:
-            self.unpacked, self.unpacked_in = t, task.id
+        if memo is not None:
+            memo[self] = t
         return t
 
 
@@ -210,7 +218,7 @@ class _RawSavedTensor(SavedTensor):
         target = self._target()
         if target is _FREED:
             raise RuntimeError(_FREED_MESSAGE)
-        return None if target is None else target.unpack(self.node_ref())
+        return None if target is None else target.unpack(self.node_ref(), fresh=True)
 
     @property
     def unpack_hook(self):
@@ -425,13 +433,14 @@ class Node:
         return True
 
     # -- saved values ------------------------------------------------------------------------
-    def saved(self, key):
-        """The value saved under ``key``, unpacking saved tensors with the version check."""
+    def saved(self, key, fresh=False):
+        """The value saved under ``key``, unpacking saved tensors with the version check
+        (``fresh``: see ``SavedTensor.unpack``)."""
         saved = self._saved
         if saved is _FREED:
             raise RuntimeError(_FREED_MESSAGE)
         value = saved[key]
-        return value.unpack(self) if type(value) is SavedTensor else value
+        return value.unpack(self, fresh) if type(value) is SavedTensor else value
 
     def release_saved(self):
         """Free what was saved for backward. A node that saved no tensor (only sizes, scalars)
@@ -450,7 +459,7 @@ class Node:
             saved = object.__getattribute__(self, "_saved")
             key = name[len("_saved_"):]
             if saved is _FREED or (saved is not None and key in saved):
-                return self.saved(key)
+                return self.saved(key, fresh=True)
         elif name.startswith("_raw_saved_"):
             raw = _raw_saved(self, name[len("_raw_saved_"):])
             if raw is not None:
@@ -494,7 +503,7 @@ class Node:
         expected = self._num_outputs
         if isinstance(expected, int) and len(grad_outputs) != expected:
             raise TypeError(f"expected {expected} arguments, got {len(grad_outputs)} instead")
-        grads = tuple(self.backward(grad_outputs))
+        grads = tuple(apply_node(self, grad_outputs))
         return grads[0] if len(grads) == 1 else grads
 
 
@@ -679,9 +688,29 @@ class GraphTask:
 
 class _CurrentTask(threading.local):
     task = None
+    # While a node's backward runs: the saved tensors it has unpacked through hooks so far
+    # (SavedTensor -> tensor). It belongs to that run and goes with it, so nothing unpacked
+    # outlives its pass (PyTorch's unpacked tensors are locals of the node's ``apply``).
+    unpacked = None
 
 
 CURRENT_TASK = _CurrentTask()
+# Whether any saved tensor has ever been given hooks (it stays set): until then no node run
+# needs a memo, and the engine's hot path skips it.
+_HOOKED = [False]
+
+
+def apply_node(node, grad_outputs):
+    """``node.backward(grad_outputs)``, with a memo for that run once saved-tensor hooks are in
+    use (each hooked saved tensor is unpacked once per run; see ``SavedTensor.unpack``)."""
+    if not _HOOKED[0]:
+        return node.backward(grad_outputs)
+    state = CURRENT_TASK
+    outer, state.unpacked = state.unpacked, {}
+    try:
+        return node.backward(grad_outputs)
+    finally:
+        state.unpacked = outer
 
 
 def _current_graph_task_id():

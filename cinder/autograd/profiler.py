@@ -158,7 +158,9 @@ class profile:
             cuda.synchronize()         # work queued on the GPU ends inside the profile
         if self._recorder is None:
             return False
-        self._recorder.stop()
+        # the session's records, if this profile was not the one that started it (see
+        # ``Recorder.stop``)
+        self._recorder = self._recorder.stop()
         self._running = False
         events = self._recorder.events()
         if self.acc_events and self._old_function_events:

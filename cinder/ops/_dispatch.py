@@ -29,8 +29,8 @@ import functools
 from .. import _C
 from .._tensor import Tensor
 
-__all__ = ["dispatch", "dispatching", "dispatching_property", "overloaded_args",
-           "subclass_in"]
+__all__ = ["dispatch", "dispatching", "dispatching_property", "enter", "handlers_wanted",
+           "overloaded_args", "subclass_in"]
 
 _STATE = _C.STATE
 _FLAG = _C.FLAG
@@ -58,15 +58,37 @@ def _any_subclass(items):
     return False
 
 
+# ----------------------------------------------------------------------------------------------
+# The rule. Every entry point (op functions and methods, the operators of
+# ``operators.py``, properties) reads ``_FLAG.active`` inline and, when it is set, hands the call
+# to ``enter`` with a ``run`` function that asks ``handlers_wanted``.
+# ----------------------------------------------------------------------------------------------
+
+def handlers_wanted(args, kwargs=None):
+    """Whether a call with these arguments must be shown to ``__torch_function__`` handlers
+    (asked once ``_FLAG.active`` is set): a mode is on some thread's stack (``dispatch`` then
+    asks this thread's own state), or an argument, or an item of a list/tuple argument, is an
+    instance of a Tensor subclass that takes part."""
+    return _FLAG.modes or subclass_in(args, kwargs)
+
+
+def enter(public, run, impl, args, kwargs):
+    """A call past the flag check: a recording profiler runs ``run(public, impl, args,
+    kwargs)`` as one recorded range (named after ``public``); otherwise it runs as it is.
+    ``run`` decides with ``handlers_wanted`` whether the call is dispatched."""
+    profiler = _FLAG.profiler
+    if profiler is not None:
+        return profiler.call(public, run, impl, args, kwargs)
+    return run(public, impl, args, kwargs)
+
+
 def dispatching(impl, public_name=None, qualname=None):
     """The public function for ``impl``: one flag check, then ``impl`` itself."""
     @functools.wraps(impl)
     def op(*args, **kwargs):
         if _FLAG.active:
-            if _FLAG.profiler is not None:
-                return _FLAG.profiler.call(op, call, impl, args, kwargs)
-            if _FLAG.modes or subclass_in(args, kwargs):
-                return dispatch(op, impl, args, kwargs)
+            return enter(op, call, impl, args, kwargs)
+        # ``call``'s last step, written out here: this is every op's fast path
         try:
             return impl(*args, **kwargs)
         except (TypeError, AttributeError):
@@ -82,9 +104,10 @@ def dispatching(impl, public_name=None, qualname=None):
 
 
 def call(public, impl, args, kwargs):
-    """What the wrapper of ``dispatching`` does with no profiler recording: the profiler
-    (``autograd/_profiler_recorder.py``) runs each call it records through this."""
-    if _FLAG.active and (_FLAG.modes or subclass_in(args, kwargs)):
+    """An op call past the flag check (the ``run`` of ``dispatching``'s wrapper): dispatched
+    when handlers are wanted; otherwise ``impl``, unless it refuses an argument that turns
+    out to have a ``__torch_function__`` (see the module's docstring)."""
+    if handlers_wanted(args, kwargs):
         return dispatch(public, impl, args, kwargs)
     try:
         return impl(*args, **kwargs)
@@ -164,17 +187,22 @@ def dispatch(public, impl, args, kwargs, relevant=None):
                 raise
     overloaded = overloaded_args(args if relevant is None else relevant,
                                  kwargs if relevant is None else None)
-    if not overloaded and not (_STATE.modes and not _STATE.all_off):
+    if not overloaded and not _mode_here():
         return impl(*args, **kwargs)
     return _ask_handlers(public, impl, args, kwargs, overloaded,
                          tuple(type(a) for a in overloaded))
+
+
+def _mode_here():
+    """Whether this thread has a mode to ask (on its stack, not inside DisableTorchFunction)."""
+    return bool(_STATE.modes) and not _STATE.all_off
 
 
 def _ask_handlers(public, impl, args, kwargs, overloaded, types, label=None):
     """Ask this thread's innermost mode, then each overloaded argument; PyTorch's
     ``TypeError`` (``label`` names the function in it) if all of them decline."""
     asked_mode = None
-    if _STATE.modes and not _STATE.all_off:
+    if _mode_here():
         mode = asked_mode = _C._pop_torch_function_stack()
         try:
             result = mode.__torch_function__(public, types, args, kwargs)
@@ -206,7 +234,7 @@ def dispatching_property(name, fget, fset=None, fdel=None, doc=None):
     property's own ``__get__`` (``__set__``, ``__delete__``) and ``args`` = the tensor (and the
     new value). When nothing is active each access costs one flag read more than ``fget``."""
     def get(self):
-        if _FLAG.active and (_FLAG.modes or type(self) in _SUBCLASSES):
+        if _FLAG.active and handlers_wanted((self,)):
             return _dispatch_accessor(prop.__get__, fget, (self,), name + ".__get__")
         return fget(self)
 
@@ -215,25 +243,23 @@ def dispatching_property(name, fget, fset=None, fdel=None, doc=None):
         # profiler sees its reads as that op
         def get(self):          # noqa: F811
             if _FLAG.active:
-                if _FLAG.profiler is not None:
-                    return _FLAG.profiler.call(get, read, fget, (self,), {})
-                if _FLAG.modes or type(self) in _SUBCLASSES:
-                    return _dispatch_accessor(prop.__get__, fget, (self,), name + ".__get__")
+                return enter(get, read, fget, (self,), {})
             return fget(self)
 
         def read(_public, _impl, args, _kwargs):
-            if _FLAG.modes or type(args[0]) in _SUBCLASSES:
+            if handlers_wanted(args):
                 return _dispatch_accessor(prop.__get__, fget, args, name + ".__get__")
             return fget(args[0])
         get._cinder_profiler_name = PROPERTY_OPS[name]
 
     def set_(self, value):
-        if _FLAG.active and (_FLAG.modes or type(self) in _SUBCLASSES):
+        # the new value never makes a write dispatch (PyTorch asks only the tensor)
+        if _FLAG.active and handlers_wanted((self,)):
             return _dispatch_accessor(prop.__set__, fset, (self, value), name + ".__set__")
         fset(self, value)
 
     def delete(self):
-        if _FLAG.active and (_FLAG.modes or type(self) in _SUBCLASSES):
+        if _FLAG.active and handlers_wanted((self,)):
             return _dispatch_accessor(prop.__delete__, fdel, (self,), name + ".__delete__")
         fdel(self)
 
@@ -253,7 +279,7 @@ def _dispatch_accessor(accessor, impl, args, label):
         return impl(*args)
     self = args[0]
     overloaded = () if (_STATE.subclass_off or type(self) not in _SUBCLASSES) else (self,)
-    if not overloaded and not (_STATE.modes and not _STATE.all_off):
+    if not overloaded and not _mode_here():
         return impl(*args)
     return _ask_handlers(accessor, impl, args, {}, overloaded, (type(self),),
                          "torch.Tensor." + label)

@@ -9,13 +9,12 @@ as in PyTorch), with the flag check inlined: ``a + b`` is the hottest call there
 from .. import _C
 from .. import _dtype as D
 from .._tensor import Tensor
-from ._dispatch import dispatch, overloaded_args
+from ._dispatch import dispatch, enter, handlers_wanted, overloaded_args
 from ._prep import is_scalar
 from ._registry import OPS
 from . import elementwise  # noqa: F401  (registers the shifts ``<<`` and ``>>`` call)
 
 _FLAG = _C.FLAG
-_SUBCLASSES = _C.SUBCLASSES
 
 
 def _handler_func(op):
@@ -25,41 +24,22 @@ def _handler_func(op):
     return op if reported is None else getattr(Tensor, reported)
 
 
-def _handled(self, other):
-    """Whether a binary operator must pass the dispatch point: a mode somewhere, an operand
-    of a Tensor subclass that takes part (plain tensors keep the fast path meanwhile), or a
-    recording profiler."""
-    return bool(_FLAG.modes) or type(self) in _SUBCLASSES or type(other) in _SUBCLASSES or \
-        _FLAG.profiler is not None
-
-
-def _slow(op, body, self, other):
-    """An operator's slow path: the profiler records it (if one records), then PyTorch's
-    dispatch when a mode or subclass is involved."""
-    if _FLAG.profiler is not None:
-        return _FLAG.profiler.call(op, _unprofiled, body, (self, other), {})
-    return _dispatched(op, body, self, other)
-
-
-def _unprofiled(op, body, args, kwargs):
-    """An operator call the profiler records: dispatched only if a handler must see it."""
-    self, other = args
-    if _FLAG.modes or type(self) in _SUBCLASSES or type(other) in _SUBCLASSES:
-        return _dispatched(op, body, self, other)
-    return body(self, other)
-
-
-def _dispatched(op, body, self, other):
-    if not _operand_ok(other):
-        return _foreign(op.__qualname__.split(".")[-1], self, other)
-    return dispatch(_handler_func(op), body, (self, other), {})
+def _run(op, body, args, kwargs):
+    """An operator call past the flag check (``_dispatch.enter`` runs it, recorded when a
+    profiler records): dispatched when handlers are wanted (a foreign right operand goes to
+    ``_foreign``), otherwise ``body`` at once."""
+    if not handlers_wanted(args):
+        return body(*args)
+    if len(args) == 2 and not _operand_ok(args[1]):
+        return _foreign(op.__qualname__.split(".")[-1], *args)
+    return dispatch(_handler_func(op), body, args, {})
 
 
 def _operator(dunder, body):
     """``Tensor.<dunder>``: the dispatch check, then ``body(self, other)``."""
     def op(self, other):
-        if _FLAG.active and _handled(self, other):
-            return _slow(op, body, self, other)
+        if _FLAG.active:
+            return enter(op, _run, body, (self, other), {})
         return body(self, other)
     op.__name__ = dunder
     op.__qualname__ = "Tensor." + dunder
@@ -70,22 +50,11 @@ def _unary_operator(dunder, body):
     """``Tensor.<dunder>`` for a one-operand operator (``-t``, ``~t``, ``abs(t)``)."""
     def op(self):
         if _FLAG.active:
-            if _FLAG.profiler is not None:
-                return _FLAG.profiler.call(op, _unary_unprofiled, body, (self,), {})
-            if _FLAG.modes or type(self) in _SUBCLASSES:
-                return dispatch(_handler_func(op), body, (self,), {})
+            return enter(op, _run, body, (self,), {})
         return body(self)
     op.__name__ = dunder
     op.__qualname__ = "Tensor." + dunder
     return op
-
-
-def _unary_unprofiled(op, body, args, kwargs):
-    """A one-operand operator call the profiler records (dispatched if a handler must see
-    it)."""
-    if _FLAG.modes or type(args[0]) in _SUBCLASSES:
-        return dispatch(_handler_func(op), body, args, {})
-    return body(*args)
 
 
 def _foreign(dunder, self, other):
@@ -120,15 +89,15 @@ def _binary(dunder, fn_name, reflected=False):
         return impl(other, self) if reflected else impl(self, other)
 
     def op(self, other):
-        if _FLAG.active and _handled(self, other):
-            return _slow(op, body, self, other)
+        if _FLAG.active:
+            return enter(op, _run, body, (self, other), {})
         if other.__class__ is not Tensor and not _operand_ok(other):
             return _foreign(dunder, self, other)
         return impl(self, other)
 
     def reflected_op(self, other):
-        if _FLAG.active and _handled(self, other):
-            return _slow(reflected_op, body, self, other)
+        if _FLAG.active:
+            return enter(reflected_op, _run, body, (self, other), {})
         if other.__class__ is not Tensor and not _operand_ok(other):
             return _foreign(dunder, self, other)
         return impl(other, self)

@@ -13,15 +13,14 @@ from collections.abc import Iterable
 from copy import deepcopy
 from itertools import chain
 
-from .. import _C
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd.profiler import record_function
 from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
-_USER_SCOPE = 7        # torch.profiler.RecordScope.USER_SCOPE: the scope of these ranges
 _global_optimizer_pre_hooks = OrderedDict()
 _global_optimizer_post_hooks = OrderedDict()
 
@@ -71,21 +70,16 @@ def _use_grad_for_differentiable(step):
 
 
 def _hooked_step(step):
-    """Wrap a subclass's ``step`` so the global and per-instance step hooks run around it.
+    """Wrap a subclass's ``step`` so the global and per-instance step hooks run around it, all
+    inside a ``record_function`` range named ``Optimizer.step#<class>.step`` (what a recording
+    profiler shows, as PyTorch's ``Optimizer.profile_hook_step`` names it).
 
     Hooks see ``args`` with the optimizer itself first, as PyTorch passes them.
     """
     @functools.wraps(step)
     def run(*args, **kwargs):
-        prof = _C.FLAG.profiler
-        if prof is None:
+        with record_function(f"Optimizer.step#{type(args[0]).__name__}.step"):
             return _run_hooked(step, args, kwargs)
-        # a recording profiler shows the step as a range, as PyTorch's does
-        rng = prof.open(f"Optimizer.step#{type(args[0]).__name__}.step", _USER_SCOPE)
-        try:
-            return _run_hooked(step, args, kwargs)
-        finally:
-            prof.close(rng)
     run.hooked = True
     return run
 
@@ -103,6 +97,7 @@ def _run_hooked(step, args, kwargs):
                 raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
                                    f"new_kwargs), but got {result}.")
     out = step(*args, **kwargs)
+    self._optimizer_step_code()
     for post_hook in chain(self._optimizer_step_post_hooks.values(),
                            _global_optimizer_post_hooks.values()):
         post_hook(self, args, kwargs)
@@ -351,15 +346,20 @@ class Optimizer:
     # Gradients, steps and groups
     # ------------------------------------------------------------------------------------------
     def zero_grad(self, set_to_none=True):
-        """Reset every parameter's ``.grad``: to None (default) or to zeros in place."""
-        prof = _C.FLAG.profiler
-        if prof is not None:        # a recording profiler shows it as a range, as PyTorch's
-            rng = prof.open(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad", _USER_SCOPE)
-            try:
-                return self._zero_grads(set_to_none)
-            finally:
-                prof.close(rng)
-        return self._zero_grads(set_to_none)
+        """Reset every parameter's ``.grad``: to None (default) or to zeros in place (inside
+        a ``record_function`` range ``Optimizer.zero_grad#<class>.zero_grad``, as PyTorch's)."""
+        with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
+            self._zero_grads(set_to_none)
+
+    @staticmethod
+    def profile_hook_step(func):
+        """``func`` (an optimizer's ``step``) wrapped so the step hooks run around it inside a
+        profiler range named after the optimizer's class. Subclasses get this automatically."""
+        return _hooked_step(func)
+
+    def _optimizer_step_code(self):
+        """Called after every ``step`` (PyTorch's profilers look for this function); does
+        nothing."""
 
     def _zero_grads(self, set_to_none):
         for group in self.param_groups:
