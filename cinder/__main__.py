@@ -16,10 +16,14 @@ works once the package is installed.
 """
 
 import argparse
+import builtins
 import importlib.util
+import io
 import os
 import runpy
 import sys
+import types
+from importlib.machinery import SourceFileLoader
 
 import cinder
 from cinder import compat
@@ -126,8 +130,28 @@ def _run(as_module, target_and_args, run_parser):
         _set_path0(os.path.dirname(os.path.abspath(target)))
         sys.argv = [target, *args]
         _install_hook()
-        runpy.run_path(target, run_name="__main__")
+        if os.path.isfile(target):
+            _run_file(target)
+        else:                       # a folder or zip archive holding a __main__.py
+            runpy.run_path(target, run_name="__main__")
     return 0
+
+
+def _run_file(target):
+    """Run the script file ``target`` as ``python target`` does: its ``__file__`` (and the
+    file name its tracebacks show) is the path joined to the current folder, not normalised
+    (``./train.py`` becomes ``/here/./train.py``), and ``sys.argv[0]`` stays as typed (runpy
+    would put the path there). The script's module is ``sys.modules["__main__"]`` from then
+    on, as under ``python``, so pickles and spawned workers find what it defines."""
+    path = os.path.join(os.getcwd(), target)
+    with io.open_code(path) as f:
+        code = compile(f.read(), path, "exec", dont_inherit=True)
+    module = types.ModuleType("__main__")
+    module.__dict__.update(__file__=path, __cached__=None, __package__=None, __spec__=None,
+                           __loader__=SourceFileLoader("__main__", path),
+                           __builtins__=builtins)
+    sys.modules["__main__"] = module
+    exec(code, module.__dict__)
 
 
 def _trim_uncaught_tracebacks():

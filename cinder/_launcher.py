@@ -1,8 +1,9 @@
 """The frames ``python -m cinder run`` adds below a script's.
 
 ``python script.py`` starts the stack at the script; under ``python -m cinder run script.py``
-the stack starts with runpy's frames and the launcher's (``cinder/__main__.py``), then runpy's
-again, then the script. Tracebacks and anomaly-mode traces leave those out, so the script prints
+the stack starts with runpy's frames (of ``python -m``) and the launcher's
+(``cinder/__main__.py``), then the script (for a folder or zip archive, or ``-m MODULE``, runpy's
+frames again before it). Tracebacks and anomaly-mode traces leave those out, so the script prints
 what it prints under ``python``.
 """
 

@@ -171,8 +171,8 @@ def test_uncaught_exception_propagates(tmp_path):
 
 def test_traceback_and_anomaly_trace_like_python(tmp_path):
     """An uncaught exception's traceback and an anomaly-mode forward trace read as under
-    ``python script.py``: from the script's frames, without the launcher's and runpy's. (One
-    difference stays: runpy names the script as typed, ``python`` by its absolute path.)"""
+    ``python script.py``: from the script's frames, without the launcher's and runpy's, the
+    script named by its absolute path."""
     source = """
         import warnings
         import torch
@@ -196,10 +196,27 @@ def test_traceback_and_anomaly_trace_like_python(tmp_path):
                            text=True, timeout=120, check=False)
     # (plain python imports the real torch: the same script under both)
     assert result.returncode == plain.returncode == 1
-    absolute = str(tmp_path / "script.py")
-    assert result.stdout.replace('"script.py"', f'"{absolute}"') == plain.stdout
-    assert result.stderr.replace('"script.py"', f'"{absolute}"') == plain.stderr
-    assert result.stderr.startswith('Traceback (most recent call last):\n  File "script.py"')
+    assert result.stdout == plain.stdout
+    assert result.stderr == plain.stderr
+    assert result.stderr.startswith(f'Traceback (most recent call last):\n  File '
+                                    f'"{tmp_path / "script.py"}"')
+
+
+@pytest.mark.parametrize("typed", ["script.py", "./script.py", "ABSOLUTE"])
+def test_script_names_like_python(tmp_path, typed):
+    """``__file__`` is the typed path joined to the current folder (not normalised),
+    ``sys.argv[0]`` the path as typed, ``sys.path[0]`` the script's folder; the script's
+    module is ``sys.modules['__main__']`` and ``os.path.dirname(__file__)`` is a folder."""
+    (tmp_path / "script.py").write_text(
+        "import os, sys\n"
+        "print(__file__, sys.argv[0], sys.path[0], __name__, __package__, __spec__)\n"
+        "print(sys.modules['__main__'].__file__ == __file__, os.path.isdir("
+        "os.path.dirname(__file__)), type(__loader__).__name__, __doc__)\n")
+    typed = str(tmp_path / "script.py") if typed == "ABSOLUTE" else typed
+    result = _cinder_cli(tmp_path, "run", typed)
+    plain = subprocess.run([sys.executable, typed], cwd=tmp_path, capture_output=True,
+                           text=True, timeout=120, check=True)
+    assert result.returncode == 0 and result.stdout == plain.stdout
 
 
 def test_missing_script_like_python(tmp_path):

@@ -3,13 +3,17 @@
     python tools/api_coverage.py            # table + missing names (Markdown)
     python tools/api_coverage.py --refresh  # re-read PyTorch's names (needs torch installed)
 
-PyTorch's names come from ``tools/pytorch_api_names.json`` (public names of ``torch``,
-``torch.Tensor``, ``torch.linalg``, ``torch.fft``, ``torch.special``, ``torch.distributions``
-and ``torch.func`` in PyTorch 2.13: ``dir()`` less underscores and submodules), so the tool
-runs without PyTorch. Names in a family cinder leaves out on purpose
+PyTorch's names come from ``tools/pytorch_api_names.json`` (public names in PyTorch 2.13 of
+``torch``, ``torch.Tensor``, ``torch.linalg``, ``torch.fft``, ``torch.special``,
+``torch.distributions``, ``torch.func`` and the training stack: ``torch.nn`` and its
+``functional``, ``init`` and ``utils`` modules, ``torch.optim``, ``torch.utils.data``,
+``torch.autograd``, ``torch.amp``...: a module's ``__all__`` where it has one, else ``dir()``
+less underscores, submodules and what the module only imports), so the tool runs without
+PyTorch. Names in a family cinder leaves out on purpose
 (``cinder/ops/_unsupported.py``) are counted apart, with their reason; the share is of the rest.
 """
 
+import importlib
 import json
 import sys
 import types
@@ -18,6 +22,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NAMES_FILE = Path(__file__).resolve().parent / "pytorch_api_names.json"
 NAMESPACES = ("torch", "Tensor", "linalg", "fft", "special", "distributions", "func")
+# The training stack: modules read through their ``__all__``, or (no ``__all__``) their own
+# public callables.
+MODULES = ("nn", "nn.functional", "nn.init", "nn.utils", "nn.utils.rnn", "nn.utils.parametrize",
+           "nn.utils.parametrizations", "nn.utils.prune", "nn.utils.stateless", "nn.parallel",
+           "nn.attention", "optim", "optim.lr_scheduler", "utils.data", "utils.checkpoint",
+           "utils.hooks", "autograd", "autograd.graph", "autograd.functional", "amp", "random",
+           "profiler")
+NAMESPACES += MODULES
+# Where a module without ``__all__`` imports helpers (typing, torch internals), the names that
+# are its own come from these modules.
+_OWN_ORIGINS = ("torch.nn", "torch._C", "torch.functional", "torch._VF", "builtins")
 
 
 def pytorch_names():
@@ -36,12 +51,32 @@ def pytorch_names():
                 continue
             out.append(name)
         return sorted(out)
-    return {"torch": public(torch), "Tensor": public(torch.Tensor),
-            "linalg": public(torch.linalg, True), "fft": public(torch.fft, True),
-            "special": public(torch.special, True),
-            "distributions": sorted(n for n in torch.distributions.__all__
-                                    if not n.startswith("_")),
-            "func": sorted(torch.func.__all__)}
+    names = {"torch": public(torch), "Tensor": public(torch.Tensor),
+             "linalg": public(torch.linalg, True), "fft": public(torch.fft, True),
+             "special": public(torch.special, True),
+             "distributions": sorted(n for n in torch.distributions.__all__
+                                     if not n.startswith("_")),
+             "func": sorted(torch.func.__all__)}
+    for ns in MODULES:
+        names[ns] = _module_names(importlib.import_module("torch." + ns))
+    return names
+
+
+def _module_names(module):
+    """A module's public API: its ``__all__``, else the public callables defined in it (or in
+    ``torch.nn`` / PyTorch's C core), not the helpers it imports (typing, dataclasses...)."""
+    listed = getattr(module, "__all__", None)
+    if listed is not None:
+        return sorted(n for n in listed if not n.startswith("_"))
+    out = []
+    for name in dir(module):
+        value = getattr(module, name, None)
+        if name.startswith("_") or isinstance(value, types.ModuleType) or not callable(value):
+            continue
+        origin = getattr(value, "__module__", None) or "builtins"
+        if origin.startswith(_OWN_ORIGINS) and name != "Tensor":
+            out.append(name)
+    return sorted(out)
 
 
 def cinder_namespace(cinder, namespace):
@@ -51,8 +86,8 @@ def cinder_namespace(cinder, namespace):
     if namespace == "Tensor":
         return cinder.Tensor
     try:
-        return getattr(cinder, namespace)
-    except AttributeError:
+        return importlib.import_module("cinder." + namespace)
+    except ImportError:
         return None
 
 
@@ -102,14 +137,14 @@ def table(report):
 
 
 def details(report):
-    from cinder.ops._unsupported import FAMILIES
+    from cinder.ops._unsupported import FAMILIES, MODULE_FAMILIES
     out = []
     for ns in NAMESPACES:
         provided, excluded, missing = report[ns]
         out.append(f"\n## {ns}: missing ({len(missing)})\n")
         out.append(", ".join(missing) if missing else "(none)")
     out.append("\n## Left out on purpose\n")
-    for family, reason, _ in FAMILIES:
+    for family, reason, *_ in FAMILIES + MODULE_FAMILIES:
         names = sorted(f"{ns}.{n}" for ns in NAMESPACES
                        for n, fam in report[ns][1].items() if fam == family)
         out.append(f"- **{family}** ({len(names)}): {reason}.")

@@ -55,6 +55,17 @@ from ._functional.attention import (
     scaled_dot_product_attention, multi_head_attention_forward, _canonical_mask, _none_or_dtype,
 )
 from ._functional import _op, dispatched_functional as _dispatched_functional
+from . import grad          # ``F.grad`` is the ``torch.nn.grad`` module, as in PyTorch
+# helpers PyTorch's functional module imports and so publishes
+from ..overrides import has_torch_function, has_torch_function_unary, \
+    has_torch_function_variadic
+
+def assert_int_or_pair(arg, arg_name, message):
+    """Refuse ``arg`` unless it is an int or has two items: AssertionError with ``message``
+    formatted with ``arg_name`` (the check PyTorch's ``fold``/``unfold`` arguments get)."""
+    if not (isinstance(arg, int) or len(arg) == 2):
+        raise AssertionError(message.format(arg_name))
+
 
 # The names PyTorch binds to its published ops (``F.conv2d is torch.conv2d``): here too they
 # are the published ``cinder.<name>`` objects, so modes and autocast see them by that name.

@@ -54,10 +54,37 @@ FAMILIES = (
 
 _COMPILED = tuple((family, reason, re.compile(pattern)) for family, reason, pattern in FAMILIES)
 
+# The same for names of the training-stack modules (``tools/api_coverage.py``'s ``MODULES``):
+# (family, reason, module namespace, regular expression over the name)
+MODULE_FAMILIES = (
+    ("selective activation checkpointing", "it decides per ATen operator under a "
+     "__torch_dispatch__ mode, a level below Python ops that cinder does not have",
+     "utils.checkpoint",
+     r"^(CheckpointPolicy|SAC_IGNORED_OPS|SelectiveCheckpointContext|"
+     r"create_selective_checkpoint_contexts)$"),
+    ("DataPipes", "PyTorch deprecated them (torchdata, which carried them on, has stopped); "
+     "cinder's data loading is Dataset, Sampler and DataLoader",
+     "utils.data",
+     r"(DataPipe|DataChunk|datapipe|runtime_validation|argument_validation|non_deterministic|"
+     r"guaranteed_datapipes_determinism)"),
+    ("multi-process training", "cinder trains in one process: there are no process groups or "
+     "collective operations for DistributedDataParallel to use",
+     "nn.parallel", r"^DistributedDataParallel$"),
+    ("CUDA-only low-precision and flash kernels", "float8 scaled matrix products (NumPy has no "
+     "float8) and the FA3/FA4 flash-attention kernels of separate CUDA packages",
+     "nn.functional|nn.attention",
+     r"^(scaled_mm|scaled_grouped_mm|ScalingType|SwizzleType|DType|\w*flash_attention_impls?)$"),
+)
+_MODULE_COMPILED = tuple((family, reason, re.compile(f"^({spaces})$"), re.compile(pattern))
+                         for family, reason, spaces, pattern in MODULE_FAMILIES)
+
 
 def family_of(namespace, name):
     """``(family, reason)`` if ``name`` belongs to a deliberately excluded family, else None."""
     if namespace not in ("torch", "Tensor"):
+        for family, reason, spaces, rx in _MODULE_COMPILED:
+            if spaces.match(namespace) and rx.search(name):
+                return family, reason
         return None
     for family, reason, rx in _COMPILED:
         if rx.search(name):

@@ -4,6 +4,7 @@ cinder's CPU arithmetic is NumPy's, which picks its own SIMD loops at run time; 
 below is the one PyTorch gives on the same processor, read from NumPy's CPU feature table.
 """
 
+import functools
 import os
 
 __all__ = ["get_cpu_capability"]
@@ -13,6 +14,7 @@ _X86_LEVELS = (("AVX2", ("AVX2", "FMA3")),
                ("AVX512", ("AVX512F", "AVX512BW", "AVX512VL", "AVX512DQ", "FMA3")))
 
 
+@functools.cache
 def _cpu_features():
     try:
         from numpy._core._multiarray_umath import __cpu_features__

@@ -2,6 +2,8 @@
 LAPACK are NumPy's and SciPy's (OpenBLAS), so ``is_available()`` is False, as on a PyTorch
 build without MKL, and ``verbose`` has nothing to log."""
 
+from .. import mkldnn as _mkldnn
+
 __all__ = ["VERBOSE_OFF", "VERBOSE_ON", "is_available", "verbose"]
 
 VERBOSE_OFF = 0
@@ -13,15 +15,10 @@ def is_available():
     return False
 
 
-class verbose:
+class verbose(_mkldnn.verbose):
     """``with verbose(level):`` around code whose oneMKL calls PyTorch would log; accepted
     here, with nothing to log."""
 
     def __init__(self, enable):
+        super().__init__(enable)
         self.enable = enable
-
-    def __enter__(self):
-        return None if self.enable == VERBOSE_OFF else self
-
-    def __exit__(self, exc_type, exc_val, exc_tb):
-        return False

@@ -45,13 +45,12 @@ def _takes(dtype, grad_enabled):
     on processors with AVX-512 FP16 arithmetic."""
     if not _state["enabled"]:
         return False
-    features = _cpu_features()
     if dtype is D.float32:
         return True
     if dtype is D.bfloat16:
-        return all(features.get(f, False) for f in ("AVX512BW", "AVX512VL", "AVX512DQ"))
+        return all(_cpu_features().get(f, False) for f in ("AVX512BW", "AVX512VL", "AVX512DQ"))
     if dtype is D.float16:
-        return not grad_enabled and features.get("AVX512FP16", False)
+        return not grad_enabled and _cpu_features().get("AVX512FP16", False)
     return False
 
 

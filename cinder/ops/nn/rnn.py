@@ -225,19 +225,22 @@ def lstm_loop(xp, c, w, z, acts, cell, tc, out, order):
     go, gi, gf, gg = (acts[..., j * hs:(j + 1) * hs, :] for j in range(4))
     sig = acts[..., :3 * hs, :]             # the sigmoid gates o, i, f
     ig = xp.empty(cell.shape[1:], dtype=acts.dtype)
+    # the ufuncs looked up once and given their outputs positionally (NumPy and CuPy take
+    # both): ~0.05 us less per call, at seven calls a step
+    tanh, multiply = xp.tanh, xp.multiply
     h = None
     for t in order:
         a = acts[t]
         xp.matmul(w, z[t], out=a)
-        xp.tanh(a, out=a)                   # sigmoid(p) = tanh(p / 2) / 2 + 1 / 2
+        tanh(a, a)                          # sigmoid(p) = tanh(p / 2) / 2 + 1 / 2
         s = sig[t]
         s *= 0.5
         s += 0.5
         c_t = cell[t]
-        xp.multiply(gf[t], c, out=c_t)
-        c_t += xp.multiply(gi[t], gg[t], out=ig)
-        xp.tanh(c_t, out=tc[t])
-        h = xp.multiply(go[t], tc[t], out=out[t])
+        multiply(gf[t], c, c_t)
+        c_t += multiply(gi[t], gg[t], ig)
+        tanh(c_t, tc[t])
+        h = multiply(go[t], tc[t], out[t])
         c = c_t
     return h, c
 
@@ -255,13 +258,14 @@ def lstm_back_loop(xp, factors, dpre, gout, dh, dc, w_hh_t, order):
     dct3 = dct[..., None, :, :]             # broadcasts over the three gates i, f, g
     dpre_ifg = dpre[..., :3 * hs, :].reshape(dpre.shape[:-2] + (3, hs, dpre.shape[-1]))
     dpre_o = dpre[..., 3 * hs:, :]
+    add, multiply = xp.add, xp.multiply     # positional outputs, as in ``lstm_loop``
     for t in order:
-        xp.add(dh, gout[t], out=dht)
-        xp.multiply(dht, K[t], out=dct)
+        add(dh, gout[t], dht)
+        multiply(dht, K[t], dct)
         dct += dc
-        xp.multiply(dct3, A[t], out=dpre_ifg[t])
-        xp.multiply(dht, B[t], out=dpre_o[t])
-        xp.multiply(dct, f[t], out=dc)
+        multiply(dct3, A[t], dpre_ifg[t])
+        multiply(dht, B[t], dpre_o[t])
+        multiply(dct, f[t], dc)
         xp.matmul(w_hh_t, dpre[t], out=dh)
     return dh, dc
 
