@@ -276,3 +276,37 @@ def test_topk_along_a_leading_dim_is_row_major(sorted_, values):
         for a, b in zip(c, t):
             assert a.stride() == b.stride()
             np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "uint8"])
+def test_median_kthvalue_rows_with_different_nan_counts(dtype):
+    # rows whose medians sit at many different places (each row its own count of NaNs, some
+    # all NaN) take the sort; few places take the partition; either way torch's indices
+    rng = np.random.default_rng(11)
+    for rows in (3, 12):
+        a = rng.integers(0, 6, (rows, 40)).astype(np.float64)
+        if dtype.startswith("float"):
+            for r in range(rows):
+                a[r, rng.permutation(40)[:r * 40 // (rows - 1)]] = np.nan
+        t, c = _pair(a, dtype)
+        for dim in (1, 0):
+            for name in ("median", "nanmedian"):
+                _same(getattr(t, name)(dim).indices, getattr(c, name)(dim).indices)
+                _same(getattr(t, name)(dim).values, getattr(c, name)(dim).values)
+            for k in (1, 2, a.shape[dim] // 2 + 1):
+                _same(t.kthvalue(k, dim).indices, c.kthvalue(k, dim).indices)
+        _same(t.median(), c.median())
+        _same(t.nanmedian(), c.nanmedian())
+
+
+def test_median_kthvalue_without_ties_match():
+    # no equal values: the partition's index is the only answer
+    rng = np.random.default_rng(12)
+    a = rng.standard_normal((7, 301))
+    t, c = _pair(a, "float64")
+    for dim in (0, 1):
+        _same(t.median(dim).indices, c.median(dim).indices)
+        _same(t.kthvalue(5, dim).indices, c.kthvalue(5, dim).indices)
+    t, c = _pair(a.ravel(), "float64")
+    _same(t.kthvalue(1000).indices, c.kthvalue(1000).indices)
+    _same(t.median(), c.median())

@@ -328,17 +328,49 @@ def _heap_select(pairs, first, middle, last, then_sort=False):
     for start in range(size, last - first, 4096):
         block = keys[start:start + 4096]
         cand = np.flatnonzero(block < k[0])
-        for c, ck in zip(cand.tolist(), block[cand].tolist()):
-            if ck < k[0]:
-                moved.append(start + c)
-                came.append(v[0])
-                _adjust_heap(k, v, 0, size, ck, start + c)
+        if cand.size:
+            _replace_tops(k, v, block[cand].tolist(), (cand + start).tolist(), moved, came)
     if then_sort:
         _sort_heap(k, v)
     places = np.array(moved, np.int64) + first
     sources = np.array(v + came, np.int64) + first
     for arr in pairs.arrays:
         arr[places] = arr[sources]
+
+
+def _replace_tops(k, v, keys, places, moved, came):
+    """The loop of ``std::__heap_select`` over candidates (``keys`` found at ``places``):
+    each one smaller than the top takes its place by ``std::__pop_heap``, i.e.
+    ``__adjust_heap`` from the root, written out inline (this loop can run a million
+    times: one Python call per element would double its cost). ``moved`` and ``came``
+    collect where each entrant was and which element left for that place."""
+    size = len(k)
+    inner = (size - 1) // 2                   # holes below this have two children
+    lone = (size - 2) // 2 if size % 2 == 0 else -1     # the parent of a single child
+    for key, place in zip(keys, places):
+        if not key < k[0]:
+            continue
+        moved.append(place)
+        came.append(v[0])
+        hole = 0
+        while hole < inner:                   # the hole sinks along the greater children
+            child = 2 * hole + 2
+            right, left = k[child], k[child - 1]
+            if right < left:
+                child -= 1
+                right = left
+            k[hole] = right
+            v[hole] = v[child]
+            hole = child
+        if hole == lone:
+            k[hole], v[hole] = k[2 * hole + 1], v[2 * hole + 1]
+            hole = 2 * hole + 1
+        parent = (hole - 1) // 2              # then the entrant rises (``__push_heap``)
+        while hole > 0 and k[parent] < key:
+            k[hole], v[hole] = k[parent], v[parent]
+            hole = parent
+            parent = (hole - 1) // 2
+        k[hole], v[hole] = key, place
 
 
 def _heap_sort(pairs, first, last):

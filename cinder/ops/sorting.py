@@ -493,25 +493,68 @@ MedianAllNode = node_class("MedianBackward0", {"self": _evenly_to_equal})
 NanmedianAllNode = node_class("NanmedianBackward0", {"self": _evenly_to_equal})
 
 
-def _pick_rows(name, input, d, keepdim, position, node, ties_fix=None):
+def _pick_rows(name, input, d, keepdim, position, node, ties_fix=None, place=None):
     """Values and indices chosen by ``position(xp, sorted_rows, order) -> per-row positions``
     in the stable ascending order along ``d`` (a body's answer for the reduction factory).
-    ``ties_fix(srt, order, idx)`` (rows along the last axis) may then redo the indices of
-    rows where PyTorch's kernel picks another of several equal elements."""
+    On NumPy, ``ties_fix(rows, idx, order=None) -> idx`` may then redo the indices of rows
+    where PyTorch's kernel picks another of several equal elements (rows of sort keys along
+    the last axis, their stable order if known), and ``place(rows) -> positions`` lets a
+    partition replace the sort (then only rows whose pick has an equal take the fix)."""
     xp = xp_of(input)
     a = _as_1d_plus(input._data)
     if a.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if xp is np and place is not None:
+        rows = _rows_of(_sort_keys(a), d)
+        picked = _stable_pick(rows, place(rows))
+        if picked is not None:
+            idx, tied = picked
+            if ties_fix is not None and tied.any():
+                idx[tied] = ties_fix(rows[tied], idx[tied])
+            idx = _from_rows(idx[:, None], a.shape, d)
+            return _picked(input, d, keepdim, np.take_along_axis(a, idx, d), idx, node)
     order = _argsort(xp, a, d, False)
     srt = xp.take_along_axis(a, order, d)
     pos = xp.expand_dims(position(xp, srt, order, d), d)
     vals = xp.take_along_axis(srt, pos, d)
     idx = xp.take_along_axis(order, pos, d)
     if ties_fix is not None and xp is np:
-        idx_rows = _rows_of(idx, d).copy()
-        ties_fix(_rows_of(_sort_keys(srt), d), _rows_of(order, d), idx_rows)
-        idx = _from_rows(idx_rows, idx.shape, d)
+        fixed = ties_fix(_rows_of(_sort_keys(a), d), _rows_of(idx, d)[:, 0], _rows_of(order, d))
+        idx = _from_rows(fixed[:, None], idx.shape, d)
     return _picked(input, d, keepdim, vals, idx, node)
+
+
+def _stable_pick(rows, pos):
+    """``order[r, pos[r]]`` for the stable ascending argsort ``order`` of each row of a 2-d
+    NumPy array (NaN last), found with a partition instead of a sort: the value there is
+    the partition's; when it occurs once its index is the answer, else the answer is the
+    copy of it whose rank in index order is ``pos`` minus the count of smaller elements.
+    Returns (indices, which rows' picks have equals), or None when the rows ask for many
+    different positions (a sort is then cheaper)."""
+    m, n = rows.shape
+    kths = np.unique(pos)
+    if kths.size > 4:
+        return None
+    r = np.arange(m)
+    idx = rows.argpartition(kths, axis=1)[r, pos]
+    val = rows[r, idx][:, None]
+    same = rows == val
+    if rows.dtype.kind == "f":
+        nan = np.isnan(rows)
+        val_nan = np.isnan(val)
+        same |= nan & val_nan
+    tied = np.count_nonzero(same, axis=1) > 1
+    if tied.any():
+        same, val = same[tied], val[tied]
+        if rows.dtype.kind == "f":          # (before a NaN come all the numbers)
+            val_nan = val_nan[tied, 0]
+            before = np.where(val_nan, n - np.count_nonzero(nan[tied], axis=1),
+                              np.count_nonzero(rows[tied] < val, axis=1))
+        else:
+            before = np.count_nonzero(rows[tied] < val, axis=1)
+        copy = pos[tied] - before
+        idx[tied] = np.argmax(np.cumsum(same, axis=1, dtype=np.int32) > copy[:, None], axis=1)
+    return idx, tied
 
 
 def _picked(input, d, keepdim, vals, idx, node):
@@ -540,14 +583,18 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         del shape[d]
         return xp.full(shape, k - 1)
 
-    def ties_fix(srt, order, idx):
+    def ties_fix(rows, idx, order=None):
         # ATen's quickselect decides among elements equal to the k-th value
-        eq = ties.equal_neighbours(srt)
-        tied = eq[:, max(k - 2, 0):k].any(axis=1)
-        if tied.any():
-            ranks = ties.ranks_from_order(eq[tied], order[tied])
-            idx[tied, 0] = ties.kthvalue_rows(ranks, k)
-    return _pick_rows("kthvalue", input, d, keepdim, position, KthvalueNode, ties_fix)
+        if order is None:
+            order = rows.argsort(axis=1, kind="stable")
+        eq = ties.equal_neighbours(np.take_along_axis(rows, order, 1))
+        hit = eq[:, max(k - 2, 0):k].any(axis=1)
+        idx = idx.copy()
+        if hit.any():
+            idx[hit] = ties.kthvalue_rows(ties.ranks_from_order(eq[hit], order[hit]), k)
+        return idx
+    return _pick_rows("kthvalue", input, d, keepdim, position, KthvalueNode, ties_fix,
+                      place=lambda rows: np.full(rows.shape[0], k - 1))
 
 
 def _median_position(ignore_nan):
@@ -563,14 +610,28 @@ def _median_position(ignore_nan):
     return position
 
 
-def _all_nan_fix(srt, order, idx):
+def _median_place(ignore_nan):
+    """``place`` for ``_pick_rows``: the median's position in each row's stable order."""
+    def place(rows):
+        n = rows.shape[1]
+        valid = (n - np.count_nonzero(np.isnan(rows), axis=1) if rows.dtype.kind == "f"
+                 else np.full(rows.shape[0], n))
+        if ignore_nan:
+            return np.where(valid > 0, (valid - 1) // 2, 0)
+        return np.where(valid < n, valid, (n - 1) // 2)
+    return place
+
+
+def _all_nan_fix(rows, idx, order=None):
     """nanmedian of an all-NaN row: ``std::nth_element`` at the first place, with every
     element equivalent, decides which NaN is reported (ties with an index order otherwise:
     the (value, index) comparator makes the stable order exact)."""
-    if srt.dtype.kind == "f" and srt.shape[1]:
-        all_nan = np.isnan(srt[:, 0])           # (NaN sorts last: first NaN, all NaN)
+    idx = idx.copy()
+    if rows.dtype.kind == "f":
+        all_nan = np.isnan(rows).all(axis=1)
         if all_nan.any():
-            idx[all_nan, 0] = ties.nth_first_of_equal(srt.shape[1])
+            idx[all_nan] = ties.nth_first_of_equal(rows.shape[1])
+    return idx
 
 
 def _median_like(name, ignore_nan, all_node, dim_node, tuple_type):
@@ -592,11 +653,11 @@ def _median_like(name, ignore_nan, all_node, dim_node, tuple_type):
                 return Reduced(wrap(value, input._dtype, input._device))
             with no_grad():
                 values = _pick_rows(name, flat.detach(), 0, False, _median_position(ignore_nan),
-                                    dim_node).outputs[0]
+                                    dim_node, place=_median_place(ignore_nan)).outputs[0]
             return Reduced(values, node=all_node)
         d = _dim_of(input, dim)
         return _pick_rows(name, input, d, keepdim, _median_position(ignore_nan), dim_node,
-                          _all_nan_fix if ignore_nan else None)
+                          _all_nan_fix if ignore_nan else None, _median_place(ignore_nan))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"The {'NaN-ignoring ' if ignore_nan else ''}median of all elements, or "
                   "along ``dim`` with the index of each (the lower of the two middle values).")
