@@ -172,6 +172,36 @@ def test_topk_long_rows():
     _same(t.topk(10, sorted=False).indices, c.topk(10, sorted=False).indices)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int64", "int16", "uint8", "float16", "bfloat16"])
+def test_topk_heap_on_monotone_tied_rows(dtype):
+    # k * 64 <= n: partial_sort's heap, where on rising rows (falling ones for the smallest)
+    # every element enters it; groups of 3 or 7 equal values, NaNs at either end
+    n = 6400 if dtype != "uint8" else 640
+    for group in (3, 7):
+        up = (np.arange(n) // group).astype(np.float64) % (250 if dtype == "uint8" else n)
+        for a in (up, up[::-1].copy()):
+            t, c = _pair(a, dtype)
+            for k in (1, 2, 10, n // 64):
+                for largest in (True, False):
+                    _same(t.topk(k, largest=largest).indices, c.topk(k, largest=largest).indices)
+    if dtype.startswith(("float", "bfloat")):
+        a = (np.arange(n) // 3).astype(np.float64)
+        a[:5] = a[-5:] = np.nan
+        t, c = _pair(a, dtype)
+        for largest in (True, False):
+            _same(t.topk(50, largest=largest).indices, c.topk(50, largest=largest).indices)
+
+
+def test_topk_heap_rows_of_wide_int64_keys():
+    # integer keys more than 2**53 apart (the heap's float items then hold dense ranks)
+    rng = np.random.default_rng(13)
+    a = rng.choice(np.array([0, 3, 2**54, 2**54 + 1, -2**54]), (5, 700))
+    t, c = _pair(a, "int64")
+    for k in (1, 4, 10):
+        for largest in (True, False):
+            _same(t.topk(k, 1, largest).indices, c.topk(k, 1, largest).indices)
+
+
 def test_topk_unsorted_without_ties_is_nth_element_order():
     # (and with k * 64 <= n PyTorch's partial sort leaves them sorted even so)
     rng = np.random.default_rng(6)

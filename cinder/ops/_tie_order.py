@@ -32,8 +32,8 @@ independent, so all ranges of all rows at one recursion level are partitioned to
 After the introsort loop every range of at most 16 elements lies between its neighbours, and
 an insertion sort only moves an element left past strictly greater ones, so the final
 insertion sort is a *stable* sort of the arrangement the loop left. The heap parts (depth
-limit, ``partial_sort``) are sequential by nature and run as a plain Python emulation of
-libstdc++'s ``__adjust_heap`` / ``__push_heap``, step for step.
+limit, ``partial_sort``) are sequential by nature; Python's ``heapq`` (in C) takes exactly
+libstdc++'s heap steps, so it runs them (see "Heaps" below).
 
 Every function here compares ``key[i] < key[j]`` (or ``>`` for the quickselect, as ATen
 writes it): callers pass integer keys in the order of PyTorch's comparator (dense ranks, or
@@ -45,6 +45,10 @@ Cost: each recursion level is a few passes over the elements of the ranges still
 rows pay in proportion to n times the depth; ranges of equal keys finish at once from a
 remembered order, and at deep levels ranges found free of ties leave the loop.
 """
+
+import collections
+import heapq
+import itertools
 
 import numpy as np
 
@@ -272,113 +276,88 @@ def _hoare_cut(pairs, lo, hi, prune=False):
     return np.minimum(cut, hi - 1), alike, done
 
 # ----------------------------------------------------------------------------------------------
-# Heaps: libstdc++'s heap steps, in plain Python (sequential by nature; used rarely).
-# ``k`` holds keys, ``v`` where each element came from.
+# Heaps: libstdc++'s heap steps, run by Python's ``heapq`` (sequential by nature).
+#
+# ``heapq`` keeps a min-heap with the very steps libstdc++ uses for its max-heap: ``heapify``
+# is ``std::make_heap`` (``_siftup`` from the last parent down to the root), ``_siftup`` is
+# ``__adjust_heap`` (the hole sinks to a leaf along the children that win, the right one
+# unless the left wins strictly, then the item rises while it beats its parent),
+# ``heappushpop`` is one step of ``__heap_select`` (an item enters only if it beats the top
+# strictly, and the top leaves) and ``heappop`` one step of ``__sort_heap``. Its ``<`` on
+# negated keys is libstdc++'s ``<`` on keys turned round, so every comparison comes out the
+# same, ties included. Each element is its own float object (``-key``); ``heapq`` moves
+# objects, so where an element went is told by the object's identity.
 # ----------------------------------------------------------------------------------------------
 
 
-def _push_heap(k, v, hole, top, key, val):
-    parent = (hole - 1) // 2
-    while hole > top and k[parent] < key:
-        k[hole], v[hole] = k[parent], v[parent]
-        hole = parent
-        parent = (hole - 1) // 2
-    k[hole], v[hole] = key, val
+def _exact_keys(keys):
+    """``keys`` (1-d) made exact as floats: integers shifted to start at 0, or replaced by
+    their dense ranks when wider than a float's 53 bits."""
+    if keys.dtype.kind == "f" or not keys.size:
+        return keys
+    keys = keys - keys.min()
+    return keys if int(keys.max()) < 2**53 else np.unique(keys, return_inverse=True)[1]
 
 
-def _adjust_heap(k, v, hole, n, key, val):
-    top = hole
-    child = hole
-    while child < (n - 1) // 2:
-        child = 2 * (child + 1)
-        if k[child] < k[child - 1]:
-            child -= 1
-        k[hole], v[hole] = k[child], v[child]
-        hole = child
-    if n % 2 == 0 and child == (n - 2) // 2:
-        child = 2 * (child + 1)
-        k[hole], v[hole] = k[child - 1], v[child - 1]
-        hole = child - 1
-    _push_heap(k, v, hole, top, key, val)
+def _heap_items(keys):
+    """One new float object ``-key`` for each of the exact ``keys``."""
+    return (-keys.astype(np.float64)).tolist()
 
 
-def _make_heap(k, v):
-    n = len(k)
-    for parent in range((n - 2) // 2, -1, -1):
-        _adjust_heap(k, v, parent, n, k[parent], v[parent])
+def _where(pool, places, items):
+    """The places of ``items``, each one of the objects listed in ``pool`` (their places
+    in ``places``): a lookup by identity."""
+    ids = np.fromiter(map(id, pool), np.int64, len(pool))
+    order = np.argsort(ids)
+    found = np.searchsorted(ids[order], np.fromiter(map(id, items), np.int64, len(items)))
+    return np.asarray(places)[order[found]]
 
 
-def _sort_heap(k, v):
-    for last in range(len(k) - 1, 0, -1):
-        key, val = k[last], v[last]
-        k[last], v[last] = k[0], v[0]
-        _adjust_heap(k, v, 0, last, key, val)
+def _sorted_heap(heap):
+    """``std::__sort_heap``: each pop puts the top behind the shrinking heap, so the items
+    end in the reverse of the order they were popped."""
+    popped = list(map(heapq.heappop, itertools.repeat(heap, len(heap))))
+    return popped[::-1]
+
+
+def _heap_sort_order(keys):
+    """Where each place's element comes from after ``std::__partial_sort(first, last,
+    last)`` (``make_heap``, then ``sort_heap``) of 1-d ``keys``."""
+    items = _heap_items(_exact_keys(keys))
+    heap = items.copy()
+    heapq.heapify(heap)
+    return _where(items, range(len(items)), _sorted_heap(heap))
 
 
 def _heap_select(pairs, first, middle, last, then_sort=False):
     """``std::__heap_select`` (and ``std::__sort_heap`` after it: ``std::partial_sort``): a
-    heap of [first, middle), then each later element that beats its top replaces it (the
-    top moves to that element's place). The scan looks at blocks with NumPy, since the top
-    only ever grows stricter."""
-    keys = pairs.key(slice(first, last))
+    heap of [first, middle), then each later element that beats its top replaces it. Only
+    [first, middle) is written (the places past it, where the tops that left go, are read
+    by no caller). Elements that cannot beat the top are skipped in blocks with NumPy: the
+    top only ever grows stricter."""
+    keys = _exact_keys(pairs.key(slice(first, last)))
     size = middle - first
-    k, v = keys[:size].tolist(), list(range(size))
-    _make_heap(k, v)
-    moved, came = list(range(size)), []       # places written after the heap's own
+    pool, places = _heap_items(keys[:size]), [np.arange(size)]
+    heap = pool.copy()
+    heapq.heapify(heap)
     for start in range(size, last - first, 4096):
         block = keys[start:start + 4096]
-        cand = np.flatnonzero(block < k[0])
+        cand = np.flatnonzero(block < -heap[0])
         if cand.size:
-            _replace_tops(k, v, block[cand].tolist(), (cand + start).tolist(), moved, came)
-    if then_sort:
-        _sort_heap(k, v)
-    places = np.array(moved, np.int64) + first
-    sources = np.array(v + came, np.int64) + first
+            entrants = _heap_items(block[cand])
+            pool.extend(entrants)
+            places.append(cand + start)
+            # (``deque(..., 0)`` drains the C-level map without a Python loop)
+            collections.deque(map(heapq.heappushpop, itertools.repeat(heap), entrants), 0)
+    held = _sorted_heap(heap) if then_sort else heap
+    sources = _where(pool, np.concatenate(places), held) + first
     for arr in pairs.arrays:
-        arr[places] = arr[sources]
-
-
-def _replace_tops(k, v, keys, places, moved, came):
-    """The loop of ``std::__heap_select`` over candidates (``keys`` found at ``places``):
-    each one smaller than the top takes its place by ``std::__pop_heap``, i.e.
-    ``__adjust_heap`` from the root, written out inline (this loop can run a million
-    times: one Python call per element would double its cost). ``moved`` and ``came``
-    collect where each entrant was and which element left for that place."""
-    size = len(k)
-    inner = (size - 1) // 2                   # holes below this have two children
-    lone = (size - 2) // 2 if size % 2 == 0 else -1     # the parent of a single child
-    for key, place in zip(keys, places):
-        if not key < k[0]:
-            continue
-        moved.append(place)
-        came.append(v[0])
-        hole = 0
-        while hole < inner:                   # the hole sinks along the greater children
-            child = 2 * hole + 2
-            right, left = k[child], k[child - 1]
-            if right < left:
-                child -= 1
-                right = left
-            k[hole] = right
-            v[hole] = v[child]
-            hole = child
-        if hole == lone:
-            k[hole], v[hole] = k[2 * hole + 1], v[2 * hole + 1]
-            hole = 2 * hole + 1
-        parent = (hole - 1) // 2              # then the entrant rises (``__push_heap``)
-        while hole > 0 and k[parent] < key:
-            k[hole], v[hole] = k[parent], v[parent]
-            hole = parent
-            parent = (hole - 1) // 2
-        k[hole], v[hole] = key, place
+        arr[first:middle] = arr[sources]
 
 
 def _heap_sort(pairs, first, last):
     """``std::__partial_sort(first, last, last)``: make a heap of the range, then sort it."""
-    k, v = pairs.key(slice(first, last)).tolist(), list(range(last - first))
-    _make_heap(k, v)
-    _sort_heap(k, v)
-    pairs.reorder(first, np.array(v, np.int64))
+    pairs.reorder(first, _heap_sort_order(pairs.key(slice(first, last))))
 
 
 def _alike_order(n, depth, memo):
@@ -390,10 +369,7 @@ def _alike_order(n, depth, memo):
         if n <= _THRESHOLD:
             got = np.arange(n)
         elif depth == 0:
-            k, v = [0] * n, list(range(n))
-            _make_heap(k, v)
-            _sort_heap(k, v)
-            got = np.array(v, np.int64)
+            got = _heap_sort_order(np.zeros(n, np.int64))
         else:
             got = np.arange(n)
             got[0], got[n // 2] = got[n // 2], got[0]
