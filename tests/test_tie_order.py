@@ -340,3 +340,23 @@ def test_median_kthvalue_without_ties_match():
     t, c = _pair(a.ravel(), "float64")
     _same(t.kthvalue(1000).indices, c.kthvalue(1000).indices)
     _same(t.median(), c.median())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "float16", "int64"])
+def test_topk_one_is_the_first_best(dtype):
+    # topk(1) of rows of 64 or more: a heap of one keeps the first of the best elements
+    rng = np.random.default_rng(14)
+    for n in (63, 64, 300):
+        a = rng.integers(0, 3, (4, n)).astype(np.float64)
+        if dtype.startswith("float"):
+            a[0, [5, 40]] = np.nan
+            a[1, [7, 30]], a[1, 20] = np.inf, np.nan        # NaN after +inf, before +inf
+            a[2] = np.nan
+            a[3, 9], a[3, 50] = -0.0, 0.0
+        t, c = _pair(a, dtype)
+        for dim in (0, 1):
+            for largest in (True, False):
+                tv, ti = t.topk(1, dim, largest)
+                cv, ci = c.topk(1, dim, largest)
+                _same(tv, cv)
+                _same(ti, ci)

@@ -291,12 +291,12 @@ def _hoare_cut(pairs, lo, hi, prune=False):
 
 
 def _exact_keys(keys):
-    """``keys`` (1-d) made exact as floats: integers shifted to start at 0, or replaced by
-    their dense ranks when wider than a float's 53 bits."""
+    """Integer ``keys`` (rows of a 2-d array) made exact as floats: shifted to start at 0
+    in each row, or replaced by dense ranks when wider than a float's 53 bits."""
     if keys.dtype.kind == "f" or not keys.size:
         return keys
-    keys = keys - keys.min()
-    return keys if int(keys.max()) < 2**53 else np.unique(keys, return_inverse=True)[1]
+    keys = keys - keys.min(axis=1, keepdims=True)
+    return keys if int(keys.max()) < 2**53 else dense_ranks(keys)
 
 
 def _heap_items(keys):
@@ -323,36 +323,62 @@ def _sorted_heap(heap):
 def _heap_sort_order(keys):
     """Where each place's element comes from after ``std::__partial_sort(first, last,
     last)`` (``make_heap``, then ``sort_heap``) of 1-d ``keys``."""
-    items = _heap_items(_exact_keys(keys))
+    items = _heap_items(_exact_keys(keys[None])[0])
     heap = items.copy()
     heapq.heapify(heap)
     return _where(items, range(len(items)), _sorted_heap(heap))
 
 
 def _heap_select(pairs, first, middle, last, then_sort=False):
-    """``std::__heap_select`` (and ``std::__sort_heap`` after it: ``std::partial_sort``): a
-    heap of [first, middle), then each later element that beats its top replaces it. Only
-    [first, middle) is written (the places past it, where the tops that left go, are read
-    by no caller). Elements that cannot beat the top are skipped in blocks with NumPy: the
-    top only ever grows stricter."""
-    keys = _exact_keys(pairs.key(slice(first, last)))
-    size = middle - first
-    pool, places = _heap_items(keys[:size]), [np.arange(size)]
-    heap = pool.copy()
-    heapq.heapify(heap)
-    for start in range(size, last - first, 4096):
-        block = keys[start:start + 4096]
-        cand = np.flatnonzero(block < -heap[0])
-        if cand.size:
-            entrants = _heap_items(block[cand])
-            pool.extend(entrants)
-            places.append(cand + start)
-            # (``deque(..., 0)`` drains the C-level map without a Python loop)
-            collections.deque(map(heapq.heappushpop, itertools.repeat(heap), entrants), 0)
-    held = _sorted_heap(heap) if then_sort else heap
-    sources = _where(pool, np.concatenate(places), held) + first
+    """``std::__heap_select`` (and ``std::__sort_heap`` after it: ``std::partial_sort``) on
+    one range. Only [first, middle) is written: the places past it, where the tops that
+    left go, are read by no caller."""
+    keys = pairs.key(slice(first, last))[None]
+    sources = _heap_select_rows(keys, middle - first, then_sort)[0] + first
     for arr in pairs.arrays:
         arr[first:middle] = arr[sources]
+
+
+def _entrants(keys, k):
+    """Which elements of each row might enter ``__heap_select``'s heap of the first ``k``:
+    an element enters when its key is below the heap's top, which is the k-th smallest
+    key seen so far, so one past the first ``m`` elements must be below the k-th smallest
+    of those ``m`` (checked for m = k, 2k, 4k, ...: a superset, found with NumPy)."""
+    rows, n = keys.shape
+    mask = np.zeros((rows, n), bool)
+    lo = k
+    while lo < n:
+        hi = n if 4 * lo > n else 2 * lo
+        top = np.partition(keys[:, :lo], k - 1, axis=1)[:, k - 1:k]
+        mask[:, lo:hi] = keys[:, lo:hi] < top
+        lo = hi
+    return np.nonzero(mask)
+
+
+def _heap_select_rows(keys, k, then_sort):
+    """The places ``std::__heap_select`` (then ``__sort_heap`` if ``then_sort``) leaves in
+    the first ``k`` places of each row of 2-d ``keys`` (compared by ``<``). One heap per
+    row in ``heapq``; only the elements that may enter are handed to it."""
+    rows, n = keys.shape
+    keys = _exact_keys(keys)
+    if k == 1:                                # (a heap of one: the first of the least)
+        return keys.argmin(axis=1)[:, None]
+    r, c = _entrants(keys, k)
+    entrants = _heap_items(keys[r, c])
+    heads = _heap_items(keys[:, :k].ravel())
+    ends = np.cumsum(np.bincount(r, minlength=rows)).tolist()
+    held, start = [], 0
+    for row, end in enumerate(ends):
+        heap = heads[row * k:(row + 1) * k]
+        heapq.heapify(heap)
+        if end > start:
+            # (``deque(..., 0)`` drains the C-level map without a Python loop)
+            collections.deque(map(heapq.heappushpop, itertools.repeat(heap),
+                                  entrants[start:end]), 0)
+            start = end
+        held.extend(_sorted_heap(heap) if then_sort else heap)
+    places = np.concatenate((np.tile(np.arange(k), rows), c))
+    return _where(heads + entrants, places, held).reshape(rows, k)
 
 
 def _heap_sort(pairs, first, last):
@@ -532,15 +558,13 @@ def topk_rows(keys, k, sorted=True, dense=True):
     rows, n = keys.shape
     if k == 0:
         return np.empty((rows, 0), np.int64)
+    if k * 64 <= n:
+        return _heap_select_rows(keys, k, True)
     pairs = _Pairs(keys, dense)
     lo, hi = _bounds(rows, n)
-    if k * 64 <= n:
-        for a in lo.tolist():
-            _heap_select(pairs, a, a + k, a + n, then_sort=True)
-    else:
-        _nth_element(pairs, lo, lo + k - 1, hi)
-        if sorted and k > 2:
-            _std_sort(pairs, lo, lo + k - 1)
+    _nth_element(pairs, lo, lo + k - 1, hi)
+    if sorted and k > 2:
+        _std_sort(pairs, lo, lo + k - 1)
     return pairs.indices(rows, k)
 
 

@@ -298,9 +298,12 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     a = _sort_keys(a)                     # (half types select in float32, NaN as largest)
     if xp is np and k * 64 <= n:
         sorted = True                     # PyTorch's partial sort always leaves them in order
-    fast = _topk_long_1d(a, k, largest) if 0 < k < n and xp is np else None
-    clear = False
-    if fast is None and xp is np and 0 < k < n and (sorted or k * 64 <= n):
+    one = _topk_one(a, d, largest) if k == 1 and n >= 64 and xp is np else None
+    fast = _topk_long_1d(a, k, largest) if one is None and 0 < k < n and xp is np else None
+    clear = one is not None
+    if clear:
+        pick, vals = one, np.take_along_axis(a, one, d)
+    elif fast is None and xp is np and 0 < k < n and (sorted or k * 64 <= n):
         pick, vals, clear = (_topk_short_1d(a, k, largest) if a.ndim == 1 else
                              _topk_rows(a, d, k, largest))
     else:
@@ -340,6 +343,22 @@ def _topk(xp, a, d, k, largest, sorted):
         pick = _take_along(xp, pick, order, d)
         vals = _take_along(xp, vals, order, d)
     return pick, vals
+
+
+def _topk_one(a, d, largest):
+    """``topk(1)`` indices of NumPy rows of at least 64 elements, or None when unsure.
+    PyTorch's heap of one keeps the first element that beats all before it, i.e. the first
+    of the best ones: what ``argmax`` / ``argmin`` report (``argmax`` meets NaN, which ranks
+    largest, first)."""
+    if largest or a.dtype.kind != "f":
+        return (a.argmax if largest else a.argmin)(axis=d, keepdims=True)
+    nan = np.isnan(a)
+    if not nan.any():
+        return a.argmin(axis=d, keepdims=True)
+    filled = np.where(nan, np.inf, a)
+    pick = filled.argmin(axis=d, keepdims=True)
+    # (a row whose least number is +inf, or that has none, may hold a NaN before it)
+    return None if (np.take_along_axis(filled, pick, d) == np.inf).any() else pick
 
 
 def _topk_short_1d(a, k, largest):
