@@ -239,6 +239,12 @@ class _Round:
         j = np.arange(total)
         li = self.lstops[np.repeat(self.lbase - before, self.count) + j]
         ri = self.rstops[np.repeat(self.rend - 1 + before, self.count) - j]
+        if pairs.idx is None and self.pos is None:
+            # (the listed values are a view of the places themselves: swap in it)
+            held = self.values[li]
+            self.values[li] = self.values[ri]
+            self.values[ri] = held
+            return
         p, q = self.place(li), self.place(ri)
         if pairs.idx is None:                   # the values are at hand: no gather needed
             pairs.data[p], pairs.data[q] = self.values[ri], self.values[li]
