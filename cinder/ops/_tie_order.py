@@ -383,8 +383,12 @@ def _heap_select_rows(keys, k, then_sort):
                                   entrants[start:end]), 0)
             start = end
         held.extend(_sorted_heap(heap) if then_sort else heap)
+    # only elements no worse than a row's k-th smallest key can be held at the end
+    last = np.partition(keys, k - 1, axis=1)[:, k - 1:k]
+    keep = np.concatenate(((keys[:, :k] <= last).ravel(), keys[r, c] <= last[r, 0]))
     places = np.concatenate((np.tile(np.arange(k), rows), c))
-    return _where(heads + entrants, places, held).reshape(rows, k)
+    pool = list(itertools.compress(heads + entrants, keep.tolist()))
+    return _where(pool, places[keep], held).reshape(rows, k)
 
 
 def _heap_sort(pairs, first, last):
