@@ -67,9 +67,12 @@ def _lg(n):
 def equal_neighbours(srt):
     """For rows sorted in either direction: which neighbours are equal (NaN equals NaN)."""
     eq = srt[:, 1:] == srt[:, :-1]
-    if srt.dtype.kind == "f":
-        nan = np.isnan(srt)
-        eq |= nan[:, 1:] & nan[:, :-1]
+    if srt.dtype.kind == "f" and srt.shape[1] > 1:
+        # NaNs gather at one end of a sorted row: two of them put one second from that end
+        two = np.isnan(srt[:, 1]) | np.isnan(srt[:, -2])
+        if two.any():
+            nan = np.isnan(srt[two])
+            eq[two] |= nan[:, 1:] & nan[:, :-1]
     return eq
 
 
@@ -104,7 +107,7 @@ def order_keys(rows):
 def dense_ranks(rows):
     """Dense ranks of each row of a 2-d array in ascending order, NaN (all NaNs equal)
     above every number."""
-    order = np.argsort(rows, axis=1, kind="stable")
+    order = np.argsort(rows, axis=1)      # (any order of equal values gives the same ranks)
     return ranks_from_order(equal_neighbours(np.take_along_axis(rows, order, 1)), order)
 
 # ----------------------------------------------------------------------------------------------

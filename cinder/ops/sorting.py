@@ -134,8 +134,7 @@ def _sort_indices(xp, a, d, descending, stable):
     tied = eq.any(axis=1)
     ranks = ties.ranks_from_order(eq[tied], order[tied]) if tied.any() else None
     if descending:                        # (distinct values: the reverse order)
-        order = order[:, ::-1]
-    order = order.copy()
+        order = order[:, ::-1].copy()
     if ranks is not None:
         order[tied] = ties.sort_rows(-ranks if descending else ranks)
     return _from_rows(order, a.shape, d)
