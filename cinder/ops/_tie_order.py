@@ -131,7 +131,9 @@ class _Pairs:
         else:
             keys = keys.astype(np.int64)
             keys = keys - keys.min(axis=1, keepdims=True) if keys.size else keys
-            self.data = (keys * n + np.arange(n)).ravel()
+            data = (keys * n + np.arange(n)).ravel()
+            # (int32 when the pairs fit: half the memory each pass reads and writes)
+            self.data = data.astype(np.int32) if data.size and data.max() < 2**31 - n else data
             self.idx = None
             self.arrays = (self.data,)
 
@@ -175,7 +177,7 @@ class _Pairs:
         """The indices in each row's places (its ``first`` places only, if given)."""
         flat = self.idx if self.idx is not None else self.data
         flat = flat.reshape(rows, self.n)[:, :first]
-        return flat.copy() if self.idx is not None else flat % self.n
+        return flat.copy() if self.idx is not None else (flat % self.n).astype(np.int64)
 
 
 def _listing(lo, hi):
