@@ -151,15 +151,17 @@ class _Pairs:
         pivots = np.repeat(pivots, lens)
         return ~(values < pivots), ~(pivots < values)
 
-    def distinct(self, values, starts, lens):
-        """Which listed ranges hold no equal keys. Keys are dense ranks and partitions split
-        by value, so a range holds every key between its least and greatest: it is free of
-        ties exactly when it is no longer than that span."""
+    def distinct(self, values, starts, ends):
+        """Which listed ranges [starts, ends) hold no equal keys. Keys are dense ranks and
+        partitions split by value, so a range holds every key between its least and
+        greatest: it is free of ties exactly when it is no longer than that span."""
         if self.idx is not None or not self.dense:
             return np.zeros(starts.size, bool)
         n = self.n
-        span = np.maximum.reduceat(values, starts) // n - np.minimum.reduceat(values, starts) // n
-        return lens <= span + 1
+        cuts = np.stack((starts, ends), 1).ravel()[:-1]     # (every other one: the ranges)
+        most = np.maximum.reduceat(values, cuts)[::2] // n
+        least = np.minimum.reduceat(values, cuts)[::2] // n
+        return ends - starts <= most - least + 1
 
     def swap(self, p, q):
         """Exchange the pairs at positions ``p`` and ``q`` (disjoint pairs of places)."""
@@ -181,13 +183,18 @@ class _Pairs:
 
 
 def _listing(lo, hi):
-    """The places of ranges [lo, hi) (sorted, disjoint) listed one after another: (places,
-    or None with the first place when the ranges tile one stretch; first; starts; lens)."""
+    """How a round lists the places of ranges [lo, hi) (sorted, disjoint): (places or None,
+    first, starts, lens, reach). When the ranges fill at least half of the stretch from the
+    first to the last, the listing is that stretch itself (places None; ``first`` its first
+    place; ``reach`` each range's length with the gap after it, or None if there are no
+    gaps); else the ranges' places one after another."""
     lens = hi - lo
+    first = int(lo[0])
+    if 2 * int(lens.sum()) >= int(hi[-1]) - first:
+        reach = np.append(lo[1:], hi[-1]) - lo
+        return None, first, lo - first, lens, None if (reach == lens).all() else reach
     starts = np.cumsum(lens) - lens
-    if (lo[1:] == hi[:-1]).all():
-        return None, int(lo[0]), starts, lens
-    return np.repeat(lo - starts, lens) + np.arange(int(lens.sum())), 0, starts, lens
+    return np.repeat(lo - starts, lens) + np.arange(int(lens.sum())), 0, starts, lens, None
 
 
 class _Round:
@@ -196,13 +203,15 @@ class _Round:
     scanners swap are the first ``count`` of each (see the module docstring)."""
 
     def __init__(self, pairs, lo, hi, pivots, meet_self):
-        self.pos, self.first, starts, lens = _listing(lo, hi)
+        self.pos, self.first, starts, lens, reach = _listing(lo, hi)
         ends = starts + lens
         data = pairs.data
-        self.values = (data[self.first:self.first + int(lens.sum())] if self.pos is None
+        self.values = (data[self.first:self.first + int(ends[-1])] if self.pos is None
                        else data[self.pos])
-        self.starts, self.lens = starts, lens
-        left, right = pairs.stops(self.values, pivots, lens)
+        self.starts, self.ends = starts, ends
+        # (stops in the gaps between ranges count for no range: each range's ranks run
+        # from its own first place, and its swaps end inside it)
+        left, right = pairs.stops(self.values, pivots, lens if reach is None else reach)
         left[starts] = False                    # the left scan starts past the first place
         if meet_self:
             right[ends - 1] = False             # Sedgewick's right scan starts before the last
@@ -276,7 +285,7 @@ def _hoare_cut(pairs, lo, hi, prune=False):
     need no more steps (the final sort orders them)."""
     _median_to_first(pairs, lo, lo + 1, lo + (hi - lo) // 2, hi - 1)
     r = _Round(pairs, lo, hi, pairs.data[lo], False)
-    done = (pairs.distinct(r.values, r.starts, r.lens) if prune and lo.size >= _PRUNE_AT
+    done = (pairs.distinct(r.values, r.starts, r.ends) if prune and lo.size >= _PRUNE_AT
             else np.zeros(lo.size, bool))
     alike = (r.lend - r.lbase) + (r.rend - r.rbase) == 2 * (hi - lo) - 1
     if pairs.idx is not None:                   # (a NaN pivot stops everything: not alike)
@@ -469,9 +478,8 @@ def _stable_within(pairs, lo, hi):
     """A stable sort by key inside each range (the final insertion sort's effect)."""
     if not lo.size:
         return
-    pos, first, starts, lens = _listing(lo, hi)
-    if pos is None:
-        pos = np.arange(first, first + int(lens.sum()))
+    lens = hi - lo
+    pos = np.repeat(lo - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()))
     seg = np.repeat(np.arange(lo.size), lens)
     order = np.lexsort((pairs.key(pos), seg))
     for arr in pairs.arrays:
