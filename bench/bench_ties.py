@@ -33,12 +33,16 @@ def cases():
     untied = RNG.standard_normal(10**6)                    # float64: no equal values
     untied_rows = RNG.standard_normal((1000, 1000))
     normals = RNG.standard_normal(10**6).astype(np.float32)    # ~6,800 equal pairs
+    labels = RNG.integers(0, 50, (2000, 1000)).astype(np.float32)
     return [
         ("(arange(1e6)//3).float().topk(1000)", thirds, lambda L, t: L.topk(t, 1000)),
         ("(arange(1e6)//3).float().topk(1000, largest=False)", thirds,
          lambda L, t: L.topk(t, 1000, largest=False)),
         ("flip(arange(1e6)//3).float().topk(1000, largest=False)", thirds[::-1].copy(),
          lambda L, t: L.topk(t, 1000, largest=False)),
+        ("(2000,1000) in 0..49 .topk(1, 1)", labels, lambda L, t: L.topk(t, 1, 1)),
+        ("(2000,1000) in 0..49 .topk(10, 1)", labels, lambda L, t: L.topk(t, 10, 1)),
+        ("(10000,100) in 0..4 .topk(1)", rows, lambda L, t: L.topk(t, 1)),
         ("int (100,200) in 0..9 .argsort(1)", few, lambda L, t: L.argsort(t, 1)),
         ("int (100,200) in 0..9 .mode(1)", few, lambda L, t: L.mode(t, 1)),
         ("(10000,100) in 0..4 .mode()", rows, lambda L, t: L.mode(t)),

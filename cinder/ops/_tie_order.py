@@ -59,6 +59,14 @@ _THRESHOLD = 16        # libstdc++'s _S_threshold: ranges up to this size wait f
 _PRUNE_AT = 1024       # ranges in a level from which tie-free ranges are looked for
 
 
+def _interleave(a, b):
+    """a[0], b[0], a[1], b[1], ... (``np.stack`` costs more in Python than this work)."""
+    out = np.empty(2 * a.size, np.result_type(a, b))
+    out[0::2] = a
+    out[1::2] = b
+    return out
+
+
 def _lg(n):
     """floor(log2(n)) for n >= 1 (``std::__lg``)."""
     return int(n).bit_length() - 1
@@ -147,8 +155,8 @@ class _Pairs:
         listed ``values`` of ranges of ``lens`` elements with ``pivots`` (one per range)."""
         if self.idx is None:
             low = pivots - pivots % self.n
-            return values >= np.repeat(low, lens), values < np.repeat(low + self.n, lens)
-        pivots = np.repeat(pivots, lens)
+            return values >= low.repeat(lens), values < (low + self.n).repeat(lens)
+        pivots = pivots.repeat(lens)
         return ~(values < pivots), ~(pivots < values)
 
     def distinct(self, values, starts, ends):
@@ -158,7 +166,7 @@ class _Pairs:
         if self.idx is not None or not self.dense:
             return np.zeros(starts.size, bool)
         n = self.n
-        cuts = np.stack((starts, ends), 1).ravel()[:-1]     # (every other one: the ranges)
+        cuts = _interleave(starts, ends)[:-1]     # (every other one: the ranges)
         most = np.maximum.reduceat(values, cuts)[::2] // n
         least = np.minimum.reduceat(values, cuts)[::2] // n
         return ends - starts <= most - least + 1
@@ -194,7 +202,7 @@ def _listing(lo, hi):
         reach = np.append(lo[1:], hi[-1]) - lo
         return None, first, lo - first, lens, None if (reach == lens).all() else reach
     starts = np.cumsum(lens) - lens
-    return np.repeat(lo - starts, lens) + np.arange(int(lens.sum())), 0, starts, lens, None
+    return (lo - starts).repeat(lens) + np.arange(int(lens.sum())), 0, starts, lens, None
 
 
 class _Round:
@@ -251,8 +259,8 @@ class _Round:
             return
         before = np.cumsum(self.count) - self.count
         j = np.arange(total)
-        li = self.lstops[np.repeat(self.lbase - before, self.count) + j]
-        ri = self.rstops[np.repeat(self.rend - 1 + before, self.count) - j]
+        li = self.lstops[(self.lbase - before).repeat(self.count) + j]
+        ri = self.rstops[(self.rend - 1 + before).repeat(self.count) - j]
         if pairs.idx is None and self.pos is None:
             # (the listed values are a view of the places themselves: swap in it)
             held = self.values[li]
@@ -467,8 +475,8 @@ def _introsort_loop(pairs, lo, hi, depth):
         cut, alike, done = _hoare_cut(pairs, lo, hi, prune=True)
         lo, hi, depth, alike, cut = lo[~done], hi[~done], depth[~done], alike[~done], cut[~done]
         # children of a range of equivalent elements are such ranges too
-        lo, hi = np.stack((lo, cut), 1).ravel(), np.stack((cut, hi), 1).ravel()
-        depth, alike = np.repeat(depth, 2), np.repeat(alike, 2)
+        lo, hi = _interleave(lo, cut), _interleave(cut, hi)
+        depth, alike = depth.repeat(2), alike.repeat(2)
         if alike.any():
             _order_alike(pairs, lo[alike], hi[alike], depth[alike], memo)
             lo, hi, depth = lo[~alike], hi[~alike], depth[~alike]
@@ -479,8 +487,8 @@ def _stable_within(pairs, lo, hi):
     if not lo.size:
         return
     lens = hi - lo
-    pos = np.repeat(lo - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()))
-    seg = np.repeat(np.arange(lo.size), lens)
+    pos = (lo - (np.cumsum(lens) - lens)).repeat(lens) + np.arange(int(lens.sum()))
+    seg = np.arange(lo.size).repeat(lens)
     order = np.lexsort((pairs.key(pos), seg))
     for arr in pairs.arrays:
         arr[pos] = arr[pos][order]
