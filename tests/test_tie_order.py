@@ -360,3 +360,17 @@ def test_topk_one_is_the_first_best(dtype):
                 cv, ci = c.topk(1, dim, largest)
                 _same(tv, cv)
                 _same(ti, ci)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "int16", "float16"])
+def test_mode_of_rows_with_many_values(dtype):
+    # 32 or more distinct values: the emulation follows only the ranges holding the winner
+    rng = np.random.default_rng(15)
+    for shape, top in (((6, 500), 60), ((2000,), 300), ((3, 40, 2), 35)):
+        a = rng.integers(0, top, shape).astype(np.float64)
+        t, c = _pair(a, dtype)
+        for dim in range(a.ndim):
+            tv, ti = t.mode(dim)
+            cv, ci = c.mode(dim)
+            _same(tv, cv)
+            _same(ti, ci)

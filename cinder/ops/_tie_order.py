@@ -458,13 +458,18 @@ def _order_alike(pairs, lo, hi, depth, memo):
 # ----------------------------------------------------------------------------------------------
 
 
-def _introsort_loop(pairs, lo, hi, depth):
+def _introsort_loop(pairs, lo, hi, depth, follow=None):
     """``std::__introsort_loop`` on many ranges (sorted by place): each level partitions
     every range still longer than 16; a range of equivalent elements is finished from a
-    remembered order instead."""
+    remembered order instead. With ``follow`` (a key for each range) only the order of the
+    elements with that key is wanted: a range without one leaves the loop unfinished (its
+    place among the others is already fixed, since partitions split by value)."""
     memo = {}
     while lo.size:
         keep = hi - lo > _THRESHOLD
+        if follow is not None:
+            keep &= _holds(pairs, lo, hi, follow)
+            follow = follow[keep]
         lo, hi, depth = lo[keep], hi[keep], depth[keep]
         spent = depth == 0
         for a, b in zip(lo[spent].tolist(), hi[spent].tolist()):
@@ -472,14 +477,29 @@ def _introsort_loop(pairs, lo, hi, depth):
         lo, hi, depth = lo[~spent], hi[~spent], depth[~spent] - 1
         if not lo.size:
             return
+        if follow is not None:
+            follow = follow[~spent]
         cut, alike, done = _hoare_cut(pairs, lo, hi, prune=True)
         lo, hi, depth, alike, cut = lo[~done], hi[~done], depth[~done], alike[~done], cut[~done]
         # children of a range of equivalent elements are such ranges too
         lo, hi = _interleave(lo, cut), _interleave(cut, hi)
         depth, alike = depth.repeat(2), alike.repeat(2)
+        if follow is not None:
+            follow = follow[~done].repeat(2)
         if alike.any():
             _order_alike(pairs, lo[alike], hi[alike], depth[alike], memo)
             lo, hi, depth = lo[~alike], hi[~alike], depth[~alike]
+            if follow is not None:
+                follow = follow[~alike]
+
+
+def _holds(pairs, lo, hi, key):
+    """Whether each range [lo, hi) holds an element with its ``key``."""
+    pos, first, starts, lens, reach = _listing(lo, hi)
+    ends = starts + lens
+    keys = pairs.key(slice(first, first + int(ends[-1])) if pos is None else pos)
+    hit = keys == key.repeat(lens if reach is None else reach)
+    return np.logical_or.reduceat(hit, _interleave(starts, ends)[:-1])[::2]
 
 
 def _stable_within(pairs, lo, hi):
@@ -569,15 +589,20 @@ def _bounds(rows, n):
     return lo, lo + n
 
 
-def sort_rows(keys):
+def sort_rows(keys, follow=None):
     """Indices ``std::sort`` leaves in each row of dense-rank ``keys`` (compared by ``<``).
-    Rows without equal keys have one answer, the stable one, and skip the emulation."""
+    Rows without equal keys have one answer, the stable one, and skip the emulation. With
+    ``follow`` (a key per row), only the elements with that key are surely in ``std::sort``'s
+    order (the others in their value's place)."""
     rows, n = keys.shape
     pairs = _Pairs(keys)
     if n > _THRESHOLD:
         lo, hi = _bounds(rows, n)
         tied = keys.max(1) - keys.min(1) < n - 1
-        _introsort_loop(pairs, lo[tied], hi[tied], np.full(int(tied.sum()), 2 * _lg(n)))
+        if follow is not None:              # (as the pairs hold them: from each row's least)
+            follow = (follow - keys.min(1))[tied]
+        _introsort_loop(pairs, lo[tied], hi[tied], np.full(int(tied.sum()), 2 * _lg(n)),
+                        follow)
     order = np.argsort(pairs.key(slice(None)).reshape(rows, n), axis=1, kind="stable")
     return np.take_along_axis(pairs.indices(rows), order, 1)
 
@@ -673,7 +698,15 @@ def mode_rows(values):
     nan_rows = np.isnan(values).any(1) if values.dtype.kind == "f" else np.zeros(rows, bool)
     idx = np.empty((rows, n), np.int64)
     if not nan_rows.all():
-        idx[~nan_rows] = sort_rows(dense_ranks(values[~nan_rows]))
+        # only the winner's order matters: the least key among the most frequent ones (on
+        # rows of few values nearly every range holds it: looking costs more than it saves)
+        ranks = dense_ranks(values[~nan_rows])
+        m = ranks.shape[0]
+        winner = None
+        if ranks.max(initial=0) >= 32:
+            counts = np.bincount((ranks + n * np.arange(m)[:, None]).ravel(), minlength=m * n)
+            winner = counts.reshape(m, n).argmax(axis=1)
+        idx[~nan_rows] = sort_rows(ranks, winner)
     if nan_rows.any():
         idx[nan_rows] = _sort_rows_with_nan(values[nan_rows])
     arranged = np.take_along_axis(values, idx, 1)
