@@ -603,7 +603,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     def ties_fix(rows, idx, order=None):
         # ATen's quickselect decides among elements equal to the k-th value
         if order is None:
-            order = rows.argsort(axis=1, kind="stable")
+            order = rows.argsort(axis=1)     # (ranks: any order of equals will do)
         eq = ties.equal_neighbours(np.take_along_axis(rows, order, 1))
         hit = eq[:, max(k - 2, 0):k].any(axis=1)
         idx = idx.copy()
