@@ -395,7 +395,7 @@ def _heap_select_rows(keys, k, then_sort):
     entrants = _heap_items(keys[r, c])
     heads = _heap_items(keys[:, :k].ravel())
     ends = np.cumsum(np.bincount(r, minlength=rows)).tolist()
-    held, start = [], 0
+    held, tops, start = [], [], 0
     for row, end in enumerate(ends):
         heap = heads[row * k:(row + 1) * k]
         heapq.heapify(heap)
@@ -404,9 +404,10 @@ def _heap_select_rows(keys, k, then_sort):
             collections.deque(map(heapq.heappushpop, itertools.repeat(heap),
                                   entrants[start:end]), 0)
             start = end
+        tops.append(heap[0])
         held.extend(_sorted_heap(heap) if then_sort else heap)
-    # only elements no worse than a row's k-th smallest key can be held at the end
-    last = np.partition(keys, k - 1, axis=1)[:, k - 1:k]
+    # only elements no worse than the final top (a row's k-th smallest key) can be held
+    last = -np.array(tops)[:, None]
     keep = np.concatenate(((keys[:, :k] <= last).ravel(), keys[r, c] <= last[r, 0]))
     places = np.concatenate((np.tile(np.arange(k), rows), c))
     pool = list(itertools.compress(heads + entrants, keep.tolist()))
