@@ -49,6 +49,7 @@ remembered order, and at deep levels ranges found free of ties leave the loop.
 import collections
 import heapq
 import itertools
+import operator
 
 import numpy as np
 
@@ -341,6 +342,11 @@ def _where(pool, places, items):
     return np.asarray(places)[order[found]]
 
 
+def _drain(iterator):
+    """Run an iterator to its end, keeping nothing (``deque(..., 0)`` does it in C)."""
+    collections.deque(iterator, 0)
+
+
 def _sorted_heap(heap):
     """``std::__sort_heap``: each pop puts the top behind the shrinking heap, so the items
     end in the reverse of the order they were popped."""
@@ -394,24 +400,27 @@ def _heap_select_rows(keys, k, then_sort):
     r, c = _entrants(keys, k)
     entrants = _heap_items(keys[r, c])
     heads = _heap_items(keys[:, :k].ravel())
-    ends = np.cumsum(np.bincount(r, minlength=rows)).tolist()
-    held, tops, start = [], [], 0
-    for row, end in enumerate(ends):
-        heap = heads[row * k:(row + 1) * k]
-        heapq.heapify(heap)
-        if end > start:
-            # (``deque(..., 0)`` drains the C-level map without a Python loop)
-            collections.deque(map(heapq.heappushpop, itertools.repeat(heap),
-                                  entrants[start:end]), 0)
-            start = end
-        tops.append(heap[0])
-        held.extend(_sorted_heap(heap) if then_sort else heap)
+    # Every step below is a C-level map over all rows' heaps (no Python loop per row or
+    # element): heaps of k items cut from ``heads``, each entrant paired with its row's heap.
+    heaps = list(map(list, zip(*[iter(heads)] * k)))
+    _drain(map(heapq.heapify, heaps))
+    counts = np.bincount(r, minlength=rows).tolist()
+    owners = itertools.chain.from_iterable(map(itertools.repeat, heaps, counts))
+    _drain(map(heapq.heappushpop, owners, entrants))
+    tops = list(map(operator.itemgetter(0), heaps))
+    if then_sort:                             # (each row's items, popped: worst first)
+        pops = itertools.chain.from_iterable(map(itertools.repeat, heaps, [k] * rows))
+        held = list(map(heapq.heappop, pops))
+    else:
+        held = list(itertools.chain.from_iterable(heaps))
     # only elements no worse than the final top (a row's k-th smallest key) can be held
     last = -np.array(tops)[:, None]
     keep = np.concatenate(((keys[:, :k] <= last).ravel(), keys[r, c] <= last[r, 0]))
     places = np.concatenate((np.tile(np.arange(k), rows), c))
     pool = list(itertools.compress(heads + entrants, keep.tolist()))
-    return _where(pool, places[keep], held).reshape(rows, k)
+    found = _where(pool, places[keep], held).reshape(rows, k)
+    # (``__sort_heap`` puts each popped top behind the shrinking heap: reverse pop order)
+    return found[:, ::-1].copy() if then_sort else found
 
 
 def _heap_sort(pairs, first, last):
