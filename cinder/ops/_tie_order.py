@@ -338,7 +338,10 @@ def _where(pool, places, items):
     in ``places``): a lookup by identity."""
     ids = np.fromiter(map(id, pool), np.int64, len(pool))
     order = np.argsort(ids)
-    found = np.searchsorted(ids[order], np.fromiter(map(id, items), np.int64, len(items)))
+    ids = ids[order]
+    if (ids[1:] == ids[:-1]).any():       # (CPython makes a new float object each time)
+        raise RuntimeError("tie emulation: heap items are not distinct objects")
+    found = np.searchsorted(ids, np.fromiter(map(id, items), np.int64, len(items)))
     return np.asarray(places)[order[found]]
 
 
