@@ -374,3 +374,23 @@ def test_mode_of_rows_with_many_values(dtype):
             cv, ci = c.mode(dim)
             _same(tv, cv)
             _same(ti, ci)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bfloat16"])
+def test_topk_heap_over_many_rows(dtype):
+    # k * 64 <= n on many rows at once: every row's heap is fed its own entrants (rows with
+    # none, rising rows where all enter, rows of one value, NaNs), both directions
+    rng = np.random.default_rng(16)
+    a = rng.integers(0, 40, (48, 700)).astype(np.float64)
+    a[5] = np.arange(700) // 4                          # all enter (largest)
+    a[6] = a[5][::-1]                                   # all enter (smallest)
+    a[7] = 3                                            # one value: none enter
+    if dtype != "int64":
+        a[rng.random(a.shape) < 0.02] = np.nan
+        a[8] = np.nan
+    t, c = _pair(a, dtype)
+    for k in (2, 5, 10):
+        for largest in (True, False):
+            _same(t.topk(k, 1, largest).indices, c.topk(k, 1, largest).indices)
+            _same(t.topk(k, 1, largest).values, c.topk(k, 1, largest).values)
+    _same(t.t().topk(6, 0).indices, c.t().topk(6, 0).indices)
