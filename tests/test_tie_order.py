@@ -172,6 +172,36 @@ def test_topk_long_rows():
     _same(t.topk(10, sorted=False).indices, c.topk(10, sorted=False).indices)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int64", "int16", "uint8", "float16", "bfloat16"])
+def test_topk_heap_on_monotone_tied_rows(dtype):
+    # k * 64 <= n: partial_sort's heap, where on rising rows (falling ones for the smallest)
+    # every element enters it; groups of 3 or 7 equal values, NaNs at either end
+    n = 6400 if dtype != "uint8" else 640
+    for group in (3, 7):
+        up = (np.arange(n) // group).astype(np.float64) % (250 if dtype == "uint8" else n)
+        for a in (up, up[::-1].copy()):
+            t, c = _pair(a, dtype)
+            for k in (1, 2, 10, n // 64):
+                for largest in (True, False):
+                    _same(t.topk(k, largest=largest).indices, c.topk(k, largest=largest).indices)
+    if dtype.startswith(("float", "bfloat")):
+        a = (np.arange(n) // 3).astype(np.float64)
+        a[:5] = a[-5:] = np.nan
+        t, c = _pair(a, dtype)
+        for largest in (True, False):
+            _same(t.topk(50, largest=largest).indices, c.topk(50, largest=largest).indices)
+
+
+def test_topk_heap_rows_of_wide_int64_keys():
+    # integer keys more than 2**53 apart (the heap's float items then hold dense ranks)
+    rng = np.random.default_rng(13)
+    a = rng.choice(np.array([0, 3, 2**54, 2**54 + 1, -2**54]), (5, 700))
+    t, c = _pair(a, "int64")
+    for k in (1, 4, 10):
+        for largest in (True, False):
+            _same(t.topk(k, 1, largest).indices, c.topk(k, 1, largest).indices)
+
+
 def test_topk_unsorted_without_ties_is_nth_element_order():
     # (and with k * 64 <= n PyTorch's partial sort leaves them sorted even so)
     rng = np.random.default_rng(6)
@@ -276,3 +306,91 @@ def test_topk_along_a_leading_dim_is_row_major(sorted_, values):
         for a, b in zip(c, t):
             assert a.stride() == b.stride()
             np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "uint8"])
+def test_median_kthvalue_rows_with_different_nan_counts(dtype):
+    # rows whose medians sit at many different places (each row its own count of NaNs, some
+    # all NaN) take the sort; few places take the partition; either way torch's indices
+    rng = np.random.default_rng(11)
+    for rows in (3, 12):
+        a = rng.integers(0, 6, (rows, 40)).astype(np.float64)
+        if dtype.startswith("float"):
+            for r in range(rows):
+                a[r, rng.permutation(40)[:r * 40 // (rows - 1)]] = np.nan
+        t, c = _pair(a, dtype)
+        for dim in (1, 0):
+            for name in ("median", "nanmedian"):
+                _same(getattr(t, name)(dim).indices, getattr(c, name)(dim).indices)
+                _same(getattr(t, name)(dim).values, getattr(c, name)(dim).values)
+            for k in (1, 2, a.shape[dim] // 2 + 1):
+                _same(t.kthvalue(k, dim).indices, c.kthvalue(k, dim).indices)
+        _same(t.median(), c.median())
+        _same(t.nanmedian(), c.nanmedian())
+
+
+def test_median_kthvalue_without_ties_match():
+    # no equal values: the partition's index is the only answer
+    rng = np.random.default_rng(12)
+    a = rng.standard_normal((7, 301))
+    t, c = _pair(a, "float64")
+    for dim in (0, 1):
+        _same(t.median(dim).indices, c.median(dim).indices)
+        _same(t.kthvalue(5, dim).indices, c.kthvalue(5, dim).indices)
+    t, c = _pair(a.ravel(), "float64")
+    _same(t.kthvalue(1000).indices, c.kthvalue(1000).indices)
+    _same(t.median(), c.median())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "float16", "int64"])
+def test_topk_one_is_the_first_best(dtype):
+    # topk(1) of rows of 64 or more: a heap of one keeps the first of the best elements
+    rng = np.random.default_rng(14)
+    for n in (63, 64, 300):
+        a = rng.integers(0, 3, (4, n)).astype(np.float64)
+        if dtype.startswith("float"):
+            a[0, [5, 40]] = np.nan
+            a[1, [7, 30]], a[1, 20] = np.inf, np.nan        # NaN after +inf, before +inf
+            a[2] = np.nan
+            a[3, 9], a[3, 50] = -0.0, 0.0
+        t, c = _pair(a, dtype)
+        for dim in (0, 1):
+            for largest in (True, False):
+                tv, ti = t.topk(1, dim, largest)
+                cv, ci = c.topk(1, dim, largest)
+                _same(tv, cv)
+                _same(ti, ci)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "int16", "float16"])
+def test_mode_of_rows_with_many_values(dtype):
+    # 32 or more distinct values: the emulation follows only the ranges holding the winner
+    rng = np.random.default_rng(15)
+    for shape, top in (((6, 500), 60), ((2000,), 300), ((3, 40, 2), 35)):
+        a = rng.integers(0, top, shape).astype(np.float64)
+        t, c = _pair(a, dtype)
+        for dim in range(a.ndim):
+            tv, ti = t.mode(dim)
+            cv, ci = c.mode(dim)
+            _same(tv, cv)
+            _same(ti, ci)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bfloat16"])
+def test_topk_heap_over_many_rows(dtype):
+    # k * 64 <= n on many rows at once: every row's heap is fed its own entrants (rows with
+    # none, rising rows where all enter, rows of one value, NaNs), both directions
+    rng = np.random.default_rng(16)
+    a = rng.integers(0, 40, (48, 700)).astype(np.float64)
+    a[5] = np.arange(700) // 4                          # all enter (largest)
+    a[6] = a[5][::-1]                                   # all enter (smallest)
+    a[7] = 3                                            # one value: none enter
+    if dtype != "int64":
+        a[rng.random(a.shape) < 0.02] = np.nan
+        a[8] = np.nan
+    t, c = _pair(a, dtype)
+    for k in (2, 5, 10):
+        for largest in (True, False):
+            _same(t.topk(k, 1, largest).indices, c.topk(k, 1, largest).indices)
+            _same(t.topk(k, 1, largest).values, c.topk(k, 1, largest).values)
+    _same(t.t().topk(6, 0).indices, c.t().topk(6, 0).indices)

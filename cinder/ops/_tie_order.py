@@ -32,8 +32,8 @@ independent, so all ranges of all rows at one recursion level are partitioned to
 After the introsort loop every range of at most 16 elements lies between its neighbours, and
 an insertion sort only moves an element left past strictly greater ones, so the final
 insertion sort is a *stable* sort of the arrangement the loop left. The heap parts (depth
-limit, ``partial_sort``) are sequential by nature and run as a plain Python emulation of
-libstdc++'s ``__adjust_heap`` / ``__push_heap``, step for step.
+limit, ``partial_sort``) are sequential by nature; Python's ``heapq`` (in C) takes exactly
+libstdc++'s heap steps, so it runs them (see "Heaps" below).
 
 Every function here compares ``key[i] < key[j]`` (or ``>`` for the quickselect, as ATen
 writes it): callers pass integer keys in the order of PyTorch's comparator (dense ranks, or
@@ -46,6 +46,11 @@ rows pay in proportion to n times the depth; ranges of equal keys finish at once
 remembered order, and at deep levels ranges found free of ties leave the loop.
 """
 
+import collections
+import heapq
+import itertools
+import operator
+
 import numpy as np
 
 __all__ = ["dense_ranks", "equal_neighbours", "kthvalue_rows", "mode_rows", "nth_first_of_equal",
@@ -53,6 +58,14 @@ __all__ = ["dense_ranks", "equal_neighbours", "kthvalue_rows", "mode_rows", "nth
 
 _THRESHOLD = 16        # libstdc++'s _S_threshold: ranges up to this size wait for insertion
 _PRUNE_AT = 1024       # ranges in a level from which tie-free ranges are looked for
+
+
+def _interleave(a, b):
+    """a[0], b[0], a[1], b[1], ... (``np.stack`` costs more in Python than this work)."""
+    out = np.empty(2 * a.size, np.result_type(a, b))
+    out[0::2] = a
+    out[1::2] = b
+    return out
 
 
 def _lg(n):
@@ -63,9 +76,12 @@ def _lg(n):
 def equal_neighbours(srt):
     """For rows sorted in either direction: which neighbours are equal (NaN equals NaN)."""
     eq = srt[:, 1:] == srt[:, :-1]
-    if srt.dtype.kind == "f":
-        nan = np.isnan(srt)
-        eq |= nan[:, 1:] & nan[:, :-1]
+    if srt.dtype.kind == "f" and srt.shape[1] > 1:
+        # NaNs gather at one end of a sorted row: two of them put one second from that end
+        two = np.isnan(srt[:, 1]) | np.isnan(srt[:, -2])
+        if two.any():
+            nan = np.isnan(srt[two])
+            eq[two] |= nan[:, 1:] & nan[:, :-1]
     return eq
 
 
@@ -100,7 +116,7 @@ def order_keys(rows):
 def dense_ranks(rows):
     """Dense ranks of each row of a 2-d array in ascending order, NaN (all NaNs equal)
     above every number."""
-    order = np.argsort(rows, axis=1, kind="stable")
+    order = np.argsort(rows, axis=1)      # (any order of equal values gives the same ranks)
     return ranks_from_order(equal_neighbours(np.take_along_axis(rows, order, 1)), order)
 
 # ----------------------------------------------------------------------------------------------
@@ -124,7 +140,9 @@ class _Pairs:
         else:
             keys = keys.astype(np.int64)
             keys = keys - keys.min(axis=1, keepdims=True) if keys.size else keys
-            self.data = (keys * n + np.arange(n)).ravel()
+            data = (keys * n + np.arange(n)).ravel()
+            # (int32 when the pairs fit: half the memory each pass reads and writes)
+            self.data = data.astype(np.int32) if data.size and data.max() < 2**31 - n else data
             self.idx = None
             self.arrays = (self.data,)
 
@@ -138,19 +156,21 @@ class _Pairs:
         listed ``values`` of ranges of ``lens`` elements with ``pivots`` (one per range)."""
         if self.idx is None:
             low = pivots - pivots % self.n
-            return values >= np.repeat(low, lens), values < np.repeat(low + self.n, lens)
-        pivots = np.repeat(pivots, lens)
+            return values >= low.repeat(lens), values < (low + self.n).repeat(lens)
+        pivots = pivots.repeat(lens)
         return ~(values < pivots), ~(pivots < values)
 
-    def distinct(self, values, starts, lens):
-        """Which listed ranges hold no equal keys. Keys are dense ranks and partitions split
-        by value, so a range holds every key between its least and greatest: it is free of
-        ties exactly when it is no longer than that span."""
+    def distinct(self, values, starts, ends):
+        """Which listed ranges [starts, ends) hold no equal keys. Keys are dense ranks and
+        partitions split by value, so a range holds every key between its least and
+        greatest: it is free of ties exactly when it is no longer than that span."""
         if self.idx is not None or not self.dense:
             return np.zeros(starts.size, bool)
         n = self.n
-        span = np.maximum.reduceat(values, starts) // n - np.minimum.reduceat(values, starts) // n
-        return lens <= span + 1
+        cuts = _interleave(starts, ends)[:-1]     # (every other one: the ranges)
+        most = np.maximum.reduceat(values, cuts)[::2] // n
+        least = np.minimum.reduceat(values, cuts)[::2] // n
+        return ends - starts <= most - least + 1
 
     def swap(self, p, q):
         """Exchange the pairs at positions ``p`` and ``q`` (disjoint pairs of places)."""
@@ -168,17 +188,22 @@ class _Pairs:
         """The indices in each row's places (its ``first`` places only, if given)."""
         flat = self.idx if self.idx is not None else self.data
         flat = flat.reshape(rows, self.n)[:, :first]
-        return flat.copy() if self.idx is not None else flat % self.n
+        return flat.copy() if self.idx is not None else (flat % self.n).astype(np.int64)
 
 
 def _listing(lo, hi):
-    """The places of ranges [lo, hi) (sorted, disjoint) listed one after another: (places,
-    or None with the first place when the ranges tile one stretch; first; starts; lens)."""
+    """How a round lists the places of ranges [lo, hi) (sorted, disjoint): (places or None,
+    first, starts, lens, reach). When the ranges fill at least half of the stretch from the
+    first to the last, the listing is that stretch itself (places None; ``first`` its first
+    place; ``reach`` each range's length with the gap after it, or None if there are no
+    gaps); else the ranges' places one after another."""
     lens = hi - lo
+    first = int(lo[0])
+    if 2 * int(lens.sum()) >= int(hi[-1]) - first:
+        reach = np.append(lo[1:], hi[-1]) - lo
+        return None, first, lo - first, lens, None if (reach == lens).all() else reach
     starts = np.cumsum(lens) - lens
-    if (lo[1:] == hi[:-1]).all():
-        return None, int(lo[0]), starts, lens
-    return np.repeat(lo - starts, lens) + np.arange(int(lens.sum())), 0, starts, lens
+    return (lo - starts).repeat(lens) + np.arange(int(lens.sum())), 0, starts, lens, None
 
 
 class _Round:
@@ -187,13 +212,15 @@ class _Round:
     scanners swap are the first ``count`` of each (see the module docstring)."""
 
     def __init__(self, pairs, lo, hi, pivots, meet_self):
-        self.pos, self.first, starts, lens = _listing(lo, hi)
+        self.pos, self.first, starts, lens, reach = _listing(lo, hi)
         ends = starts + lens
         data = pairs.data
-        self.values = (data[self.first:self.first + int(lens.sum())] if self.pos is None
+        self.values = (data[self.first:self.first + int(ends[-1])] if self.pos is None
                        else data[self.pos])
-        self.starts, self.lens = starts, lens
-        left, right = pairs.stops(self.values, pivots, lens)
+        self.starts, self.ends = starts, ends
+        # (stops in the gaps between ranges count for no range: each range's ranks run
+        # from its own first place, and its swaps end inside it)
+        left, right = pairs.stops(self.values, pivots, lens if reach is None else reach)
         left[starts] = False                    # the left scan starts past the first place
         if meet_self:
             right[ends - 1] = False             # Sedgewick's right scan starts before the last
@@ -233,8 +260,14 @@ class _Round:
             return
         before = np.cumsum(self.count) - self.count
         j = np.arange(total)
-        li = self.lstops[np.repeat(self.lbase - before, self.count) + j]
-        ri = self.rstops[np.repeat(self.rend - 1 + before, self.count) - j]
+        li = self.lstops[(self.lbase - before).repeat(self.count) + j]
+        ri = self.rstops[(self.rend - 1 + before).repeat(self.count) - j]
+        if pairs.idx is None and self.pos is None:
+            # (the listed values are a view of the places themselves: swap in it)
+            held = self.values[li]
+            self.values[li] = self.values[ri]
+            self.values[ri] = held
+            return
         p, q = self.place(li), self.place(ri)
         if pairs.idx is None:                   # the values are at hand: no gather needed
             pairs.data[p], pairs.data[q] = self.values[ri], self.values[li]
@@ -261,7 +294,7 @@ def _hoare_cut(pairs, lo, hi, prune=False):
     need no more steps (the final sort orders them)."""
     _median_to_first(pairs, lo, lo + 1, lo + (hi - lo) // 2, hi - 1)
     r = _Round(pairs, lo, hi, pairs.data[lo], False)
-    done = (pairs.distinct(r.values, r.starts, r.lens) if prune and lo.size >= _PRUNE_AT
+    done = (pairs.distinct(r.values, r.starts, r.ends) if prune and lo.size >= _PRUNE_AT
             else np.zeros(lo.size, bool))
     alike = (r.lend - r.lbase) + (r.rend - r.rbase) == 2 * (hi - lo) - 1
     if pairs.idx is not None:                   # (a NaN pivot stops everything: not alike)
@@ -272,81 +305,130 @@ def _hoare_cut(pairs, lo, hi, prune=False):
     return np.minimum(cut, hi - 1), alike, done
 
 # ----------------------------------------------------------------------------------------------
-# Heaps: libstdc++'s heap steps, in plain Python (sequential by nature; used rarely).
-# ``k`` holds keys, ``v`` where each element came from.
+# Heaps: libstdc++'s heap steps, run by Python's ``heapq`` (sequential by nature).
+#
+# ``heapq`` keeps a min-heap with the very steps libstdc++ uses for its max-heap: ``heapify``
+# is ``std::make_heap`` (``_siftup`` from the last parent down to the root), ``_siftup`` is
+# ``__adjust_heap`` (the hole sinks to a leaf along the children that win, the right one
+# unless the left wins strictly, then the item rises while it beats its parent),
+# ``heappushpop`` is one step of ``__heap_select`` (an item enters only if it beats the top
+# strictly, and the top leaves) and ``heappop`` one step of ``__sort_heap``. Its ``<`` on
+# negated keys is libstdc++'s ``<`` on keys turned round, so every comparison comes out the
+# same, ties included. Each element is its own float object (``-key``); ``heapq`` moves
+# objects, so where an element went is told by the object's identity.
 # ----------------------------------------------------------------------------------------------
 
 
-def _push_heap(k, v, hole, top, key, val):
-    parent = (hole - 1) // 2
-    while hole > top and k[parent] < key:
-        k[hole], v[hole] = k[parent], v[parent]
-        hole = parent
-        parent = (hole - 1) // 2
-    k[hole], v[hole] = key, val
+def _exact_keys(keys):
+    """Integer ``keys`` (rows of a 2-d array) made exact as floats: shifted to start at 0
+    in each row, or replaced by dense ranks when wider than a float's 53 bits."""
+    if keys.dtype.kind == "f" or not keys.size:
+        return keys
+    keys = keys - keys.min(axis=1, keepdims=True)
+    return keys if int(keys.max()) < 2**53 else dense_ranks(keys)
 
 
-def _adjust_heap(k, v, hole, n, key, val):
-    top = hole
-    child = hole
-    while child < (n - 1) // 2:
-        child = 2 * (child + 1)
-        if k[child] < k[child - 1]:
-            child -= 1
-        k[hole], v[hole] = k[child], v[child]
-        hole = child
-    if n % 2 == 0 and child == (n - 2) // 2:
-        child = 2 * (child + 1)
-        k[hole], v[hole] = k[child - 1], v[child - 1]
-        hole = child - 1
-    _push_heap(k, v, hole, top, key, val)
+def _heap_items(keys):
+    """One new float object ``-key`` for each of the exact ``keys``."""
+    return (-keys.astype(np.float64)).tolist()
 
 
-def _make_heap(k, v):
-    n = len(k)
-    for parent in range((n - 2) // 2, -1, -1):
-        _adjust_heap(k, v, parent, n, k[parent], v[parent])
+def _where(pool, places, items):
+    """The places of ``items``, each one of the objects listed in ``pool`` (their places
+    in ``places``): a lookup by identity."""
+    ids = np.fromiter(map(id, pool), np.int64, len(pool))
+    order = np.argsort(ids)
+    ids = ids[order]
+    if (ids[1:] == ids[:-1]).any():       # (CPython makes a new float object each time)
+        raise RuntimeError("tie emulation: heap items are not distinct objects")
+    found = np.searchsorted(ids, np.fromiter(map(id, items), np.int64, len(items)))
+    return np.asarray(places)[order[found]]
 
 
-def _sort_heap(k, v):
-    for last in range(len(k) - 1, 0, -1):
-        key, val = k[last], v[last]
-        k[last], v[last] = k[0], v[0]
-        _adjust_heap(k, v, 0, last, key, val)
+def _drain(iterator):
+    """Run an iterator to its end, keeping nothing (``deque(..., 0)`` does it in C)."""
+    collections.deque(iterator, 0)
+
+
+def _sorted_heap(heap):
+    """``std::__sort_heap``: each pop puts the top behind the shrinking heap, so the items
+    end in the reverse of the order they were popped."""
+    popped = list(map(heapq.heappop, itertools.repeat(heap, len(heap))))
+    return popped[::-1]
+
+
+def _heap_sort_order(keys):
+    """Where each place's element comes from after ``std::__partial_sort(first, last,
+    last)`` (``make_heap``, then ``sort_heap``) of 1-d ``keys``."""
+    items = _heap_items(_exact_keys(keys[None])[0])
+    heap = items.copy()
+    heapq.heapify(heap)
+    return _where(items, range(len(items)), _sorted_heap(heap))
 
 
 def _heap_select(pairs, first, middle, last, then_sort=False):
-    """``std::__heap_select`` (and ``std::__sort_heap`` after it: ``std::partial_sort``): a
-    heap of [first, middle), then each later element that beats its top replaces it (the
-    top moves to that element's place). The scan looks at blocks with NumPy, since the top
-    only ever grows stricter."""
-    keys = pairs.key(slice(first, last))
-    size = middle - first
-    k, v = keys[:size].tolist(), list(range(size))
-    _make_heap(k, v)
-    moved, came = list(range(size)), []       # places written after the heap's own
-    for start in range(size, last - first, 4096):
-        block = keys[start:start + 4096]
-        cand = np.flatnonzero(block < k[0])
-        for c, ck in zip(cand.tolist(), block[cand].tolist()):
-            if ck < k[0]:
-                moved.append(start + c)
-                came.append(v[0])
-                _adjust_heap(k, v, 0, size, ck, start + c)
-    if then_sort:
-        _sort_heap(k, v)
-    places = np.array(moved, np.int64) + first
-    sources = np.array(v + came, np.int64) + first
+    """``std::__heap_select`` (and ``std::__sort_heap`` after it: ``std::partial_sort``) on
+    one range. Only [first, middle) is written: the places past it, where the tops that
+    left go, are read by no caller."""
+    keys = pairs.key(slice(first, last))[None]
+    sources = _heap_select_rows(keys, middle - first, then_sort)[0] + first
     for arr in pairs.arrays:
-        arr[places] = arr[sources]
+        arr[first:middle] = arr[sources]
+
+
+def _entrants(keys, k):
+    """Which elements of each row might enter ``__heap_select``'s heap of the first ``k``:
+    an element enters when its key is below the heap's top, which is the k-th smallest
+    key seen so far, so one past the first ``m`` elements must be below the k-th smallest
+    of those ``m`` (checked for m = k, 2k, 4k, ...: a superset, found with NumPy)."""
+    rows, n = keys.shape
+    mask = np.zeros((rows, n), bool)
+    lo = k
+    while lo < n:
+        hi = n if 4 * lo > n else 2 * lo
+        top = np.partition(keys[:, :lo], k - 1, axis=1)[:, k - 1:k]
+        mask[:, lo:hi] = keys[:, lo:hi] < top
+        lo = hi
+    return np.nonzero(mask)
+
+
+def _heap_select_rows(keys, k, then_sort):
+    """The places ``std::__heap_select`` (then ``__sort_heap`` if ``then_sort``) leaves in
+    the first ``k`` places of each row of 2-d ``keys`` (compared by ``<``). One heap per
+    row in ``heapq``; only the elements that may enter are handed to it."""
+    rows, n = keys.shape
+    keys = _exact_keys(keys)
+    if k == 1:                                # (a heap of one: the first of the least)
+        return keys.argmin(axis=1)[:, None]
+    r, c = _entrants(keys, k)
+    entrants = _heap_items(keys[r, c])
+    heads = _heap_items(keys[:, :k].ravel())
+    # Every step below is a C-level map over all rows' heaps (no Python loop per row or
+    # element): heaps of k items cut from ``heads``, each entrant paired with its row's heap.
+    heaps = list(map(list, zip(*[iter(heads)] * k)))
+    _drain(map(heapq.heapify, heaps))
+    counts = np.bincount(r, minlength=rows).tolist()
+    owners = itertools.chain.from_iterable(map(itertools.repeat, heaps, counts))
+    _drain(map(heapq.heappushpop, owners, entrants))
+    tops = list(map(operator.itemgetter(0), heaps))
+    if then_sort:                             # (each row's items, popped: worst first)
+        pops = itertools.chain.from_iterable(map(itertools.repeat, heaps, [k] * rows))
+        held = list(map(heapq.heappop, pops))
+    else:
+        held = list(itertools.chain.from_iterable(heaps))
+    # only elements no worse than the final top (a row's k-th smallest key) can be held
+    last = -np.array(tops)[:, None]
+    keep = np.concatenate(((keys[:, :k] <= last).ravel(), keys[r, c] <= last[r, 0]))
+    places = np.concatenate((np.tile(np.arange(k), rows), c))
+    pool = list(itertools.compress(heads + entrants, keep.tolist()))
+    found = _where(pool, places[keep], held).reshape(rows, k)
+    # (``__sort_heap`` puts each popped top behind the shrinking heap: reverse pop order)
+    return found[:, ::-1].copy() if then_sort else found
 
 
 def _heap_sort(pairs, first, last):
     """``std::__partial_sort(first, last, last)``: make a heap of the range, then sort it."""
-    k, v = pairs.key(slice(first, last)).tolist(), list(range(last - first))
-    _make_heap(k, v)
-    _sort_heap(k, v)
-    pairs.reorder(first, np.array(v, np.int64))
+    pairs.reorder(first, _heap_sort_order(pairs.key(slice(first, last))))
 
 
 def _alike_order(n, depth, memo):
@@ -358,10 +440,7 @@ def _alike_order(n, depth, memo):
         if n <= _THRESHOLD:
             got = np.arange(n)
         elif depth == 0:
-            k, v = [0] * n, list(range(n))
-            _make_heap(k, v)
-            _sort_heap(k, v)
-            got = np.array(v, np.int64)
+            got = _heap_sort_order(np.zeros(n, np.int64))
         else:
             got = np.arange(n)
             got[0], got[n // 2] = got[n // 2], got[0]
@@ -392,13 +471,18 @@ def _order_alike(pairs, lo, hi, depth, memo):
 # ----------------------------------------------------------------------------------------------
 
 
-def _introsort_loop(pairs, lo, hi, depth):
+def _introsort_loop(pairs, lo, hi, depth, follow=None):
     """``std::__introsort_loop`` on many ranges (sorted by place): each level partitions
     every range still longer than 16; a range of equivalent elements is finished from a
-    remembered order instead."""
+    remembered order instead. With ``follow`` (a key for each range) only the order of the
+    elements with that key is wanted: a range without one leaves the loop unfinished (its
+    place among the others is already fixed, since partitions split by value)."""
     memo = {}
     while lo.size:
         keep = hi - lo > _THRESHOLD
+        if follow is not None:
+            keep &= _holds(pairs, lo, hi, follow)
+            follow = follow[keep]
         lo, hi, depth = lo[keep], hi[keep], depth[keep]
         spent = depth == 0
         for a, b in zip(lo[spent].tolist(), hi[spent].tolist()):
@@ -406,24 +490,38 @@ def _introsort_loop(pairs, lo, hi, depth):
         lo, hi, depth = lo[~spent], hi[~spent], depth[~spent] - 1
         if not lo.size:
             return
+        if follow is not None:
+            follow = follow[~spent]
         cut, alike, done = _hoare_cut(pairs, lo, hi, prune=True)
         lo, hi, depth, alike, cut = lo[~done], hi[~done], depth[~done], alike[~done], cut[~done]
         # children of a range of equivalent elements are such ranges too
-        lo, hi = np.stack((lo, cut), 1).ravel(), np.stack((cut, hi), 1).ravel()
-        depth, alike = np.repeat(depth, 2), np.repeat(alike, 2)
+        lo, hi = _interleave(lo, cut), _interleave(cut, hi)
+        depth, alike = depth.repeat(2), alike.repeat(2)
+        if follow is not None:
+            follow = follow[~done].repeat(2)
         if alike.any():
             _order_alike(pairs, lo[alike], hi[alike], depth[alike], memo)
             lo, hi, depth = lo[~alike], hi[~alike], depth[~alike]
+            if follow is not None:
+                follow = follow[~alike]
+
+
+def _holds(pairs, lo, hi, key):
+    """Whether each range [lo, hi) holds an element with its ``key``."""
+    pos, first, starts, lens, reach = _listing(lo, hi)
+    ends = starts + lens
+    keys = pairs.key(slice(first, first + int(ends[-1])) if pos is None else pos)
+    hit = keys == key.repeat(lens if reach is None else reach)
+    return np.logical_or.reduceat(hit, _interleave(starts, ends)[:-1])[::2]
 
 
 def _stable_within(pairs, lo, hi):
     """A stable sort by key inside each range (the final insertion sort's effect)."""
     if not lo.size:
         return
-    pos, first, starts, lens = _listing(lo, hi)
-    if pos is None:
-        pos = np.arange(first, first + int(lens.sum()))
-    seg = np.repeat(np.arange(lo.size), lens)
+    lens = hi - lo
+    pos = (lo - (np.cumsum(lens) - lens)).repeat(lens) + np.arange(int(lens.sum()))
+    seg = np.arange(lo.size).repeat(lens)
     order = np.lexsort((pairs.key(pos), seg))
     for arr in pairs.arrays:
         arr[pos] = arr[pos][order]
@@ -504,15 +602,20 @@ def _bounds(rows, n):
     return lo, lo + n
 
 
-def sort_rows(keys):
+def sort_rows(keys, follow=None):
     """Indices ``std::sort`` leaves in each row of dense-rank ``keys`` (compared by ``<``).
-    Rows without equal keys have one answer, the stable one, and skip the emulation."""
+    Rows without equal keys have one answer, the stable one, and skip the emulation. With
+    ``follow`` (a key per row), only the elements with that key are surely in ``std::sort``'s
+    order (the others in their value's place)."""
     rows, n = keys.shape
     pairs = _Pairs(keys)
     if n > _THRESHOLD:
         lo, hi = _bounds(rows, n)
         tied = keys.max(1) - keys.min(1) < n - 1
-        _introsort_loop(pairs, lo[tied], hi[tied], np.full(int(tied.sum()), 2 * _lg(n)))
+        if follow is not None:              # (as the pairs hold them: from each row's least)
+            follow = (follow - keys.min(1))[tied]
+        _introsort_loop(pairs, lo[tied], hi[tied], np.full(int(tied.sum()), 2 * _lg(n)),
+                        follow)
     order = np.argsort(pairs.key(slice(None)).reshape(rows, n), axis=1, kind="stable")
     return np.take_along_axis(pairs.indices(rows), order, 1)
 
@@ -524,15 +627,13 @@ def topk_rows(keys, k, sorted=True, dense=True):
     rows, n = keys.shape
     if k == 0:
         return np.empty((rows, 0), np.int64)
+    if k * 64 <= n:
+        return _heap_select_rows(keys, k, True)
     pairs = _Pairs(keys, dense)
     lo, hi = _bounds(rows, n)
-    if k * 64 <= n:
-        for a in lo.tolist():
-            _heap_select(pairs, a, a + k, a + n, then_sort=True)
-    else:
-        _nth_element(pairs, lo, lo + k - 1, hi)
-        if sorted and k > 2:
-            _std_sort(pairs, lo, lo + k - 1)
+    _nth_element(pairs, lo, lo + k - 1, hi)
+    if sorted and k > 2:
+        _std_sort(pairs, lo, lo + k - 1)
     return pairs.indices(rows, k)
 
 
@@ -610,7 +711,15 @@ def mode_rows(values):
     nan_rows = np.isnan(values).any(1) if values.dtype.kind == "f" else np.zeros(rows, bool)
     idx = np.empty((rows, n), np.int64)
     if not nan_rows.all():
-        idx[~nan_rows] = sort_rows(dense_ranks(values[~nan_rows]))
+        # only the winner's order matters: the least key among the most frequent ones (on
+        # rows of few values nearly every range holds it: looking costs more than it saves)
+        ranks = dense_ranks(values[~nan_rows])
+        m = ranks.shape[0]
+        winner = None
+        if ranks.max(initial=0) >= 32:
+            counts = np.bincount((ranks + n * np.arange(m)[:, None]).ravel(), minlength=m * n)
+            winner = counts.reshape(m, n).argmax(axis=1)
+        idx[~nan_rows] = sort_rows(ranks, winner)
     if nan_rows.any():
         idx[nan_rows] = _sort_rows_with_nan(values[nan_rows])
     arranged = np.take_along_axis(values, idx, 1)

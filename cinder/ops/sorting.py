@@ -134,8 +134,7 @@ def _sort_indices(xp, a, d, descending, stable):
     tied = eq.any(axis=1)
     ranks = ties.ranks_from_order(eq[tied], order[tied]) if tied.any() else None
     if descending:                        # (distinct values: the reverse order)
-        order = order[:, ::-1]
-    order = order.copy()
+        order = order[:, ::-1].copy()
     if ranks is not None:
         order[tied] = ties.sort_rows(-ranks if descending else ranks)
     return _from_rows(order, a.shape, d)
@@ -298,9 +297,12 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     a = _sort_keys(a)                     # (half types select in float32, NaN as largest)
     if xp is np and k * 64 <= n:
         sorted = True                     # PyTorch's partial sort always leaves them in order
-    fast = _topk_long_1d(a, k, largest) if 0 < k < n and xp is np else None
-    clear = False
-    if fast is None and xp is np and 0 < k < n and (sorted or k * 64 <= n):
+    one = _topk_one(a, d, largest) if k == 1 and n >= 64 and xp is np else None
+    fast = _topk_long_1d(a, k, largest) if one is None and 0 < k < n and xp is np else None
+    clear = one is not None
+    if clear:
+        pick, vals = one, np.take_along_axis(a, one, d)
+    elif fast is None and xp is np and 0 < k < n and (sorted or k * 64 <= n):
         pick, vals, clear = (_topk_short_1d(a, k, largest) if a.ndim == 1 else
                              _topk_rows(a, d, k, largest))
     else:
@@ -342,24 +344,39 @@ def _topk(xp, a, d, k, largest, sorted):
     return pick, vals
 
 
+def _topk_one(a, d, largest):
+    """``topk(1)`` indices of NumPy rows of at least 64 elements, or None when unsure.
+    PyTorch's heap of one keeps the first element that beats all before it, i.e. the first
+    of the best ones: what ``argmax`` / ``argmin`` report (``argmax`` meets NaN, which ranks
+    largest, first)."""
+    if largest or a.dtype.kind != "f":
+        return (a.argmax if largest else a.argmin)(axis=d, keepdims=True)
+    nan = np.isnan(a)
+    if not nan.any():
+        return a.argmin(axis=d, keepdims=True)
+    filled = np.where(nan, np.inf, a)
+    pick = filled.argmin(axis=d, keepdims=True)
+    # (a row whose least number is +inf, or that has none, may hold a NaN before it)
+    return None if (np.take_along_axis(filled, pick, d) == np.inf).any() else pick
+
+
 def _topk_short_1d(a, k, largest):
     """(indices, values in order, clear) of the ``k`` extreme elements of a short 1-d NumPy
-    row (0 < k < n). One ``argpartition`` places both the worst chosen element and the best
-    one left out, so ``clear`` (no equal values can change the indices: none of the chosen
-    repeats or is NaN, and the best left out differs from the worst chosen) costs two reads
-    and a comparison of the k chosen; rows that are not clear take the tie emulation."""
+    row (0 < k < n). One ``argpartition`` places the best element left out, with the k
+    chosen to one side of it, so ``clear`` (no equal values can change the indices: none of
+    the chosen repeats or is NaN, and the best left out differs from the worst chosen) costs
+    a read and a comparison of the k chosen; rows that are not clear take the tie emulation."""
     n = a.shape[0]
-    if largest:
-        part = a.argpartition((n - k - 1, n - k))
-        pick, edge = part[n - k:], (a[part[n - k - 1]], a[part[n - k]])
-    else:
-        part = a.argpartition((k - 1, k))
-        pick, edge = part[:k], (a[part[k]], a[part[k - 1]])
+    # (one place fixed: the best element left out; the k chosen lie to one side of it)
+    edge = n - k - 1 if largest else k
+    part = a.argpartition(edge)
+    pick = part[n - k:] if largest else part[:k]
     vals = a[pick]
     order = vals.argsort()
     if largest:
         order = order[::-1]
     pick, vals = pick[order], vals[order]
+    edge = (a[part[edge]], vals[-1])          # (the best left out, the worst chosen)
     if edge[0] == edge[1] or edge[0] != edge[0] or edge[1] != edge[1]:
         return pick, vals, False
     if k <= 64:                           # (a few values: Python compares them faster)
@@ -377,7 +394,7 @@ def _topk_rows(a, d, k, largest):
     n = a.shape[d]
     rows = _rows_of(a, d)
     r = np.arange(rows.shape[0])[:, None]
-    edge = (n - k - 1, n - k) if largest else (k - 1, k)
+    edge = n - k - 1 if largest else k        # (one place: a second costs NumPy ~3x more)
     part = rows.argpartition(edge, axis=1)
     pick = part[:, n - k:] if largest else part[:, :k]
     vals = rows[r, pick]
@@ -385,7 +402,7 @@ def _topk_rows(a, d, k, largest):
     if largest:
         order = order[:, ::-1]
     pick, vals = pick[r, order], vals[r, order]
-    lo, hi = rows[r, part[:, edge[0]:edge[0] + 1]], rows[r, part[:, edge[1]:edge[1] + 1]]
+    lo, hi = rows[r, part[:, edge:edge + 1]], vals[:, -1:]
     with np.errstate(invalid="ignore"):
         clear = not ((lo == hi) | (lo != lo) | (hi != hi)).any() and \
             not (vals[:, 1:] == vals[:, :-1]).any()
@@ -493,25 +510,68 @@ MedianAllNode = node_class("MedianBackward0", {"self": _evenly_to_equal})
 NanmedianAllNode = node_class("NanmedianBackward0", {"self": _evenly_to_equal})
 
 
-def _pick_rows(name, input, d, keepdim, position, node, ties_fix=None):
+def _pick_rows(name, input, d, keepdim, position, node, ties_fix=None, place=None):
     """Values and indices chosen by ``position(xp, sorted_rows, order) -> per-row positions``
     in the stable ascending order along ``d`` (a body's answer for the reduction factory).
-    ``ties_fix(srt, order, idx)`` (rows along the last axis) may then redo the indices of
-    rows where PyTorch's kernel picks another of several equal elements."""
+    On NumPy, ``ties_fix(rows, idx, order=None) -> idx`` may then redo the indices of rows
+    where PyTorch's kernel picks another of several equal elements (rows of sort keys along
+    the last axis, their stable order if known), and ``place(rows) -> positions`` lets a
+    partition replace the sort (then only rows whose pick has an equal take the fix)."""
     xp = xp_of(input)
     a = _as_1d_plus(input._data)
     if a.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if xp is np and place is not None:
+        rows = _rows_of(_sort_keys(a), d)
+        picked = _stable_pick(rows, place(rows))
+        if picked is not None:
+            idx, tied = picked
+            if ties_fix is not None and tied.any():
+                idx[tied] = ties_fix(rows[tied], idx[tied])
+            idx = _from_rows(idx[:, None], a.shape, d)
+            return _picked(input, d, keepdim, np.take_along_axis(a, idx, d), idx, node)
     order = _argsort(xp, a, d, False)
     srt = xp.take_along_axis(a, order, d)
     pos = xp.expand_dims(position(xp, srt, order, d), d)
     vals = xp.take_along_axis(srt, pos, d)
     idx = xp.take_along_axis(order, pos, d)
     if ties_fix is not None and xp is np:
-        idx_rows = _rows_of(idx, d).copy()
-        ties_fix(_rows_of(_sort_keys(srt), d), _rows_of(order, d), idx_rows)
-        idx = _from_rows(idx_rows, idx.shape, d)
+        fixed = ties_fix(_rows_of(_sort_keys(a), d), _rows_of(idx, d)[:, 0], _rows_of(order, d))
+        idx = _from_rows(fixed[:, None], idx.shape, d)
     return _picked(input, d, keepdim, vals, idx, node)
+
+
+def _stable_pick(rows, pos):
+    """``order[r, pos[r]]`` for the stable ascending argsort ``order`` of each row of a 2-d
+    NumPy array (NaN last), found with a partition instead of a sort: the value there is
+    the partition's; when it occurs once its index is the answer, else the answer is the
+    copy of it whose rank in index order is ``pos`` minus the count of smaller elements.
+    Returns (indices, which rows' picks have equals), or None when the rows ask for many
+    different positions (a sort is then cheaper)."""
+    m, n = rows.shape
+    kths = np.unique(pos)
+    if kths.size > 4:
+        return None
+    r = np.arange(m)
+    idx = rows.argpartition(kths, axis=1)[r, pos]
+    val = rows[r, idx][:, None]
+    same = rows == val
+    if rows.dtype.kind == "f":
+        nan = np.isnan(rows)
+        val_nan = np.isnan(val)
+        same |= nan & val_nan
+    tied = np.count_nonzero(same, axis=1) > 1
+    if tied.any():
+        same, val = same[tied], val[tied]
+        if rows.dtype.kind == "f":          # (before a NaN come all the numbers)
+            val_nan = val_nan[tied, 0]
+            before = np.where(val_nan, n - np.count_nonzero(nan[tied], axis=1),
+                              np.count_nonzero(rows[tied] < val, axis=1))
+        else:
+            before = np.count_nonzero(rows[tied] < val, axis=1)
+        copy = pos[tied] - before
+        idx[tied] = np.argmax(np.cumsum(same, axis=1, dtype=np.int32) > copy[:, None], axis=1)
+    return idx, tied
 
 
 def _picked(input, d, keepdim, vals, idx, node):
@@ -540,14 +600,18 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         del shape[d]
         return xp.full(shape, k - 1)
 
-    def ties_fix(srt, order, idx):
+    def ties_fix(rows, idx, order=None):
         # ATen's quickselect decides among elements equal to the k-th value
-        eq = ties.equal_neighbours(srt)
-        tied = eq[:, max(k - 2, 0):k].any(axis=1)
-        if tied.any():
-            ranks = ties.ranks_from_order(eq[tied], order[tied])
-            idx[tied, 0] = ties.kthvalue_rows(ranks, k)
-    return _pick_rows("kthvalue", input, d, keepdim, position, KthvalueNode, ties_fix)
+        if order is None:
+            order = rows.argsort(axis=1)     # (ranks: any order of equals will do)
+        eq = ties.equal_neighbours(np.take_along_axis(rows, order, 1))
+        hit = eq[:, max(k - 2, 0):k].any(axis=1)
+        idx = idx.copy()
+        if hit.any():
+            idx[hit] = ties.kthvalue_rows(ties.ranks_from_order(eq[hit], order[hit]), k)
+        return idx
+    return _pick_rows("kthvalue", input, d, keepdim, position, KthvalueNode, ties_fix,
+                      place=lambda rows: np.full(rows.shape[0], k - 1))
 
 
 def _median_position(ignore_nan):
@@ -563,14 +627,28 @@ def _median_position(ignore_nan):
     return position
 
 
-def _all_nan_fix(srt, order, idx):
+def _median_place(ignore_nan):
+    """``place`` for ``_pick_rows``: the median's position in each row's stable order."""
+    def place(rows):
+        n = rows.shape[1]
+        valid = (n - np.count_nonzero(np.isnan(rows), axis=1) if rows.dtype.kind == "f"
+                 else np.full(rows.shape[0], n))
+        if ignore_nan:
+            return np.where(valid > 0, (valid - 1) // 2, 0)
+        return np.where(valid < n, valid, (n - 1) // 2)
+    return place
+
+
+def _all_nan_fix(rows, idx, order=None):
     """nanmedian of an all-NaN row: ``std::nth_element`` at the first place, with every
     element equivalent, decides which NaN is reported (ties with an index order otherwise:
     the (value, index) comparator makes the stable order exact)."""
-    if srt.dtype.kind == "f" and srt.shape[1]:
-        all_nan = np.isnan(srt[:, 0])           # (NaN sorts last: first NaN, all NaN)
+    idx = idx.copy()
+    if rows.dtype.kind == "f":
+        all_nan = np.isnan(rows).all(axis=1)
         if all_nan.any():
-            idx[all_nan, 0] = ties.nth_first_of_equal(srt.shape[1])
+            idx[all_nan] = ties.nth_first_of_equal(rows.shape[1])
+    return idx
 
 
 def _median_like(name, ignore_nan, all_node, dim_node, tuple_type):
@@ -592,11 +670,11 @@ def _median_like(name, ignore_nan, all_node, dim_node, tuple_type):
                 return Reduced(wrap(value, input._dtype, input._device))
             with no_grad():
                 values = _pick_rows(name, flat.detach(), 0, False, _median_position(ignore_nan),
-                                    dim_node).outputs[0]
+                                    dim_node, place=_median_place(ignore_nan)).outputs[0]
             return Reduced(values, node=all_node)
         d = _dim_of(input, dim)
         return _pick_rows(name, input, d, keepdim, _median_position(ignore_nan), dim_node,
-                          _all_nan_fix if ignore_nan else None)
+                          _all_nan_fix if ignore_nan else None, _median_place(ignore_nan))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"The {'NaN-ignoring ' if ignore_nan else ''}median of all elements, or "
                   "along ``dim`` with the index of each (the lower of the two middle values).")
