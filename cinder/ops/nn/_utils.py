@@ -215,3 +215,27 @@ def recompute_node(name, formulas, saves_also=(), *, composite, joint=None):
     cls = type(name, (base,), {"__slots__": (), "_apply_formulas": _apply_formulas})
     cls.__module__ = base.__module__
     return cls
+
+
+class ArrayBackward:
+    """Mixin of the RNN nodes whose backward is one NumPy kernel over the whole sequence.
+
+    The node names its inputs (``_input_names()``, saved under those names, the first being
+    the input ``x``) and gives ``_composite``, its forward in differentiable ops; a subclass
+    writes ``_array_grads(grads, needed)``, returning ``({input name: gradient array}, a
+    gradient tensor to take device and dtype from)`` for the inputs in ``needed``. Under
+    create_graph=True the gradients come from the composite instead (``recompute_grads``)."""
+
+    __slots__ = ()
+
+    def _apply_formulas(self, grads):
+        names = self._input_names()
+        if grad_mode.STATE.grad_enabled:    # create_graph=True: differentiable gradients
+            return tuple(None if edge is None else g for g, (edge, _) in zip(
+                recompute_grads(self, type(self)._composite, names, grads),
+                self.next_functions))
+        self.saved("x")                     # the saved input: raises once it is freed
+        live = [edge is not None for edge, _ in self.next_functions]
+        arrays, ref = self._array_grads(grads, {n for n, ok in zip(names, live) if ok})
+        return tuple(like(arrays[n], ref) if ok and arrays.get(n) is not None else None
+                     for n, ok in zip(names, live))

@@ -23,10 +23,9 @@ loops.
 
 import numpy as np
 
-from ...autograd import grad_mode
 from .._prep import xp_of
 from .._registry import FUNCTIONS, needs_grad, node_class, record, register
-from ._utils import like, recompute_grads
+from ._utils import ArrayBackward, like
 
 __all__ = ["rnn_layer"]
 
@@ -511,20 +510,22 @@ _Base = node_class("RnnLayerBackward0", {k: None for k in _INPUTS},
                                          "w_hh_arr", "w_hr_arr"), num_outputs=3)
 
 
-class RnnLayerNode(_Base):
+class RnnLayerNode(ArrayBackward, _Base):
     """Backward of one recurrent layer: every input's gradient from one pass through time."""
 
     __slots__ = ()
+    _composite = staticmethod(lambda s, *inputs: _layer_ops(s, *inputs))
 
-    def _apply_formulas(self, grads):
-        if grad_mode.STATE.grad_enabled:    # create_graph=True: differentiable gradients
-            return tuple(None if edge is None else g for g, (edge, _) in zip(
-                recompute_grads(self, _layer_ops, _INPUTS, grads), self.next_functions))
+    @staticmethod
+    def _input_names():
+        return _INPUTS
+
+    def _array_grads(self, grads, needed):
         out_g, h_g, c_g = grads
         s = self
-        s.saved("x")                        # the saved input: raises once freed
+        ref = out_g if out_g is not None else (h_g if h_g is not None else c_g)
         dt, n_rows = s.w_hh_arr.dtype, s.x_arr.shape[0]
-        xp = xp_of(out_g if out_g is not None else (h_g if h_g is not None else c_g))
+        xp = xp_of(ref)
         meta = self._input_meta
         if out_g is not None:
             gout = out_g._data.reshape(n_rows, out_g._data.shape[-1])
@@ -534,15 +535,7 @@ class RnnLayerNode(_Base):
         gc = None
         if s.mode == "LSTM":
             gc = c_g._data if c_g is not None else xp.zeros(meta[2][0], dt)
-        needed = {name for name, (edge, _) in zip(_INPUTS, self.next_functions)
-                  if edge is not None}
-        arrays = _backward(xp, s, gout, gh, gc, needed)
-        ref = out_g if out_g is not None else (h_g if h_g is not None else c_g)
-        res = []
-        for name, (edge, _) in zip(_INPUTS, self.next_functions):
-            g = arrays.get(name)
-            res.append(None if edge is None or g is None else like(g, ref))
-        return tuple(res)
+        return _backward(xp, s, gout, gh, gc, needed), ref
 
 
 # The output's node prints as PyTorch's CPU kernels name it: the oneDNN LSTM layer for float32

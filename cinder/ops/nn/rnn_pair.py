@@ -23,10 +23,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ...autograd import grad_mode
 from .._registry import needs_grad, node_class, record, register
 from . import rnn as _rnn
-from ._utils import like, recompute_grads
+from ._utils import ArrayBackward, like
 
 __all__ = ["lstm_pair", "pair_fits"]
 
@@ -122,34 +121,30 @@ def _pair_ops(s, x, h0_f, c0_f, h0_r, c0_r, *weights):
     return out_f, out_r, h_f, h_r, c_f, c_r
 
 
-class _PairNode:
+class _PairNode(ArrayBackward):
     """Backward of both directions of a layer from one pass through time."""
 
     __slots__ = ()
+    _composite = staticmethod(lambda s, *inputs: _pair_ops(s, *inputs))
 
-    def _apply_formulas(self, grads):
-        if grad_mode.STATE.grad_enabled:    # create_graph=True: differentiable gradients
-            return tuple(None if edge is None else g for g, (edge, _) in zip(
-                recompute_grads(self, _pair_ops, _INPUTS, grads), self.next_functions))
-        self.saved("x")                     # the saved input: raises once freed
+    @staticmethod
+    def _input_names():
+        return _INPUTS
+
+    def _array_grads(self, grads, needed):
         x, wf, wr, steps = self.x_arr, self.wf, self.wr, self.steps
         hs, dt = wf[1].shape[1], x.dtype
         batch = x.shape[0] // steps
-        ref = next(g for g in grads if g is not None)
 
         def arr(g, shape):
             return np.zeros(shape, dt) if g is None else g._data.reshape(shape)
         gout_f, gout_r = (arr(g, (steps * batch, hs)) for g in grads[:2])
         gh = np.stack([arr(g, (batch, hs)) for g in grads[2:4]])
         gc = np.stack([arr(g, (batch, hs)) for g in grads[4:6]])
-        needed = {name for name, (edge, _) in zip(_INPUTS, self.next_functions)
-                  if edge is not None}
         arrays = _backward(x, wf, wr, self.arrays, gout_f, gout_r, gh, gc, steps, needed)
         if "x" in arrays:
             arrays["x"] = arrays["x"].reshape(self._input_meta[0][0])
-        return tuple(None if edge is None or arrays.get(name) is None else
-                     like(arrays[name], ref)
-                     for name, (edge, _) in zip(_INPUTS, self.next_functions))
+        return arrays, next(g for g in grads if g is not None)
 
 
 _Base = node_class("LstmPairBackward0", {k: None for k in _INPUTS},

@@ -31,11 +31,10 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ...autograd import grad_mode
 from .._registry import needs_grad, node_class, record, register
 from ..shape import StackBackward
 from . import rnn as _rnn
-from ._utils import like, recompute_grads
+from ._utils import ArrayBackward, like
 
 __all__ = ["lstm_stack", "run_stack", "stack_fits"]
 
@@ -121,21 +120,19 @@ def _stack_ops(s, x, h0, c0, *params):
     return (x, *hs, *cs)
 
 
-class _StackNode:
+class _StackNode(ArrayBackward):
     """Backward of the whole stack: every input's gradient, the layers in reverse."""
 
     __slots__ = ()
+    _composite = staticmethod(lambda s, *inputs: _stack_ops(s, *inputs))
 
-    def _apply_formulas(self, grads):
-        keys = _input_names(self.num_layers, self.has_bias)
-        if grad_mode.STATE.grad_enabled:    # create_graph=True: differentiable gradients
-            return tuple(None if edge is None else g for g, (edge, _) in zip(
-                recompute_grads(self, _stack_ops, keys, grads), self.next_functions))
-        self.saved("x")                     # the saved input: raises once freed
+    def _input_names(self):
+        return _input_names(self.num_layers, self.has_bias)
+
+    def _array_grads(self, grads, needed):
         nl, steps, batch = self.num_layers, self.steps, self.batch
         w_hh = self.layer_arrays[0][1]
         hs, dt = w_hh.shape[1], w_hh.dtype
-        ref = next(g for g in grads if g is not None)
         gout = (grads[0]._data.reshape(steps * batch, hs) if grads[0] is not None else
                 np.zeros((steps * batch, hs), dt))
         gh = np.zeros((nl, batch, hs), dt)
@@ -144,14 +141,10 @@ class _StackNode:
             for target, g in ((gh, grads[1 + lay]), (gc, grads[1 + nl + lay])):
                 if g is not None:
                     target[lay] = g._data
-        needed = {name for name, (edge, _) in zip(keys, self.next_functions)
-                  if edge is not None}
         arrays = _backward(self.layer_arrays, self.arrays, gout, gh, gc, needed)
         if "x" in arrays:
             arrays["x"] = arrays["x"].reshape(steps, batch, arrays["x"].shape[1])
-        return tuple(None if edge is None or arrays.get(name) is None else
-                     like(arrays[name], ref)
-                     for name, (edge, _) in zip(keys, self.next_functions))
+        return arrays, next(g for g in grads if g is not None)
 
 
 _NODES = {}
