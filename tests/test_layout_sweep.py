@@ -286,20 +286,10 @@ DB_MODES = {
 
 # op name -> why its layout still differs from PyTorch's on such inputs
 OP_DB_DIFFERENT = {
-    "linalg_householder_product": "composed of cinder ops (row-major); PyTorch's LAPACK "
-                                  "orgqr returns it column-major",
-    "linalg_lu_solve": "left=False / adjoint=True are composed (matmul, transposes); "
-                       "PyTorch's getrs writes them column-major",
-    "triangular_solve": "the cloned_coefficient output is a row-major copy; PyTorch's is "
-                        "column-major",
-    "conj_physical": "conj_physical of a real tensor: PyTorch returns the input itself (its "
-                     "strides), cinder a row-major copy",
-    "view_copy": "view_copy of a transposed tensor: PyTorch copies, cinder refuses",
     "einsum": "einsum: PyTorch's bmm-based contraction returns a permuted result (or a "
               "view, for a bare permutation)",
     "quantile": "quantile: PyTorch sorts and gathers into a permuted result",
     "nanquantile": "as quantile",
-    "gru_cell": "gru_cell: the RNN cells are another helper's area (cinder/ops/nn/rnn*)",
 }
 
 
@@ -476,6 +466,16 @@ LAPACK = {
     "ldl": lambda L, a, b: L.linalg.ldl_solve(*L.linalg.ldl_factor(a), b),
     "matrix_exp": lambda L, a, b: L.linalg.matrix_exp(a * 0.1),
     "lstsq": lambda L, a, b: L.linalg.lstsq(a, b).solution,
+    "lu_solve_right": lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b.mT,
+                                                         left=False),
+    "lu_solve_adjoint": lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b,
+                                                           adjoint=True),
+    "lu_solve_right_adjoint": lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b.mT,
+                                                                 left=False, adjoint=True),
+    "triangular_solve": lambda L, a, b: L.triangular_solve(b, a, upper=False, transpose=True),
+    "householder_product": lambda L, a, b: L.linalg.householder_product(a, b[:, :, 0]),
+    "householder_product_tall": lambda L, a, b: L.linalg.householder_product(
+        a[..., :2], b[:, :2, 0]),
 }
 
 
@@ -484,11 +484,91 @@ LAPACK = {
 def test_lapack_layouts_match_torch(name, transposed):
     got = {}
     for lib in (torch, cinder):
-        got[lib.__name__] = tensors_of(LAPACK[name](lib, _spd(lib, transposed),
-                                                    _rhs(lib, transposed)), lib)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")      # (torch.triangular_solve is deprecated)
+            got[lib.__name__] = tensors_of(LAPACK[name](lib, _spd(lib, transposed),
+                                                        _rhs(lib, transposed)), lib)
     assert len(got["cinder"]) == len(got["torch"])
     for i, (c, t) in enumerate(zip(got["cinder"], got["torch"])):
         assert c.stride() == t.stride(), f"output {i}: {c.stride()} != {t.stride()}"
         if name not in ("eigh", "eig", "svd"):    # (singular/eigenvectors: up to a sign)
             np.testing.assert_allclose(c.numpy(), t.numpy(), rtol=1e-6, atol=1e-6,
                                        err_msg=f"output {i}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Copies and self-results: view_copy's reshape fallback, conj_physical of a real tensor, the
+# GRU cell's hidden state
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(4, 6), (-1,), (3, 2, 4), (2, 12)])
+def test_view_copy_of_unviewable_input_matches_torch(shape):
+    """Where ``view`` refuses the input's strides, ``view_copy`` copies as ``reshape`` would:
+    values, row-major strides, the node's name and the gradient are PyTorch's."""
+    got = {}
+    for lib in (torch, cinder):
+        x = lib.from_numpy(_array(3)[:2].copy()).mT.requires_grad_()     # (2, 5, 4) transposed
+        x = x[:, :3]                                                     # (2, 3, 4), unviewable
+        y = lib.view_copy(x, shape)
+        w = lib.from_numpy(np.linspace(-1, 1, y.numel()).astype(np.float32)).reshape(y.shape)
+        (y * w).sum().backward()
+        got[lib.__name__] = y, type(y.grad_fn).__name__, y._base is None
+    (c, c_node, c_fresh), (t, t_node, t_fresh) = got["cinder"], got["torch"]
+    assert c.stride() == t.stride() and (c_node, c_fresh) == (t_node, t_fresh)
+    np.testing.assert_array_equal(c.detach().numpy(), t.detach().numpy())
+
+
+def test_view_copy_refusals_match_torch():
+    """A size that does not fit the element count, and a dtype of another width on a
+    transposed tensor, are still refused with PyTorch's exception types."""
+    for call in (lambda L, x: L.view_copy(x, (5, 5)), lambda L, x: L.view_copy(x, L.float64)):
+        errors = []
+        for lib in (torch, cinder):
+            x = lib.from_numpy(_array(3)[0].copy()).t()
+            with pytest.raises(Exception) as info:
+                call(lib, x)
+            errors.append(type(info.value))
+        assert errors[0] is errors[1]
+
+
+@pytest.mark.parametrize("layout", ["mT", "sliced"])
+def test_conj_physical_of_real_is_the_input(layout):
+    """PyTorch returns a real input itself (same object, strides and storage); ``out=`` gets
+    a row-major copy; a complex input gets its pointwise layout."""
+    for lib in (torch, cinder):
+        x = make_input(lib, layout)
+        assert lib.conj_physical(x) is x
+        out = lib.empty(0)
+        assert lib.conj_physical(x, out=out) is out
+    t_x, c_x = make_input(torch, layout), make_input(cinder, layout)
+    t_out, c_out = torch.empty(0), cinder.empty(0)
+    torch.conj_physical(t_x, out=t_out)
+    cinder.conj_physical(c_x, out=c_out)
+    assert c_out.stride() == t_out.stride()
+    np.testing.assert_array_equal(c_out.numpy(), t_out.numpy())
+    t_c, c_c = (torch.complex(t_x, t_x * 2), cinder.complex(c_x, c_x * 2))
+    assert cinder.conj_physical(c_c).stride() == torch.conj_physical(t_c).stride()
+
+
+@pytest.mark.parametrize("hx_layout", ["row", "T", "expanded"])
+def test_gru_cell_takes_the_hidden_state_layout(hx_layout):
+    """``gru_cell``'s result is laid out as its hidden state ``hx`` leads (PyTorch's cell ends
+    in pointwise ops with ``hx`` first): values, strides and the input gradient."""
+    rng = np.random.default_rng(5)
+    arrays = [rng.standard_normal(s).astype(np.float32)
+              for s in [(3, 4), (3, 5), (15, 4), (15, 5), (15,), (15,)]]
+    got = {}
+    for lib in (torch, cinder):
+        x, hx, *weights = [lib.from_numpy(a.copy()) for a in arrays]
+        if hx_layout == "T":
+            hx = hx.t().contiguous().t()
+        elif hx_layout == "expanded":
+            hx = hx[:1].expand(3, 5)
+        x.requires_grad_()
+        h = lib.gru_cell(x, hx, *weights)
+        (h * lib.arange(15.0).reshape(3, 5)).sum().backward()
+        got[lib.__name__] = h, x.grad
+    (c, c_grad), (t, t_grad) = got["cinder"], got["torch"]
+    assert c.stride() == t.stride()
+    np.testing.assert_allclose(c.detach().numpy(), t.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(c_grad.numpy(), t_grad.numpy(), rtol=1e-5, atol=1e-5)

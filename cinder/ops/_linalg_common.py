@@ -164,6 +164,17 @@ def new(arr, like, dtype=None, column_major=False):
     return wrap(arr, dt, like._device)
 
 
+def column_major_result(t):
+    """The result tensor ``t`` of a linalg op cinder composes from other ops (which leave it
+    row-major) given the batched column-major strides PyTorch's LAPACK kernel writes. ``t``
+    keeps its graph node; its array is swapped for a relaid copy, so a view (whose memory is
+    its base's) is cloned first."""
+    if t._base is not None:
+        t = t.clone()
+    t._data = batched_column_major(t._data)
+    return t
+
+
 def batched_column_major(arr):
     """``arr`` with each matrix (last two dims) stored column by column, the batch row-major:
     strides (..., 1, rows), as LAPACK writes them."""

@@ -8,8 +8,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import return_types
-from ._linalg_common import (LinAlgError, check_float, check_matrix, check_square, host,
-                             lapack_2d, new, real_dtype)
+from ._linalg_common import (LinAlgError, check_float, check_matrix, check_square,
+                             column_major_result, host, lapack_2d, new, real_dtype)
 from ._prep import xp_of
 from ._registry import needs_grad, node_class, record, register
 from .linalg_solve import _out, linalg_solve_triangular
@@ -547,7 +547,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     elif left:                     # A^H X = B:  U^H L^H P^T X = B
         y = linalg_solve_triangular(U.mH, B, upper=False)
         y = linalg_solve_triangular(L.mH, y, upper=True, unitriangular=True)
-        x = P.to(B.dtype).matmul(y)
+        x = column_major_result(P.to(B.dtype).matmul(y))      # (as LAPACK's getrs writes it)
     else:                          # X A = B  <=>  A^H X^H = B^H
         x = linalg_lu_solve(LU, pivots, B.mH, left=True, adjoint=not adjoint).mH
     return _out(out, x)
