@@ -124,6 +124,10 @@ OPS = {
     "norm": (lambda L, x: x.norm(dim=1, keepdim=True), ANY, True),
     "softmax": (lambda L, x: x.softmax(1), ANY, True),
     "cumsum": (lambda L, x: x.cumsum(-1), ANY, True),
+    # sorting (written into an empty_like of the input: preserve_format)
+    "sort": (lambda L, x: x.sort(1), ANY, True),
+    "argsort_last": (lambda L, x: x.argsort(-1), ANY, False),
+    "topk_first": (lambda L, x: x.topk(1, 0), ANY, True),
     # joining and shape
     "stack0": (lambda L, x: L.stack([x, x]), ANY, True),
     "stack1": (lambda L, x: L.stack([x, x], 1), ANY, True),

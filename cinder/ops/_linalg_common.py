@@ -6,6 +6,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import backend
 from .._device import CPU
+from ._layouts import in_order
 from ._prep import wrap, xp_of
 
 
@@ -177,14 +178,9 @@ def column_major_result(t):
 
 def batched_column_major(arr):
     """``arr`` with each matrix (last two dims) stored column by column, the batch row-major:
-    strides (..., 1, rows), as LAPACK writes them."""
-    rows, cols = arr.shape[-2:]
-    out = backend.array_module_of(arr).empty(arr.shape[:-2] + (cols, rows), arr.dtype)
-    out = out.swapaxes(-1, -2)
-    if out.strides == arr.strides:
-        return arr
-    out[...] = arr
-    return out
+    strides (..., 1, rows), as LAPACK writes them (a copy only when it is not already)."""
+    nd = arr.ndim
+    return in_order(arr, list(range(nd - 2)) + [nd - 1, nd - 2])
 
 
 def real_dtype(dt):
