@@ -187,10 +187,10 @@ def iterator_order(arrays, shape):
         for i, n in enumerate(a.shape):
             st.append(0 if n == 1 and shape[lead + i] != 1 else a.strides[i])
         strides.append(st)
-    return _order_of(strides, shape)
+    return order_of(strides, shape)
 
 
-def _order_of(strides, shape):
+def order_of(strides, shape):
     """TensorIterator's dim order from per-operand stride lists (0: no say on that dim)."""
     ndim = len(shape)
 
@@ -219,6 +219,18 @@ def _order_of(strides, shape):
     return None if order == list(range(ndim)) else order
 
 
+def with_strides(arr, strides):
+    """``arr`` with the element ``strides`` (a dense layout of its shape): itself when it has
+    them, else a copy."""
+    byte = tuple(st * arr.itemsize for st in strides)
+    if arr.strides == byte or not arr.size:
+        return arr
+    xp = _xp(arr)
+    out = xp.lib.stride_tricks.as_strided(xp.empty(arr.size, arr.dtype), arr.shape, byte)
+    out[...] = arr
+    return out
+
+
 def index_layout(res, src, key):
     """The result ``res = src[key]`` of advanced indexing (``key``: full slices and index
     arrays) laid out as PyTorch's ``index`` lays it out: one TensorIterator over ``src``
@@ -242,7 +254,7 @@ def index_layout(res, src, key):
     for a in idx:
         st = _xp(a).broadcast_to(a, ishape).strides if np.ndim(a) else (0,) * n_idx
         operands.append([0] * len(before) + list(st) + [0] * len(after))
-    order = _order_of(operands, res.shape)
+    order = order_of(operands, res.shape)
     return row_major(res) if order is None else in_order(res, order)
 
 
