@@ -155,13 +155,13 @@ def plan(subs, out, ell, shapes):
     - ``("strides", strides)``: the output's element strides (None: row-major);
     - ``("operands", (letters, sizes))``: a layout that depends on the operands' strides
       (a pointwise product on the way), read by ``strides_of`` at each call;
-    - None: an empty operand (nothing to lay out).
+    - None: an empty operand (left as computed).
     """
     n_out = len(out)
     if len(subs) == 1:
         return VIEW if set(subs[0]) <= set(out) else ROW_MAJOR
     if any(0 in shape for shape in shapes):
-        return None                 # (an empty result: no strides to match)
+        return None     # (an empty operand: PyTorch's strides of empty tensors are not modelled)
     letters, sizes = _aligned(subs, out, ell, shapes)
     res, strides = _run(sizes, None, n_out)
     if strides is None:
