@@ -468,7 +468,7 @@ def linalg_matrix_exp(A):
     check_square(A, "linalg.matrix_exp")
     a = host(A)
     out = sl.expm(a) if a.size else a.copy()
-    result = new(np.ascontiguousarray(out), A)
+    result = new(row_major(out), A)
     if needs_grad(A):
         record(MatrixExpNode, (A,), (result,), self=A)
     return result

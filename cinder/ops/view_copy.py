@@ -9,16 +9,15 @@ file holds the copies of views that are not ops of their own (``alias``, ``slice
 copies PyTorch gives their own nodes (``detach_copy``, ``narrow_copy``).
 """
 
-from .. import _dtype as D
 from .._tensor import wrap_dim
 from ..autograd.grad_mode import no_grad
-from ._prep import check_tensor_arg, shape_arg, wrap
+from ._prep import check_tensor_arg, wrap
 from ._registry import needs_grad, node_class, record, register, write_out
 from .view_select import _slice
 from ._view_factory import publish_copy
-from .views import ViewNode, _infer_size, _reshape_no_copy, make_view, view
+from .views import make_view
 
-__all__ = ["alias_copy", "detach_copy", "narrow_copy", "publish_copy", "slice_copy", "view_copy"]
+__all__ = ["alias_copy", "detach_copy", "narrow_copy", "publish_copy", "slice_copy"]
 
 # -- the copies of views cinder does not publish as ops of their own -----------------------------
 
@@ -43,25 +42,8 @@ def _slice_view(input, dim=0, start=None, end=None, step=1):
     return _slice(input, d, start, end, step)
 
 
-def _view_or_reshape(input, *shape):
-    """What ``view_copy`` copies: ``input.view(*shape)``, or, where ``input``'s strides cannot
-    show the new shape, its values reshaped under the view's node (PyTorch's ``view_copy``
-    falls back to ``reshape`` there instead of refusing; ``view(dtype)`` has no fallback)."""
-    if len(shape) == 1 and isinstance(shape[0], D.dtype):
-        return view(input, *shape)
-    arr = input._data
-    size = _infer_size(shape_arg(shape, "view"), arr.size)
-    if arr.flags.c_contiguous or _reshape_no_copy(arr, size) is not None:
-        return view(input, *shape)
-    result = wrap(arr.reshape(size), input._dtype, input._device)      # (a copy)
-    if input._requires_grad and needs_grad(input):
-        record(ViewNode, (input,), (result,), self_sizes=arr.shape)
-    return result
-
-
 alias_copy = publish_copy("alias", _alias)
 slice_copy = publish_copy("slice", _slice_view)
-view_copy = publish_copy("view", _view_or_reshape)
 
 
 def _not_implemented(grad, s):
