@@ -149,14 +149,18 @@ def _run_route(xp, subs, out, arrays, route):
 
 
 def _check_sizes(subs, shapes):
-    """PyTorch's error for a letter whose size differs between operands (size 1 broadcasts;
-    a letter repeated inside one operand is left to NumPy's diagonal check)."""
+    """PyTorch's errors, in its order, for a letter whose size differs between operands (size
+    1 broadcasts) or between two dims of one operand (a diagonal)."""
     sizes = {}
     for i, (term, shape) in enumerate(zip(subs, shapes)):
         mine = {}
         for c, n in zip(term, shape):
-            mine.setdefault(c, n)
-        for c, n in mine.items():
+            if c in mine:
+                if n != mine[c]:
+                    raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {i} "
+                                       f"but the sizes don't match, {n} != {mine[c]}")
+                continue
+            mine[c] = n
             seen = sizes.get(c, 1)
             if n != 1 and seen != 1 and n != seen:
                 raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {i} which "
@@ -277,16 +281,13 @@ _VIEW, _ROW_MAJOR = einsum_layout.VIEW, einsum_layout.ROW_MAJOR
 
 def _view_of(t, term, out):
     """PyTorch's einsum of one operand with nothing to sum: a view of it (the diagonal of
-    each repeated letter, then the output's permutation); None when a repeated letter's
-    sizes differ (the computing path reports it)."""
+    each repeated letter, then the output's permutation)."""
     kept = []
     for c in term:
         if c not in kept:
             kept.append(c)
             continue
         prev, dim = kept.index(c), len(kept)
-        if t.shape[prev] != t.shape[dim]:
-            return None
         t = t.diagonal(0, prev, dim).movedim(-1, prev)
     return t.permute([kept.index(c) for c in out])
 
@@ -305,22 +306,50 @@ def _laid_out(res, layout, operands, subs, out):
     return with_strides(res, strides)
 
 
-def einsum(equation, *operands):
+def _letter(n):
+    """A subscript of einsum's sublist form as an equation letter: 0-25 are A-Z, 26-51 a-z,
+    ``...`` stays itself."""
+    if n is Ellipsis:
+        return "..."
+    if 0 <= n < 52:
+        return chr(ord("A") + n) if n < 26 else chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range "
+                     "[0, 52)")
+
+
+def _equation_and_operands(args):
+    """einsum's two call forms, ``(equation, *operands)`` (the operands possibly in one
+    list) and ``(operand, sublist, operand, sublist, ..., [output sublist])``, as
+    (equation, operands)."""
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    if isinstance(args[0], Tensor):
+        equation = ",".join("".join(_letter(n) for n in sub) for sub in args[1::2])
+        if len(args) % 2:
+            return equation + "->" + "".join(_letter(n) for n in args[-1]), args[:-1:2]
+        return equation, args[::2]
+    if len(args) == 2 and isinstance(args[1], (list, tuple)):
+        return _equation_and_operands((args[0], *args[1]))
+    return args[0], args[1:]
+
+
+def einsum(equation=None, *operands):
     """Sums of products over the subscripts of ``equation`` (Einstein notation, with
-    ``...`` for broadcast dims and an implicit, alphabetical output when ``->`` is absent)."""
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    if not operands:
-        raise RuntimeError("einsum(): must provide at least one operand")
+    ``...`` for broadcast dims and an implicit, alphabetical output when ``->`` is absent):
+    ``einsum(equation, *operands)``, or each operand followed by its subscripts as a list of
+    integers (``einsum(a, [0, 1], b, [1, 2], [0, 2])``)."""
+    if equation.__class__ is not str or not operands or operands[0].__class__ in (list, tuple):
+        # (the other forms; the usual one, an equation and tensors, is decided at once)
+        args = operands if equation is None else (equation,) + operands
+        equation, operands = _equation_and_operands(args)
     shapes = tuple(t._data.shape for t in operands)
     subs, out, route, layout = (_parsed(equation, shapes) if isinstance(equation, str) else
                                 _plan(equation, shapes))
     if layout is _VIEW and operands[0]._data.size:
         # (an empty operand takes the computing path: cinder's diagonal of an empty array
         # with zero strides fails)
-        view = _view_of(operands[0], subs[0], out)
-        if view is not None:
-            return view
+        return _view_of(operands[0], subs[0], out)
     dt = operands[0]._dtype
     for t in operands[1:]:
         if t._dtype is not dt:
