@@ -32,6 +32,8 @@ from ._prep import result_type
 # einsum
 # ----------------------------------------------------------------------------------------------
 
+_VIEW, _ROW_MAJOR = einsum_layout.VIEW, einsum_layout.ROW_MAJOR
+
 
 def _parse_equation(equation, shapes):
     """(input subscripts, output subscripts, the letters spelling '...') with every '...'
@@ -80,12 +82,15 @@ def _plan(equation, shapes):
     loop (route "loop").
 
     ``layout`` is None where the route's result already has PyTorch's strides (a matmul
-    whose product is laid out as PyTorch's), so the common calls check nothing."""
+    whose product is laid out as PyTorch's, a result of one dim), so the common calls check
+    nothing."""
     subs, out, ell = _parse_equation(equation, shapes)
     _check_sizes(subs, shapes)
     layout = einsum_layout.plan(subs, out, ell, shapes)
     route = _route(subs, out)
-    if route[0] == "gemm" and layout is not None and layout[0] == "strides" and \
+    if layout is _ROW_MAJOR and len(out) <= 1:
+        layout = None           # (a computed result of 0 or 1 dims is a fresh, dense array)
+    elif route[0] == "gemm" and layout is not None and layout[0] == "strides" and \
             _gemm_strides(route[1:], shapes, len(out)) == layout[1]:
         layout = None
     return (tuple(subs), out, route, layout)
@@ -274,9 +279,6 @@ def _einsum_node(n):
                                                           for i in range(n)},
                                       saves_also=("subs", "out", "operands", "shapes"))
     return _EINSUM_NODES[n]
-
-
-_VIEW, _ROW_MAJOR = einsum_layout.VIEW, einsum_layout.ROW_MAJOR
 
 
 def _view_of(t, term, out):
