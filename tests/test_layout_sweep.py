@@ -124,6 +124,14 @@ OPS = {
     "norm": (lambda L, x: x.norm(dim=1, keepdim=True), ANY, True),
     "softmax": (lambda L, x: x.softmax(1), ANY, True),
     "cumsum": (lambda L, x: x.cumsum(-1), ANY, True),
+    "quantile_tensor_q": (lambda L, x: x.quantile(L.tensor([0.2, 0.7, 0.9]), dim=1), ANY, True),
+    "quantile_keepdim": (lambda L, x: x.nanquantile(L.tensor([0.5]), dim=-1, keepdim=True),
+                         ANY, True),
+    "quantile_scalar_q": (lambda L, x: x.quantile(0.3, dim=2), ANY, True),
+    # sorting (written into an empty_like of the input: preserve_format)
+    "sort": (lambda L, x: x.sort(1), ANY, True),
+    "argsort_last": (lambda L, x: x.argsort(-1), ANY, False),
+    "topk_first": (lambda L, x: x.topk(1, 0), ANY, True),
     # joining and shape
     "stack0": (lambda L, x: L.stack([x, x]), ANY, True),
     "stack1": (lambda L, x: L.stack([x, x], 1), ANY, True),
@@ -285,22 +293,7 @@ DB_MODES = {
 
 
 # op name -> why its layout still differs from PyTorch's on such inputs
-OP_DB_DIFFERENT = {
-    "linalg_householder_product": "composed of cinder ops (row-major); PyTorch's LAPACK "
-                                  "orgqr returns it column-major",
-    "linalg_lu_solve": "left=False / adjoint=True are composed (matmul, transposes); "
-                       "PyTorch's getrs writes them column-major",
-    "triangular_solve": "the cloned_coefficient output is a row-major copy; PyTorch's is "
-                        "column-major",
-    "conj_physical": "conj_physical of a real tensor: PyTorch returns the input itself (its "
-                     "strides), cinder a row-major copy",
-    "view_copy": "view_copy of a transposed tensor: PyTorch copies, cinder refuses",
-    "einsum": "einsum: PyTorch's bmm-based contraction returns a permuted result (or a "
-              "view, for a bare permutation)",
-    "quantile": "quantile: PyTorch sorts and gathers into a permuted result",
-    "nanquantile": "as quantile",
-    "gru_cell": "gru_cell: the RNN cells are another helper's area (cinder/ops/nn/rnn*)",
-}
+OP_DB_DIFFERENT = {}      # (none left: every op lays these inputs out as PyTorch does)
 
 
 def _relayout(lib, v, mode):
@@ -476,6 +469,16 @@ LAPACK = {
     "ldl": lambda L, a, b: L.linalg.ldl_solve(*L.linalg.ldl_factor(a), b),
     "matrix_exp": lambda L, a, b: L.linalg.matrix_exp(a * 0.1),
     "lstsq": lambda L, a, b: L.linalg.lstsq(a, b).solution,
+    "lu_solve_right": lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b.mT,
+                                                         left=False),
+    "lu_solve_adjoint": lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b,
+                                                           adjoint=True),
+    "lu_solve_right_adjoint": lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b.mT,
+                                                                 left=False, adjoint=True),
+    "triangular_solve": lambda L, a, b: L.triangular_solve(b, a, upper=False, transpose=True),
+    "householder_product": lambda L, a, b: L.linalg.householder_product(a, b[:, :, 0]),
+    "householder_product_tall": lambda L, a, b: L.linalg.householder_product(
+        a[..., :2], b[:, :2, 0]),
 }
 
 
@@ -484,11 +487,137 @@ LAPACK = {
 def test_lapack_layouts_match_torch(name, transposed):
     got = {}
     for lib in (torch, cinder):
-        got[lib.__name__] = tensors_of(LAPACK[name](lib, _spd(lib, transposed),
-                                                    _rhs(lib, transposed)), lib)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")      # (torch.triangular_solve is deprecated)
+            got[lib.__name__] = tensors_of(LAPACK[name](lib, _spd(lib, transposed),
+                                                        _rhs(lib, transposed)), lib)
     assert len(got["cinder"]) == len(got["torch"])
     for i, (c, t) in enumerate(zip(got["cinder"], got["torch"])):
         assert c.stride() == t.stride(), f"output {i}: {c.stride()} != {t.stride()}"
         if name not in ("eigh", "eig", "svd"):    # (singular/eigenvectors: up to a sign)
             np.testing.assert_allclose(c.numpy(), t.numpy(), rtol=1e-6, atol=1e-6,
                                        err_msg=f"output {i}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Copies and self-results: view_copy's reshape fallback, conj_physical of a real tensor, the
+# GRU cell's hidden state
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(4, 6), (-1,), (3, 2, 4), (2, 12)])
+def test_view_copy_of_unviewable_input_matches_torch(shape):
+    """Where ``view`` refuses the input's strides, ``view_copy`` copies as ``reshape`` would:
+    values, row-major strides, the node's name and the gradient are PyTorch's."""
+    got = {}
+    for lib in (torch, cinder):
+        x = lib.from_numpy(_array(3)[:2].copy()).mT.requires_grad_()     # (2, 5, 4) transposed
+        x = x[:, :3]                                                     # (2, 3, 4), unviewable
+        y = lib.view_copy(x, shape)
+        w = lib.from_numpy(np.linspace(-1, 1, y.numel()).astype(np.float32)).reshape(y.shape)
+        (y * w).sum().backward()
+        got[lib.__name__] = y, type(y.grad_fn).__name__, y._base is None
+    (c, c_node, c_fresh), (t, t_node, t_fresh) = got["cinder"], got["torch"]
+    assert c.stride() == t.stride() and (c_node, c_fresh) == (t_node, t_fresh)
+    np.testing.assert_array_equal(c.detach().numpy(), t.detach().numpy())
+
+
+def test_view_copy_refusals_match_torch():
+    """A size that does not fit the element count, and a dtype of another width on a
+    transposed tensor, are still refused with PyTorch's exception types."""
+    for call in (lambda L, x: L.view_copy(x, (5, 5)), lambda L, x: L.view_copy(x, L.float64)):
+        errors = []
+        for lib in (torch, cinder):
+            x = lib.from_numpy(_array(3)[0].copy()).t()
+            with pytest.raises(Exception) as info:
+                call(lib, x)
+            errors.append(type(info.value))
+        assert errors[0] is errors[1]
+
+
+@pytest.mark.parametrize("layout", ["mT", "sliced"])
+def test_conj_physical_of_real_is_the_input(layout):
+    """PyTorch returns a real input itself (same object, strides and storage); ``out=`` gets
+    a row-major copy; a complex input gets its pointwise layout."""
+    for lib in (torch, cinder):
+        x = make_input(lib, layout)
+        assert lib.conj_physical(x) is x
+        out = lib.empty(0)
+        assert lib.conj_physical(x, out=out) is out
+    t_x, c_x = make_input(torch, layout), make_input(cinder, layout)
+    t_out, c_out = torch.empty(0), cinder.empty(0)
+    torch.conj_physical(t_x, out=t_out)
+    cinder.conj_physical(c_x, out=c_out)
+    assert c_out.stride() == t_out.stride()
+    np.testing.assert_array_equal(c_out.numpy(), t_out.numpy())
+    t_c, c_c = (torch.complex(t_x, t_x * 2), cinder.complex(c_x, c_x * 2))
+    assert cinder.conj_physical(c_c).stride() == torch.conj_physical(t_c).stride()
+
+
+@pytest.mark.parametrize("hx_layout", ["row", "T", "expanded"])
+def test_gru_cell_takes_the_hidden_state_layout(hx_layout):
+    """``gru_cell``'s result is laid out as its hidden state ``hx`` leads (PyTorch's cell ends
+    in pointwise ops with ``hx`` first): values, strides and the input gradient."""
+    rng = np.random.default_rng(5)
+    arrays = [rng.standard_normal(s).astype(np.float32)
+              for s in [(3, 4), (3, 5), (15, 4), (15, 5), (15,), (15,)]]
+    got = {}
+    for lib in (torch, cinder):
+        x, hx, *weights = [lib.from_numpy(a.copy()) for a in arrays]
+        if hx_layout == "T":
+            hx = hx.t().contiguous().t()
+        elif hx_layout == "expanded":
+            hx = hx[:1].expand(3, 5)
+        x.requires_grad_()
+        h = lib.gru_cell(x, hx, *weights)
+        (h * lib.arange(15.0).reshape(3, 5)).sum().backward()
+        got[lib.__name__] = h, x.grad
+    (c, c_grad), (t, t_grad) = got["cinder"], got["torch"]
+    assert c.stride() == t.stride()
+    np.testing.assert_allclose(c.detach().numpy(), t.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(c_grad.numpy(), t_grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+# ----------------------------------------------------------------------------------------------
+# einsum: PyTorch's contraction (aligned views, pairwise batched products from the left, a
+# view for a single operand with nothing to sum) leaves its result with particular strides
+# ----------------------------------------------------------------------------------------------
+
+EINSUMS = [
+    ("ij->ji", [(3, 4)]), ("ij", [(3, 4)]), ("ii->i", [(3, 3)]), ("iji->ij", [(3, 2, 3)]),
+    ("...ij->...ji", [(2, 3, 4)]), ("ij->j", [(3, 4)]), ("ijk->kj", [(2, 3, 4)]),
+    ("ij,jk->ik", [(3, 4), (4, 5)]), ("ij,jk->ki", [(3, 4), (4, 5)]),
+    ("bij,bjk->kbi", [(2, 3, 4), (2, 4, 5)]), ("aj,bcj->bac", [(2, 4), (3, 5, 4)]),
+    ("bhqk,bhkd->bqhd", [(2, 3, 4, 6), (2, 3, 6, 5)]), ("bi,bi->b", [(3, 4), (3, 4)]),
+    ("i,j->ji", [(3,), (4,)]), ("ij,ij->ji", [(3, 4), (3, 4)]), ("ba,a->ab", [(1, 2), (2,)]),
+    ("ij,jk,kl->li", [(3, 4), (4, 5), (5, 2)]), ("ace,->ac", [(2, 3, 4), ()]),
+    ("c,ea,->eca", [(3,), (4, 2), ()]), ("...ij,...jk", [(2, 3, 4, 5), (3, 5, 2)]),
+    ("bca,ece->eb", [(1, 3, 2), (4, 3, 4)]), ("Ab,bA->A", [(3, 4), (4, 3)]),
+]
+
+
+@pytest.mark.parametrize("layout", ["row", "T", "S", "F"])
+@pytest.mark.parametrize("eq,shapes", EINSUMS, ids=[e for e, _ in EINSUMS])
+def test_einsum_layout_matches_torch(eq, shapes, layout):
+    """Strides (size-1 dims included), values, whether the result shares the operand's memory,
+    the node's name and the operands' gradients are PyTorch's."""
+    rng = np.random.default_rng(len(eq))
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    got = {}
+    for lib in (torch, cinder):
+        ops = [lib.from_numpy(a.copy()) for a in arrays]
+        if layout != "row":
+            ops = [_relayout(lib, o, layout)[0] for o in ops]
+        ops = [o.detach().requires_grad_() for o in ops]
+        r = lib.einsum(eq, *ops)
+        shares = any(r.data_ptr() == o.data_ptr() for o in ops)
+        w = lib.from_numpy(np.linspace(-1, 1, r.numel()).astype(np.float32)).reshape(r.shape)
+        (r * w).sum().backward()
+        got[lib.__name__] = (r, shares, type(r.grad_fn).__name__ if shares else None,
+                             [o.grad for o in ops])
+    (c, c_shares, c_node, c_grads), (t, t_shares, t_node, t_grads) = got["cinder"], got["torch"]
+    assert tuple(c.shape) == tuple(t.shape)
+    assert c.stride() == t.stride(), f"strides {c.stride()} != {t.stride()}"
+    assert (c_shares, c_node) == (t_shares, t_node)
+    np.testing.assert_allclose(c.detach().numpy(), t.detach().numpy(), rtol=1e-4, atol=1e-5)
+    for cg, tg in zip(c_grads, t_grads):
+        np.testing.assert_allclose(cg.numpy(), tg.numpy(), rtol=1e-4, atol=1e-5)

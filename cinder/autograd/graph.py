@@ -17,6 +17,7 @@ from collections import defaultdict
 from typing import Any, NamedTuple
 
 from .. import _C
+from ..backend import is_non_overlapping_and_dense
 from ..utils.hooks import RemovableHandle  # noqa: F401  (old import path)
 from . import grad_mode
 
@@ -566,7 +567,7 @@ def _obeys_layout(grad, variable):
     g, v = grad._data, variable._data
     if g.flags.c_contiguous and v.flags.c_contiguous and 0 not in g.strides:
         return True                 # both row-major: the common case, decided at once
-    if not _non_overlapping_and_dense(variable):
+    if not is_non_overlapping_and_dense(variable._data):
         return grad.is_contiguous()
     for n, gs, vs in zip(g.shape, grad.stride(), variable.stride()):
         # a size-1 dim's stride does not matter, unless it is 0 (a broadcast view)
@@ -575,19 +576,9 @@ def _obeys_layout(grad, variable):
     return True
 
 
-def _non_overlapping_and_dense(t):
-    """Whether ``t``'s elements fill a block of memory exactly, in some order of its dims."""
-    expected = 1
-    for stride, n in sorted((s, n) for n, s in zip(t._data.shape, t.stride()) if n != 1):
-        if stride != expected:
-            return False
-        expected *= n
-    return True
-
-
 def _copy_in_layout(grad, variable):
     """A new array of ``grad``'s values with the strides the contract asks for."""
-    if variable._data.flags.c_contiguous or not _non_overlapping_and_dense(variable):
+    if variable._data.flags.c_contiguous or not is_non_overlapping_and_dense(variable._data):
         return grad._data.copy()          # row-major
     out = grad.new_empty_strided(variable._data.shape, variable.stride())._data
     out[...] = grad._data

@@ -23,7 +23,7 @@ warnings.filterwarnings("ignore", message=r".*encountered in ", category=Runtime
                         module=r"cinder(\.|$)")
 
 __all__ = ["array_module", "array_module_of", "cuda_is_available", "to_device", "data_ptr",
-           "storage_root"]
+           "is_non_overlapping_and_dense", "storage_root"]
 
 _cupy = None
 _cupy_checked = False
@@ -223,6 +223,18 @@ def storage_root(arr):
             root = node
         node = getattr(node, "base", None)
     return root
+
+
+def is_non_overlapping_and_dense(arr):
+    """Whether ``arr``'s elements fill one block of memory exactly, with no gaps and no two
+    elements at one address, in some order of its dims (PyTorch's
+    ``is_non_overlapping_and_dense``; dims of size 0 or 1 have no say)."""
+    expected = arr.itemsize
+    for stride, n in sorted((s, n) for n, s in zip(arr.shape, arr.strides) if n > 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
 
 
 def synchronize(dev=None):

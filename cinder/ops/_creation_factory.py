@@ -23,7 +23,7 @@ from .. import _dtype as D
 from .. import _layout, backend
 from .._device import CPU, as_device
 from .._tensor import Tensor, make_tensor
-from ._layouts import OUTER_FIRST, empty_preserved
+from ._layouts import OUTER_FIRST, empty_preserved, format_order, new_in_order
 from ._registry import register, write_out
 
 __all__ = ["check_dtype", "check_options", "filled", "finish", "is_int_arg", "parse_size"]
@@ -139,14 +139,9 @@ def _alloc(shape, np_dtype, memory_format, alloc=np.empty):
     """A host array of ``shape`` laid out as ``memory_format`` (contiguous when None)."""
     if memory_format is None or memory_format is _layout.contiguous_format:
         return alloc(shape, dtype=np_dtype)
-    order = OUTER_FIRST.get(memory_format.name)
-    if order is None:       # preserve_format: there is no input to preserve
+    if memory_format.name not in OUTER_FIRST:   # preserve_format: no input to preserve
         raise RuntimeError("unsupported memory format Preserve")
-    if len(shape) != len(order):
-        raise RuntimeError(f"required rank {len(order)} tensor to use {memory_format.name} "
-                           "format")
-    stored = alloc(tuple(shape[d] for d in order), dtype=np_dtype)
-    return stored.transpose(np.argsort(order))
+    return new_in_order(shape, np_dtype, format_order(memory_format.name, len(shape)), alloc)
 
 
 def _alloc_like(src, np_dtype, memory_format):
@@ -155,11 +150,13 @@ def _alloc_like(src, np_dtype, memory_format):
     its dimension order made dense otherwise, as PyTorch's ``empty_like`` does."""
     if memory_format is not None and memory_format is not _layout.preserve_format:
         return _alloc(src.shape, np_dtype, memory_format)
+    # (``empty_preserved`` would allocate on ``src``'s device; the factories build host
+    # arrays and move them in ``finish``, so the two device cases stay here)
     if not backend.is_numpy(src):
         # a CUDA array: column-major stays column-major (the move to the GPU keeps it)
         f_order = src.flags.f_contiguous and not src.flags.c_contiguous
         return np.empty(src.shape, dtype=np_dtype, order="F" if f_order else "C")
-    if src.size == 0:
+    if src.size == 0:     # (PyTorch counts every empty tensor dense: its strides stay)
         itemsize = np.dtype(np_dtype).itemsize
         strides = tuple(st // src.itemsize * itemsize for st in src.strides)
         return np.lib.stride_tricks.as_strided(np.empty(0, np_dtype), src.shape, strides)

@@ -81,15 +81,22 @@ def _strides_read_as(arr, inner_first):
     return True
 
 
+def format_order(fmt, ndim):
+    """The dims of memory format ``fmt`` outermost first for an array of rank ``ndim`` (None
+    for "contiguous_format"), or PyTorch's error when a channels-last format does not fit
+    the rank."""
+    order = OUTER_FIRST.get(fmt)
+    if order is not None and ndim != len(order):
+        raise RuntimeError(f"required rank {len(order)} tensor to use {fmt} format")
+    return order
+
+
 def in_format(arr, fmt):
     """A copy of ``arr`` laid out as memory format ``fmt``: "contiguous_format",
     "channels_last" or "channels_last_3d" (whose rank it must have)."""
-    xp = _xp(arr)
-    order = OUTER_FIRST.get(fmt)
+    order = format_order(fmt, arr.ndim)
     if order is None:
-        return xp.array(arr, copy=True, order="C")
-    if arr.ndim != len(order):
-        raise RuntimeError(f"required rank {len(order)} tensor to use {fmt} format")
+        return _xp(arr).array(arr, copy=True, order="C")
     return in_order(arr, order, copy=True)
 
 
@@ -97,7 +104,7 @@ def as_format(arr, fmt):
     """``arr`` laid out as memory format ``fmt`` (a copy only when it is not already)."""
     if fmt == "contiguous_format":
         return row_major(arr)
-    if suggested_format(arr) == fmt and _is_dense(arr):
+    if suggested_format(arr) == fmt and backend.is_non_overlapping_and_dense(arr):
         return arr
     return in_format(arr, fmt)
 
@@ -117,18 +124,6 @@ def as_suggested(res, src, kernels=CHANNELS_LAST):
     return as_format(res, fmt if fmt in kernels else "contiguous_format")
 
 
-def _is_dense(arr):
-    """Whether ``arr`` covers its memory without gaps or overlaps (any dim order)."""
-    expected = arr.itemsize
-    for d in sorted(range(arr.ndim), key=lambda i: (arr.strides[i], arr.shape[i])):
-        if arr.shape[d] == 1:
-            continue
-        if arr.strides[d] != expected:
-            return False
-        expected *= arr.shape[d]
-    return True
-
-
 def empty_preserved(src, dtype=None):
     """An uninitialised array shaped like ``src`` laid out as PyTorch's ``empty_like`` with
     ``preserve_format`` lays it out: ``src``'s own strides when it is dense, else its dims
@@ -138,7 +133,7 @@ def empty_preserved(src, dtype=None):
     dtype = src.dtype if dtype is None else np.dtype(dtype)
     if plain(src) or not src.size:
         return xp.empty(src.shape, dtype)
-    if _is_dense(src):
+    if backend.is_non_overlapping_and_dense(src):
         strides = tuple(st // src.itemsize * dtype.itemsize for st in src.strides)
         return xp.lib.stride_tricks.as_strided(xp.empty(src.size, dtype), src.shape, strides)
     order = iterator_order([src], src.shape)
@@ -192,10 +187,10 @@ def iterator_order(arrays, shape):
         for i, n in enumerate(a.shape):
             st.append(0 if n == 1 and shape[lead + i] != 1 else a.strides[i])
         strides.append(st)
-    return _order_of(strides, shape)
+    return order_of(strides, shape)
 
 
-def _order_of(strides, shape):
+def order_of(strides, shape):
     """TensorIterator's dim order from per-operand stride lists (0: no say on that dim)."""
     ndim = len(shape)
 
@@ -224,6 +219,18 @@ def _order_of(strides, shape):
     return None if order == list(range(ndim)) else order
 
 
+def with_strides(arr, strides):
+    """``arr`` with the element ``strides`` (a dense layout of its shape): itself when it has
+    them, else a copy."""
+    byte = tuple(st * arr.itemsize for st in strides)
+    if arr.strides == byte or not arr.size:
+        return arr
+    xp = _xp(arr)
+    out = xp.lib.stride_tricks.as_strided(xp.empty(arr.size, arr.dtype), arr.shape, byte)
+    out[...] = arr
+    return out
+
+
 def index_layout(res, src, key):
     """The result ``res = src[key]`` of advanced indexing (``key``: full slices and index
     arrays) laid out as PyTorch's ``index`` lays it out: one TensorIterator over ``src``
@@ -247,7 +254,7 @@ def index_layout(res, src, key):
     for a in idx:
         st = _xp(a).broadcast_to(a, ishape).strides if np.ndim(a) else (0,) * n_idx
         operands.append([0] * len(before) + list(st) + [0] * len(after))
-    order = _order_of(operands, res.shape)
+    order = order_of(operands, res.shape)
     return row_major(res) if order is None else in_order(res, order)
 
 
@@ -268,6 +275,20 @@ def fft_layout(res, src, dims, exclude_last=False):
     return in_order(res, order)
 
 
+def _inverse(order):
+    """The permutation that undoes ``order`` (np.argsort costs more than a small copy)."""
+    inverse = [0] * len(order)
+    for i, d in enumerate(order):
+        inverse[d] = i
+    return inverse
+
+
+def new_in_order(shape, dtype, order, alloc=np.empty):
+    """A new host array of ``shape`` made by ``alloc`` (``np.empty``, ``np.zeros``...) whose
+    dims are stored outermost-first in ``order``."""
+    return alloc(tuple(shape[d] for d in order), dtype=dtype).transpose(_inverse(order))
+
+
 def in_order(res, order, copy=False):
     """``res`` laid out so its dims are stored outermost-first in ``order`` (a copy when it
     is not already, or when ``copy`` asks)."""
@@ -278,10 +299,7 @@ def in_order(res, order, copy=False):
         step *= max(res.shape[d], 1)
     if tuple(expected) == res.strides and not copy:
         return res
-    inverse = [0] * res.ndim       # (np.argsort costs more than the copy on small arrays)
-    for i, d in enumerate(order):
-        inverse[d] = i
-    return _xp(res).array(res.transpose(order), copy=True, order="C").transpose(inverse)
+    return _xp(res).array(res.transpose(order), copy=True, order="C").transpose(_inverse(order))
 
 
 def iterator_layout(res, operands):

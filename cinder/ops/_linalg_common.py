@@ -6,6 +6,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import backend
 from .._device import CPU
+from ._layouts import in_order
 from ._prep import wrap, xp_of
 
 
@@ -164,16 +165,22 @@ def new(arr, like, dtype=None, column_major=False):
     return wrap(arr, dt, like._device)
 
 
+def column_major_result(t):
+    """The result tensor ``t`` of a linalg op cinder composes from other ops (which leave it
+    row-major) given the batched column-major strides PyTorch's LAPACK kernel writes. ``t``
+    keeps its graph node; its array is swapped for a relaid copy, so a view (whose memory is
+    its base's) is cloned first."""
+    if t._base is not None:
+        t = t.clone()
+    t._data = batched_column_major(t._data)
+    return t
+
+
 def batched_column_major(arr):
     """``arr`` with each matrix (last two dims) stored column by column, the batch row-major:
-    strides (..., 1, rows), as LAPACK writes them."""
-    rows, cols = arr.shape[-2:]
-    out = backend.array_module_of(arr).empty(arr.shape[:-2] + (cols, rows), arr.dtype)
-    out = out.swapaxes(-1, -2)
-    if out.strides == arr.strides:
-        return arr
-    out[...] = arr
-    return out
+    strides (..., 1, rows), as LAPACK writes them (a copy only when it is not already)."""
+    nd = arr.ndim
+    return in_order(arr, list(range(nd - 2)) + [nd - 1, nd - 2])
 
 
 def real_dtype(dt):

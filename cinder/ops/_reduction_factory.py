@@ -348,7 +348,7 @@ def _public_signature(body, with_out):
 
 def reduction(name, *, nodes=(), returns=None, has_out=True, check_out=None, overloads=None,
               full_out=True, error_name=None, family="reduction", method=True,
-              function_too=True, inplace=None):
+              function_too=True, inplace=None, own_layout=False):
     """Decorator: publish the body below it as the reduction ``name``.
 
     ``nodes``: the graph-node classes the body may name (for the op table). ``returns``: the
@@ -357,9 +357,10 @@ def reduction(name, *, nodes=(), returns=None, has_out=True, check_out=None, ove
     refuses ``out=`` for some argument combinations. ``overloads``: the signatures PyTorch's
     parser prints (for ``sum``/``mean``/``prod``, which refuse a dtype in the ``dim`` position);
     with ``full_out=False`` the full reduction (no ``dim``) has no ``out=``. ``error_name``:
-    the name PyTorch's argument errors use when it differs (``linalg_vector_norm``). The other
-    arguments go to ``register``. Returns the implementation (the op table holds the public
-    function that passes the dispatch point).
+    the name PyTorch's argument errors use when it differs (``linalg_vector_norm``).
+    ``own_layout``: the body lays its outputs out itself (otherwise they are made row-major
+    when the input is not). The other arguments go to ``register``. Returns the
+    implementation (the op table holds the public function that passes the dispatch point).
     """
     label = error_name or name
     # the refusal of uint16/32/64 inputs (limited_uint.py), tested here on the input's dtype
@@ -387,7 +388,7 @@ def reduction(name, *, nodes=(), returns=None, has_out=True, check_out=None, ove
                 if check_out is not None:
                     check_out(input, *args, **kwargs)
             answer = body(input, *args, **kwargs)
-            if not input._data.flags.c_contiguous:
+            if not (own_layout or input._data.flags.c_contiguous):
                 _row_major_outputs(answer.outputs)
             if answer.node is not None and input._requires_grad and needs_grad(input):
                 _record(answer, input)

@@ -69,20 +69,22 @@ def view_op(name, geometry, nodes=(), *, function=True, method=True, copy=True, 
     ``geometry`` may also answer a finished Tensor instead of the triple, for the rare call
     that is not a view of this kind (``view(dtype)`` reinterprets bytes). ``result_dtype(input)``
     gives the result's dtype when it differs from the input's (``real``/``imag``).
-    ``copy_precheck(input)`` holds refusals of the ``_copy`` form only. ``varargs`` names the
+    ``copy_precheck(input)`` holds refusals of the ``_copy`` form only; ``copy`` may also be
+    the function the copy op copies from, where that is not the view itself. ``varargs`` names the
     geometry parameter that the op takes as ``*name`` (``view(*shape)``): the geometry gets
     the tuple as it is, without a second packing. Returns the public
     function (or the method when there is no function).
     """
     fn = _forwarder(name, geometry, result_dtype, varargs)
-    VIEW_ENTRIES[name] = {"copy": copy, "inplace": inplace is not None, "aliases": aliases}
+    VIEW_ENTRIES[name] = {"copy": bool(copy), "inplace": inplace is not None,
+                          "aliases": aliases}
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc or geometry.__doc__
     inplace_fn = None if inplace is None else _inplace_view(name, fn, inplace)
     public = register(name, fn, method=method, inplace=inplace_fn, function_too=function,
                       family="views", nodes=tuple(nodes), tags=("views",))
     if copy:
-        publish_copy(name, fn, copy_precheck)
+        publish_copy(name, copy if callable(copy) else fn, copy_precheck)
     for other in aliases:
         alias(other, name)
     return public if function else OPS[name].method

@@ -13,7 +13,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, wrap_dim
-from ._layouts import row_major
+from . import _einsum_layout as einsum_layout
+from ._layouts import plain, row_major, with_strides
 from ._prep import (
     as_compute,
     broadcast_shape,
@@ -31,9 +32,12 @@ from ._prep import result_type
 # einsum
 # ----------------------------------------------------------------------------------------------
 
+_VIEW, _ROW_MAJOR = einsum_layout.VIEW, einsum_layout.ROW_MAJOR
+
 
 def _parse_equation(equation, shapes):
-    """(input subscripts, output subscripts) with every '...' spelled out as letters."""
+    """(input subscripts, output subscripts, the letters spelling '...') with every '...'
+    spelled out as letters."""
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
@@ -64,34 +68,71 @@ def _parse_equation(equation, shapes):
             for c in t:
                 counts[c] = counts.get(c, 0) + 1
         out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
-    return full, out
+    return full, out, ell
 
 
 def _plan(equation, shapes):
-    """(subscripts, output, route): how to compute the contraction. NumPy's planner
+    """(subscripts, output, route, layout): how to compute the contraction, and how PyTorch
+    lays out its result (``_einsum_layout.plan``). NumPy's planner
     (route "plan": ``optimize=True``) costs ~15 µs of Python per call and is used for three
     or more operands. A GEMM-like pair (a summed letter plus a letter of one operand alone)
     is one ``matmul`` (route ("gemm", ...), see ``_gemm_route``); a one-operand sum with
     distinct letters is ``ndarray.sum`` (route ("sum", axes, permutation)); the rest
     (elementwise products, batched dots such as 'bi,bi->b') runs in NumPy's compiled einsum
-    loop (route "loop")."""
-    subs, out = _parse_equation(equation, shapes)
+    loop (route "loop").
+
+    ``layout`` is None where the route's result already has PyTorch's strides (a matmul
+    whose product is laid out as PyTorch's, a result of one dim), so the common calls check
+    nothing."""
+    subs, out, ell = _parse_equation(equation, shapes)
     _check_sizes(subs, shapes)
+    layout = einsum_layout.plan(subs, out, ell, shapes)
+    route = _route(subs, out)
+    if layout is _ROW_MAJOR and len(out) <= 1:
+        layout = None           # (a computed result of 0 or 1 dims is a fresh, dense array)
+    elif route[0] == "gemm" and layout is not None and layout[0] == "strides" and \
+            _gemm_strides(route[1:], shapes, len(out)) == layout[1]:
+        layout = None
+    return (tuple(subs), out, route, layout)
+
+
+def _gemm_strides(route, shapes, n_out):
+    """The element strides (None: row-major) of the gemm route's result for operands of
+    ``shapes``; False where the route falls back to NumPy's einsum or the result has size-1
+    dims (whose strides NumPy may set otherwise)."""
+    perm_a, perm_b, (nb, nf, ns), out_perm, swap = route
+    sa, sb = shapes[::-1] if swap else shapes
+    a = [sa[i] for i in perm_a]
+    b = [sb[i] for i in perm_b]
+    if b[:nb + ns] != a[:nb] + a[nb + nf:]:
+        return False
+    product = a[:nb + nf] + b[nb + ns:]
+    if 1 in product or 0 in product:
+        return False
+    strides = [1] * len(product)
+    for i in range(len(product) - 2, -1, -1):
+        strides[i] = strides[i + 1] * product[i + 1]
+    strides = tuple(strides[i] for i in out_perm)
+    return None if out_perm == sorted(out_perm) else strides
+
+
+def _route(subs, out):
+    """The route of ``_plan``."""
     if len(subs) > 2:
-        return tuple(subs), out, "plan"
+        return "plan"
     a, b = (set(subs[0]), set(subs[-1]))
     if len(subs) == 1:
         term = subs[0]
         if len(a) != len(term) or len(set(out)) != len(out):
-            return tuple(subs), out, "loop"
+            return "loop"
         kept = [c for c in term if c in out]
-        return tuple(subs), out, ("sum", tuple(i for i, c in enumerate(term) if c not in out),
-                                  [kept.index(c) for c in out])
+        return ("sum", tuple(i for i, c in enumerate(term) if c not in out),
+                [kept.index(c) for c in out])
     summed = (a & b) - set(out)
     if summed and ((a - b) or (b - a)):
         route = _gemm_route(subs[0], subs[1], out)
-        return tuple(subs), out, ("gemm",) + route if route else "plan"
-    return tuple(subs), out, "loop"
+        return ("gemm",) + route if route else "plan"
+    return "loop"
 
 
 def _run_route(xp, subs, out, arrays, route):
@@ -113,14 +154,18 @@ def _run_route(xp, subs, out, arrays, route):
 
 
 def _check_sizes(subs, shapes):
-    """PyTorch's error for a letter whose size differs between operands (size 1 broadcasts;
-    a letter repeated inside one operand is left to NumPy's diagonal check)."""
+    """PyTorch's errors, in its order, for a letter whose size differs between operands (size
+    1 broadcasts) or between two dims of one operand (a diagonal)."""
     sizes = {}
     for i, (term, shape) in enumerate(zip(subs, shapes)):
         mine = {}
         for c, n in zip(term, shape):
-            mine.setdefault(c, n)
-        for c, n in mine.items():
+            if c in mine:
+                if n != mine[c]:
+                    raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {i} "
+                                       f"but the sizes don't match, {n} != {mine[c]}")
+                continue
+            mine[c] = n
             seen = sizes.get(c, 1)
             if n != 1 and seen != 1 and n != seen:
                 raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {i} which "
@@ -131,37 +176,52 @@ def _check_sizes(subs, shapes):
 def _gemm_route(sa, sb, out):
     """How to compute the pair ``sa,sb->out`` as one (batched) matmul: the axis orders that
     put each operand as (batch, free, summed) / (batch, summed, free), how many letters each
-    group has, and the permutation from the product's letters to ``out``. None when a letter
-    repeats inside a term or is summed within one operand alone."""
+    group has, the permutation from the product's letters to ``out``, and whether the two
+    operands swap places. None when a letter repeats inside a term or is summed within one
+    operand alone.
+
+    The product is laid out as PyTorch's einsum lays out its batched product: the batch
+    letters, then the left operand's own letters, then the right's, each in output order,
+    the two operands swapped when all of the right's letters come first in the output; the
+    result is then a permuted view of the product, as PyTorch's is."""
     if len(set(sa)) != len(sa) or len(set(sb)) != len(sb) or len(set(out)) != len(out):
+        return None
+    if any(c not in out and c not in sb for c in sa) or \
+            any(c not in out and c not in sa for c in sb):
         return None
     batch = [c for c in out if c in sa and c in sb]
     summed = [c for c in sa if c in sb and c not in out]
-    free_a = [c for c in sa if c not in sb]
-    free_b = [c for c in sb if c not in sa]
-    if any(c not in out for c in free_a + free_b):
-        return None
+    free_a = [c for c in out if c in sa and c not in sb]
+    free_b = [c for c in out if c in sb and c not in sa]
+    swap = bool(free_a and free_b) and out.index(free_b[-1]) < out.index(free_a[0])
+    if swap:
+        sa, sb, free_a, free_b = sb, sa, free_b, free_a
     product = batch + free_a + free_b
     return ([sa.index(c) for c in batch + free_a + summed],
             [sb.index(c) for c in batch + summed + free_b],
-            (len(batch), len(free_a), len(summed)), [product.index(c) for c in out])
+            (len(batch), len(free_a), len(summed)), [product.index(c) for c in out], swap)
 
 
 def _einsum_matmul(xp, a, b, route):
     """The contraction by ``route`` (see ``_gemm_route``); None if the sizes of shared
     letters differ (NumPy's einsum then reports the mismatch)."""
-    perm_a, perm_b, (nb, nf, ns), out_perm = route
+    perm_a, perm_b, (nb, nf, ns), out_perm, swap = route
+    if swap:
+        a, b = b, a
     a, b = a.transpose(perm_a), b.transpose(perm_b)
     batch, free_a, summed = a.shape[:nb], a.shape[nb:nb + nf], a.shape[nb + nf:]
     if b.shape[:nb + ns] != batch + summed:
         return None
     free_b = b.shape[nb + ns:]
     k = math.prod(summed)
-    res = xp.matmul(a.reshape(batch + (math.prod(free_a), k)),
-                    b.reshape(batch + (k, math.prod(free_b))))
+    a = a.reshape(batch + (math.prod(free_a), k))
+    b = b.reshape(batch + (k, math.prod(free_b)))
+    if not nb:                    # (a 2-D product is always a fresh row-major array)
+        res = xp.matmul(a, b)
+    else:   # (NumPy orders a batched product's dims as its operands': ask for row-major)
+        res = xp.matmul(a, b, order="C") if xp is np else xp.ascontiguousarray(xp.matmul(a, b))
     res = res.reshape(batch + free_a + free_b)
-    return res if out_perm == sorted(out_perm) else xp.ascontiguousarray(
-        res.transpose(out_perm))
+    return res if out_perm == sorted(out_perm) else res.transpose(out_perm)
 
 
 # (a model calls the same few equations on the same shapes over and over)
@@ -221,16 +281,77 @@ def _einsum_node(n):
     return _EINSUM_NODES[n]
 
 
-def einsum(equation, *operands):
+def _view_of(t, term, out):
+    """PyTorch's einsum of one operand with nothing to sum: a view of it (the diagonal of
+    each repeated letter, then the output's permutation)."""
+    kept = []
+    for c in term:
+        if c not in kept:
+            kept.append(c)
+            continue
+        prev, dim = kept.index(c), len(kept)
+        t = t.diagonal(0, prev, dim).movedim(-1, prev)
+    return t.permute([kept.index(c) for c in out])
+
+
+def _laid_out(res, layout, operands, subs, out):
+    """The result array ``res`` with the strides PyTorch's einsum leaves (see
+    ``_einsum_layout``); a copy only when it has others."""
+    if layout is _ROW_MAJOR:
+        return res if plain(res) else row_major(res)
+    kind, info = layout
+    if kind == "view":            # (an empty operand's "view": a copy)
+        return res
+    if kind == "strides":
+        return with_strides(res, info)
+    strides = einsum_layout.strides_of([t._data for t in operands], subs, *info, len(out))
+    return with_strides(res, strides)
+
+
+def _letter(n):
+    """A subscript of einsum's sublist form as an equation letter: 0-25 are A-Z, 26-51 a-z,
+    ``...`` stays itself."""
+    if n is Ellipsis:
+        return "..."
+    if 0 <= n < 52:
+        return chr(ord("A") + n) if n < 26 else chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range "
+                     "[0, 52)")
+
+
+def _equation_and_operands(args):
+    """einsum's two call forms, ``(equation, *operands)`` (the operands possibly in one
+    list) and ``(operand, sublist, operand, sublist, ..., [output sublist])``, as
+    (equation, operands)."""
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    if isinstance(args[0], Tensor):
+        equation = ",".join("".join(_letter(n) for n in sub) for sub in args[1::2])
+        if len(args) % 2:
+            return equation + "->" + "".join(_letter(n) for n in args[-1]), args[:-1:2]
+        return equation, args[::2]
+    if len(args) == 2 and isinstance(args[1], (list, tuple)):
+        return _equation_and_operands((args[0], *args[1]))
+    return args[0], args[1:]
+
+
+def einsum(equation=None, *operands):
     """Sums of products over the subscripts of ``equation`` (Einstein notation, with
-    ``...`` for broadcast dims and an implicit, alphabetical output when ``->`` is absent)."""
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    if not operands:
-        raise RuntimeError("einsum(): must provide at least one operand")
+    ``...`` for broadcast dims and an implicit, alphabetical output when ``->`` is absent):
+    ``einsum(equation, *operands)``, or each operand followed by its subscripts as a list of
+    integers (``einsum(a, [0, 1], b, [1, 2], [0, 2])``)."""
+    if equation.__class__ is not str or not operands or operands[0].__class__ in (list, tuple):
+        # (the other forms; the usual one, an equation and tensors, is decided at once)
+        args = operands if equation is None else (equation,) + operands
+        equation, operands = _equation_and_operands(args)
     shapes = tuple(t._data.shape for t in operands)
-    subs, out, route = (_parsed(equation, shapes) if isinstance(equation, str) else
-                        _plan(equation, shapes))
+    subs, out, route, layout = (_parsed(equation, shapes) if isinstance(equation, str) else
+                                _plan(equation, shapes))
+    if layout is _VIEW and operands[0]._data.size:
+        # (an empty operand takes the computing path: cinder's diagonal of an empty array
+        # with zero strides fails)
+        return _view_of(operands[0], subs[0], out)
     dt = operands[0]._dtype
     for t in operands[1:]:
         if t._dtype is not dt:
@@ -250,7 +371,11 @@ def einsum(equation, *operands):
         raise RuntimeError(f"einsum(): {exc}") from None
     if route[0] == "sum" and route[1] and dt.category <= D.INTEGRAL:
         dt = D.int64
-    result = wrap(xp.asarray(res).astype(dt.numpy_dtype, copy=False), dt, dev)
+    res = xp.asarray(res).astype(dt.numpy_dtype, copy=False)
+    if layout is not None and (layout is not _ROW_MAJOR or 1 in res.shape or
+                               not res.flags.c_contiguous):
+        res = _laid_out(res, layout, operands, subs, out)
+    result = wrap(res, dt, dev)
     if needs_grad(*operands):
         record(_einsum_node(len(operands)), operands, (result,), subs=subs, out=out,
                operands=list(operands), shapes=[t._data.shape for t in operands])

@@ -8,8 +8,9 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import return_types
-from ._linalg_common import (LinAlgError, check_float, check_matrix, check_square, host,
-                             lapack_2d, new, real_dtype)
+from ._linalg_common import (LinAlgError, check_float, check_matrix, check_square,
+                             column_major_result, host, lapack_2d, new, real_dtype)
+from ._layouts import row_major
 from ._prep import xp_of
 from ._registry import needs_grad, node_class, record, register
 from .linalg_solve import _out, linalg_solve_triangular
@@ -505,7 +506,7 @@ def linalg_lu(A, *, pivot=True, out=None):
         p = np.broadcast_to(np.eye(m, dtype=a.dtype), a.shape[:-2] + (m, m)).copy()
         l = np.zeros(a.shape[:-2] + (m, k), a.dtype)
         u = np.zeros(a.shape[:-2] + (k, n), a.dtype)
-    P, L, U = new(np.ascontiguousarray(p), A), new(l, A), new(u, A)
+    P, L, U = new(row_major(p), A), new(l, A), new(u, A)
     if needs_grad(A):
         record(LuNode, (A,), (P, L, U), P=P, L=L, U=U)
         P._requires_grad = False
@@ -529,7 +530,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
         eye_m = np.eye(m, dtype=LU_data._dtype.numpy_dtype)
         # P[..., perm[i], i] = 1:  A = P L U
         p = np.swapaxes(eye_m[perm], -1, -2)
-        P = new(np.ascontiguousarray(p), LU_data)
+        P = new(row_major(p), LU_data)
     empty = new(np.zeros(0, LU_data._dtype.numpy_dtype), LU_data)
     result = ret((P if P is not None else empty, L if L is not None else empty,
                   U if U is not None else empty))
@@ -547,7 +548,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     elif left:                     # A^H X = B:  U^H L^H P^T X = B
         y = linalg_solve_triangular(U.mH, B, upper=False)
         y = linalg_solve_triangular(L.mH, y, upper=True, unitriangular=True)
-        x = P.to(B.dtype).matmul(y)
+        x = column_major_result(P.to(B.dtype).matmul(y))      # (as LAPACK's getrs writes it)
     else:                          # X A = B  <=>  A^H X^H = B^H
         x = linalg_lu_solve(LU, pivots, B.mH, left=True, adjoint=not adjoint).mH
     return _out(out, x)

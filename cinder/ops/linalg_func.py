@@ -11,7 +11,8 @@ from .. import _dtype as D
 from .. import backend
 from .. import return_types
 from . import contractions
-from ._linalg_common import batched_column_major, check_float, check_matrix, check_square, new
+from ._linalg_common import (batched_column_major, check_float, check_matrix, check_square,
+                             column_major_result, new)
 from ..autograd.grad_mode import no_grad
 from ._registry import OPS, needs_grad, node_class, record, register
 from .linalg_decomp import _svd, linalg_eigh, linalg_svdvals
@@ -399,7 +400,7 @@ def linalg_householder_product(A, tau, *, out=None):
         v = V[..., :, i:i + 1]
         t = tau[..., i:i + 1].unsqueeze(-1)
         Q = Q - (Q.matmul(v) * t).matmul(v.mH)
-    return _out(out, Q[..., :, :n].contiguous())
+    return _out(out, column_major_result(Q[..., :, :n]))    # (LAPACK's orgqr layout)
 
 
 def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):

@@ -11,6 +11,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import return_types
 from ._linalg_common import (LinAlgError, batch_prefix, check_float, check_same_dtype,
+                             column_major_result,
                              check_square, host, lapack_2d, new, raise_singular, real_dtype,
                              singular_info)
 from ._reduction_factory import out_type
@@ -467,7 +468,7 @@ def linalg_matrix_exp(A):
     check_square(A, "linalg.matrix_exp")
     a = host(A)
     out = sl.expm(a) if a.size else a.copy()
-    result = new(np.ascontiguousarray(out), A)
+    result = new(row_major(out), A)
     if needs_grad(A):
         record(MatrixExpNode, (A,), (result,), self=A)
     return result
@@ -513,7 +514,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     coeff = A.mT if transpose else A
     x = linalg_solve_triangular(coeff, input, upper=upper != transpose,
                                 unitriangular=unitriangular)
-    return _out(out, ret((x, A.clone())))
+    return _out(out, ret((x, column_major_result(A.clone()))))   # (PyTorch's LAPACK copy)
 
 
 register("triangular_solve", triangular_solve, family="linalg")

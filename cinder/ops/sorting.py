@@ -20,7 +20,7 @@ from .. import return_types
 from .._tensor import Tensor, wrap_dim
 from ..autograd.grad_mode import no_grad
 from . import _tie_order as ties
-from ._layouts import row_major
+from ._layouts import like_preserved, row_major
 from ._prep import check_tensor_arg, not_implemented, wrap, xp_of
 from ._registry import needs_grad, node_class, record, register, write_out
 from ._reduction_factory import Reduced, pair_result, reduction
@@ -264,12 +264,11 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 def _laid_out_like(xp, arr, like):
     """``arr`` (row-major) in the layout of the input ``like``, as PyTorch's sort writes into
-    an ``empty_like`` of its input (a dense input's strides, kept)."""
+    an ``empty_like`` of its input (``like_preserved``: a dense input's strides, kept; others
+    in their dim order, made dense)."""
     if arr.ndim < 2 or like.flags.c_contiguous:
         return arr
-    out = xp.empty_like(like, dtype=arr.dtype)
-    out[...] = arr
-    return out
+    return like_preserved(arr, like)
 
 
 def msort(input, *, out=None):

@@ -6,7 +6,7 @@ from .. import _dtype as D
 from .. import return_types
 from .._tensor import Tensor, wrap_dim
 from ..autograd.grad_mode import no_grad
-from ._layouts import row_major
+from ._layouts import in_order, row_major
 from ._prep import as_compute, check_tensor_arg, common_device, dims_arg, wrap, xp_of
 from ._registry import make_inplace, needs_grad, node_class, record, register, write_out
 from ._reduction_factory import Reduced, reduced_shape, reduction, sum_by_matmul, unreduce
@@ -256,21 +256,26 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
         elif red:
             del red[d]
         red = tuple(red)
-    shape = red if scalar_q else (qa.size,) + red
-    result = wrap(vals.reshape(shape), input._dtype, input._device)
+    if scalar_q:
+        out = vals.reshape(red)
+    else:
+        # PyTorch gathers the quantiles along a last dim and moves it to the front: the other
+        # dims row-major outside, the quantiles innermost
+        out = in_order(vals.reshape((qa.size,) + red), list(range(1, len(red) + 1)) + [0])
+    result = wrap(out, input._dtype, input._device)
     return Reduced(result, node=QuantileNode, flat_shape=pos_lo.shape, n=rows.shape[-1],
                    weight=weight, pos_lo=wrap(pos_lo, D.int64, input._device),
                    pos_hi=wrap(pos_hi, D.int64, input._device), moved_shape=moved.shape, dim=d,
                    self_sizes=a.shape)
 
 
-@reduction("quantile", nodes=(QuantileNode,), family="statistics")
+@reduction("quantile", nodes=(QuantileNode,), family="statistics", own_layout=True)
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The ``q``-quantiles over ``dim`` (all elements by default); NaN if any element is."""
     return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
 
 
-@reduction("nanquantile", nodes=(QuantileNode,), family="statistics")
+@reduction("nanquantile", nodes=(QuantileNode,), family="statistics", own_layout=True)
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """Like :func:`quantile`, ignoring NaN elements."""
     return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)

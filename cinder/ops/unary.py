@@ -293,11 +293,10 @@ register("conj", conj, family="pointwise", nodes=(ConjNode,))
 
 
 def conj_physical(input, *, out=None):
-    """The conjugate as a new tensor (a copy for real tensors)."""
+    """The conjugate as a new tensor; a real tensor is its own conjugate and comes back
+    itself (PyTorch's kernel returns the input there, strides, storage and graph node
+    included)."""
     result = conj(input)
-    if result is input:
-        from .conversion import clone
-        result = clone(input)
     return write_out(out, result) if out is not None else result
 
 

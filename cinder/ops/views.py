@@ -22,7 +22,7 @@ from ..autograd.engine import validate_grads
 from ..autograd.graph import Node
 from ..autograd.grad_mode import no_grad
 from ._layouts import plain
-from ._prep import dims_arg, shape_arg, xp_of
+from ._prep import dims_arg, shape_arg, wrap, xp_of
 from ._registry import alias, needs_grad, node_class, publish_attribute, record, register
 from ._view_factory import NO_SAVES, make_view, view_op
 
@@ -157,7 +157,24 @@ def _view_dtype(input, dt):
     return out
 
 
-view = view_op("view", _view_geometry, (ViewNode,), function=False, varargs="shape")
+def _view_or_reshape(input, *shape):
+    """What ``view_copy`` copies: ``input.view(*shape)``, or, where ``input``'s strides cannot
+    show the new shape, its values reshaped under the view's node (PyTorch's ``view_copy``
+    falls back to ``reshape`` there instead of refusing; ``view(dtype)`` has no fallback)."""
+    if len(shape) == 1 and isinstance(shape[0], D.dtype):
+        return view(input, *shape)
+    arr = input._data
+    size = _infer_size(shape_arg(shape, "view"), arr.size)
+    if arr.flags.c_contiguous or _reshape_no_copy(arr, size) is not None:
+        return view(input, *shape)
+    result = wrap(arr.reshape(size), input._dtype, input._device)      # (a copy)
+    if input._requires_grad and needs_grad(input):
+        record(ViewNode, (input,), (result,), self_sizes=arr.shape)
+    return result
+
+
+view = view_op("view", _view_geometry, (ViewNode,), function=False, copy=_view_or_reshape,
+               varargs="shape")
 
 
 def view_as(self, other):

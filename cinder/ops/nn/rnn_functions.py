@@ -10,6 +10,7 @@ optionally bidirectional networks (``rnn_tanh``, ``rnn_relu``, ``lstm``, ``gru``
 
 import numpy as np
 
+from .._layouts import pointwise_layout
 from .._registry import FUNCTIONS, register
 from .dropout import dropout
 from .rnn import rnn_layer
@@ -44,7 +45,11 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One GRU step: ``(1 - z) * n + z * hx`` (gates in r, z, n order)."""
-    return _cell("GRU", input, hx, None, w_ih, w_hh, b_ih, b_hh)[0]
+    h = _cell("GRU", input, hx, None, w_ih, w_hh, b_ih, b_hh)[0]
+    if not hx._data.flags.c_contiguous:
+        # PyTorch's cell ends in pointwise ops led by ``hx``: the result takes hx's dim order
+        h._data = pointwise_layout(h._data, [hx._data, h._data])
+    return h
 
 
 for _fn in (rnn_tanh_cell, rnn_relu_cell, lstm_cell, gru_cell):
