@@ -146,6 +146,9 @@ CASES = [
     ("diagonal_dims", (2, 3, 4), np.float32, lambda x, L: x.diagonal(1, 1, 2)),
     ("diagonal_dims_rev", (2, 3, 4), np.float32, lambda x, L: x.diagonal(0, 2, 0)),
     ("diagonal_empty", (3, 4), np.float32, lambda x, L: x.diagonal(5)),
+    # along an expanded (zero-stride) dim the diagonal starts in place
+    ("diagonal_expanded_cols", (3, 1), np.float32, lambda x, L: x.expand(3, 4).diagonal(1)),
+    ("diagonal_expanded_rows", (1, 4), np.float32, lambda x, L: x.expand(3, 4).diagonal(-1)),
     ("unbind", (2, 3, 4), np.float32, lambda x, L: x.unbind(1)),
     ("unbind_1d", (3,), np.float32, lambda x, L: L.unbind(x)),
     ("split", (2, 3, 5), np.float32, lambda x, L: x.split(2, 2)),

@@ -114,7 +114,9 @@ def _diagonal_view(arr, offset, d1, d2):
         return storage_view(root, arr.dtype, shape, tuple(st // arr.itemsize for st in strides),
                             offset)
     key = [slice(None)] * arr.ndim
-    key[d2 if offset >= 0 else d1] = slice(start // (s2 if offset >= 0 else s1), None)
+    step = s2 if offset >= 0 else s1
+    if step:            # (along an expanded, zero-stride dim the diagonal starts in place)
+        key[d2 if offset >= 0 else d1] = slice(start // step, None)
     shifted = arr[tuple(key)]
     return _backend_strided(shifted, shape, strides)
 
