@@ -6,15 +6,17 @@ An op is defined once, in one family file (``pointwise.py``, ``reduction.py``, .
   vocabulary of PyTorch's ``derivatives.yaml`` (``grad``, ``result``, ``self``, ``other``...).
 ``register`` then publishes ``cinder.<name>``, ``Tensor.<name>``, the in-place ``Tensor.<name>_``
 (with version bump and leaf checks), and ``out=``. ``node_class`` builds the graph-node class
-(``MulBackward0``...) and, by reading which names the formulas use, what the node must save:
-an op that runs with grad disabled saves nothing at all.
+(``MulBackward0``...) and, by reading which names each formula uses, what the node must save
+for the inputs that need a gradient: an op that runs with grad disabled saves nothing at all.
 """
+
+from types import FunctionType
 
 from .. import _C
 from .. import _dtype as D
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
-from ..autograd.graph import BEFORE_INPLACE, Node, SavedTensor
+from ..autograd.graph import BEFORE_INPLACE, HOLDS_NUMBER, Node, SavedTensor
 from ._dispatch import dispatching, dispatching_property
 from .limited_uint import guarded
 
@@ -62,8 +64,20 @@ class OpNode(Node):
 
     __slots__ = ()
     _formulas = ()
-    _saves = frozenset()
+    _inputs = ()
+    _saves = frozenset()          # every name the node may save
+    _saves_always = frozenset()   # of those, saved whichever inputs need a gradient
+    _saves_by_input = ()          # per input: the names its formula reads
+    _saves_also = ()              # read by a joint formula: always saved
+    _from_formulas = False        # made by node_class (what it saves is read off formulas)
+    _saves_for_mask = {}          # live-input bitmask -> tensor names saved (filled lazily)
     _num_outputs = 1
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._saves_for_mask = {}
+        if "_saves" in cls.__dict__ and "_saves_always" not in cls.__dict__:
+            cls._saves_always = cls._saves      # a hand-written node: saves all it names
 
     def __getattr__(self, name):
         # Formulas read saved values as attributes: ``s.other``, ``s.result``, ``s.dim``.
@@ -105,36 +119,101 @@ def _real_for_real_inputs(grads, metas):
 
 
 def _names_used(formula):
-    """Every attribute/global name a formula's code mentions (nested lambdas included)."""
+    """Every attribute/global name a formula's code mentions: nested lambdas, the functions
+    it captured (a wrapper's inner formula) and the helpers of its own module that it calls
+    (``_silu_grad(grad, s)`` reads ``s.self`` inside), so a helper's reads count as the
+    formula's own. Over-counting is harmless: ``record`` keeps only the names it is given."""
     names = set()
-    stack = [formula.__code__]
+    seen = set()
+    stack = [formula]
     while stack:
-        code = stack.pop()
-        names.update(code.co_names)
-        stack.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+        fn = stack.pop()
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        codes = [fn.__code__]
+        while codes:
+            code = codes.pop()
+            names.update(code.co_names)
+            codes.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+            for name in code.co_names:
+                helper = fn.__globals__.get(name)
+                if type(helper) is FunctionType and helper.__module__ == fn.__module__:
+                    stack.append(helper)
+        for cell in fn.__closure__ or ():
+            try:
+                inner = cell.cell_contents
+            except ValueError:        # a cell not filled yet
+                continue
+            if type(inner) is FunctionType:
+                stack.append(inner)
     return names
+
+
+def _is_backward_of_backward(name):
+    """``ThresholdBackwardBackward0``: the node of an op that is itself a backward. PyTorch's
+    code generator saves everything for those (it does not guard their saves)."""
+    return "Backward" in name[:name.rfind("Backward")]
 
 
 def node_class(name, formulas, saves_also=(), num_outputs=1):
     """Build the graph-node class ``name`` from per-input formulas ``{input: f(grad, s)}``.
 
     ``formulas`` is ordered like the op's differentiable inputs; a value of None marks an input
-    that never gets a gradient. The node saves exactly the names the formulas read.
+    that never gets a gradient. A node saves the names the formulas read, and as PyTorch's
+    generated nodes do, a tensor only one input's formula reads is saved only when that input
+    needs a gradient (``x.exp() * 2`` keeps no copy of ``x.exp()`` for the mul). Saved
+    whatever inputs need a gradient: the outputs (``result``...), values that are not tensors,
+    tensors several formulas read, and ``saves_also`` (what a joint formula for several
+    inputs reads: PyTorch does not guard those either).
     """
-    known_inputs = tuple(formulas)
-    used = set(saves_also)
-    for f in formulas.values():
-        if f is not None:
-            used |= _names_used(f)
     cls = type(name, (OpNode,), {
         "__slots__": (),
         "_formulas": tuple(formulas.values()),
-        "_inputs": known_inputs,
-        "_saves": frozenset(used),
+        "_inputs": tuple(formulas),
+        "_saves_also": tuple(saves_also),
+        "_from_formulas": True,
         "_num_outputs": num_outputs,
     })
     cls.__module__ = "cinder.autograd.generated"
+    _read_formulas(cls)
     return cls
+
+
+def _read_formulas(cls):
+    """Set what ``cls`` saves (``_saves``, ``_saves_always``, ``_saves_by_input``) from its
+    formulas. Done when the class is made, and again when it is first recorded: by then the
+    helpers its formulas call, which may be defined further down their module, exist."""
+    formulas = cls._formulas
+    reads = tuple(frozenset() if f is None else frozenset(_names_used(f)) for f in formulas)
+    used = set(cls._saves_also).union(*reads)
+    if sum(f is not None for f in formulas) <= 1 or _is_backward_of_backward(cls.__name__):
+        always = frozenset(used)       # one formula: its input needs a gradient if recorded
+    else:
+        seen_once, seen_more = set(), set()
+        for r in reads:
+            seen_more |= seen_once & r
+            seen_once |= r
+        always = frozenset(seen_more.union(cls._saves_also))
+    cls._saves = frozenset(used)
+    cls._saves_always = always
+    cls._saves_by_input = reads
+
+
+def _saves_for_mask(cls, mask):
+    """The names ``cls`` saves as tensors when the inputs whose bits are set in ``mask`` need
+    a gradient; computed once per class and mask (``record`` looks it up on every call)."""
+    if not cls.__dict__.get("_settled"):
+        if cls._from_formulas:
+            _read_formulas(cls)
+        cls._settled = True
+    live = set(cls._saves_always)
+    for i, names in enumerate(cls._saves_by_input):
+        if mask >> i & 1:
+            live |= names
+    live = frozenset(live)
+    cls._saves_for_mask[mask] = live
+    return live
 
 
 # ----------------------------------------------------------------------------------------------
@@ -151,6 +230,7 @@ def needs_grad(*tensors):
     return False
 
 
+_NUMBERS = (int, float, complex, bool)
 _RESULT_N = {f"result{i}": i for i in range(8)}
 
 
@@ -160,20 +240,31 @@ def record(cls, inputs, outputs, **values):
     keeps only those its formulas use."""
     edges = []
     meta = []
+    mask = 0                  # bit i: input i needs a gradient (picks what is saved)
+    bit = 1
     for t in inputs:          # one pass (this runs for every recorded op)
         if t is None:
             edges.append((None, 0))
             meta.append(None)
-            continue
-        if t._volatile:
+        elif t._volatile:
             return _spread_volatile(outputs)
-        edges.append(t._gradient_edge() if t._requires_grad else (None, 0))
-        meta.append((t._data.shape, t._dtype, t._device))
+        else:
+            if t._requires_grad:
+                edges.append(t._gradient_edge())
+                mask |= bit
+            else:
+                edges.append((None, 0))
+            meta.append((t._data.shape, t._dtype, t._device))
+        bit <<= 1
     node = cls()
     node.next_functions = tuple(edges)
     node._input_meta = tuple(meta)
     saves = cls._saves
     if saves:
+        live = cls._saves_for_mask.get(mask)
+        if live is None:
+            live = _saves_for_mask(cls, mask)
+            saves = cls._saves        # read again: the first lookup settles the class
         saved = {}
         for key in saves:
             if key == "result":
@@ -182,7 +273,14 @@ def record(cls, inputs, outputs, **values):
                 saved[key] = SavedTensor(outputs[_RESULT_N[key]], is_output=True)
             elif key in values:
                 v = values[key]
-                saved[key] = SavedTensor(v) if isinstance(v, Tensor) else v
+                if isinstance(v, Tensor):
+                    # not needed for the inputs that want a gradient: None, as PyTorch's
+                    # grad_fn._saved_<name> answers for a tensor it did not save
+                    saved[key] = SavedTensor(v) if key in live else None
+                else:
+                    saved[key] = v
+                    if key in live and key in cls._inputs and type(v) in _NUMBERS:
+                        saved[HOLDS_NUMBER] = key    # a wrapped number, to PyTorch
         node._saved = saved
     for i, out in enumerate(outputs):
         if out is None:
