@@ -462,7 +462,8 @@ class Node:
                     kept[key] = value
             if frees:
                 self._saved = _FREED
-                self.__dict__["_kept_after_free"] = kept
+                if kept:
+                    self.__dict__["_kept_after_free"] = kept
 
     def __getattr__(self, name):
         # grad_fn._saved_self / _saved_other, as PyTorch exposes them for inspection.

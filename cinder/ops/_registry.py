@@ -71,13 +71,17 @@ class OpNode(Node):
     _saves_also = ()              # read by a joint formula: always saved
     _from_formulas = False        # made by node_class (what it saves is read off formulas)
     _saves_for_mask = {}          # live-input bitmask -> tensor names saved (filled lazily)
+    _saves_fixed = None           # _saves when no input's need changes them, else None
     _num_outputs = 1
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls._saves_for_mask = {}
         if "_saves" in cls.__dict__ and "_saves_always" not in cls.__dict__:
-            cls._saves_always = cls._saves      # a hand-written node: saves all it names
+            cls._saves_always = cls._saves_fixed = cls._saves   # hand-written: saves all
+            cls._settled = True
+        else:
+            cls._saves_fixed = None             # settled at its first record
 
     def __getattr__(self, name):
         # Formulas read saved values as attributes: ``s.other``, ``s.result``, ``s.dim``.
@@ -207,6 +211,8 @@ def _saves_for_mask(cls, mask):
         if cls._from_formulas:
             _read_formulas(cls)
         cls._settled = True
+        if cls._saves_always == cls._saves:
+            cls._saves_fixed = cls._saves       # no mask needed from now on
     live = set(cls._saves_always)
     for i, names in enumerate(cls._saves_by_input):
         if mask >> i & 1:
@@ -240,31 +246,32 @@ def record(cls, inputs, outputs, **values):
     keeps only those its formulas use."""
     edges = []
     meta = []
-    mask = 0                  # bit i: input i needs a gradient (picks what is saved)
-    bit = 1
     for t in inputs:          # one pass (this runs for every recorded op)
         if t is None:
             edges.append((None, 0))
             meta.append(None)
-        elif t._volatile:
+            continue
+        if t._volatile:
             return _spread_volatile(outputs)
-        else:
-            if t._requires_grad:
-                edges.append(t._gradient_edge())
-                mask |= bit
-            else:
-                edges.append((None, 0))
-            meta.append((t._data.shape, t._dtype, t._device))
-        bit <<= 1
+        edges.append(t._gradient_edge() if t._requires_grad else (None, 0))
+        meta.append((t._data.shape, t._dtype, t._device))
     node = cls()
     node.next_functions = tuple(edges)
     node._input_meta = tuple(meta)
     saves = cls._saves
     if saves:
-        live = cls._saves_for_mask.get(mask)
-        if live is None:
-            live = _saves_for_mask(cls, mask)
-            saves = cls._saves        # read again: the first lookup settles the class
+        live = cls._saves_fixed
+        if live is None:          # what is saved depends on which inputs need a gradient
+            mask = 0
+            bit = 1
+            for fn, _ in edges:
+                if fn is not None:
+                    mask |= bit
+                bit <<= 1
+            live = cls._saves_for_mask.get(mask)
+            if live is None:
+                live = _saves_for_mask(cls, mask)
+                saves = cls._saves    # read again: the first lookup settles the class
         saved = {}
         for key in saves:
             if key == "result":

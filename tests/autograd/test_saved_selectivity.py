@@ -81,6 +81,33 @@ CASES = {
                    [_arr(3, 4), _arr(4), _arr(4)], []),
     "cat": (lambda L, a, b: L.cat([a, b]), [_arr(2, 3), _arr(1, 3)], []),
     "tanh_mul": (lambda L, a, b: a.tanh() * b.sigmoid(), [_arr(3, 4), _arr(3, 4)], []),
+    "baddbmm": (lambda L, c, a, b: L.baddbmm(c, a, b, alpha=0.5),
+                [_arr(2, 3, 4), _arr(2, 3, 5), _arr(2, 5, 4)], []),
+    "dot": (lambda L, a, b: L.dot(a, b), [_arr(4), _arr(4)], []),
+    "outer": (lambda L, a, b: L.outer(a, b), [_arr(4), _arr(3)], []),
+    "kron": (lambda L, a, b: L.kron(a, b), [_arr(2, 2), _arr(2, 3)], []),
+    "cross": (lambda L, a, b: L.linalg.cross(a, b), [_arr(3, 3), _arr(3, 3)], []),
+    "lerp_tensor": (lambda L, a, b, w: L.lerp(a, b, w), [_arr(3, 4), _arr(3, 4), _arr(3, 4)], []),
+    "clamp_tensor": (lambda L, a, lo, hi: L.clamp(a, lo, hi),
+                     [_arr(3, 4), _arr(3, 4) - 1, _arr(3, 4) + 1], []),
+    "hypot": (lambda L, a, b: L.hypot(a, b), [_arr(3, 4), _arr(3, 4)], []),
+    "fmod": (lambda L, a, b: L.fmod(a, b), [_arr(3, 4), _arr(3, 4, positive=True)], []),
+    "copysign": (lambda L, a, b: L.copysign(a, b), [_arr(3, 4), _arr(3, 4)], []),
+    "xlogy": (lambda L, a, b: L.xlogy(a, b), [_arr(3, 4), _arr(3, 4, positive=True)], []),
+    "cdist": (lambda L, a, b: L.cdist(a, b), [_arr(3, 4), _arr(5, 4)], []),
+    "masked_scatter": (lambda L, a, s, m: a.masked_scatter(m > 0, s),
+                       [_arr(3, 4), _arr(3, 4)], [_arr(3, 4)]),
+    "scatter": (lambda L, a, s, i: a.scatter(1, i, s),
+                [_arr(3, 4), _arr(3, 2)], [np.array([[0, 1], [2, 3], [1, 0]])]),
+    "grid_sample": (lambda L, x, g: L.nn.functional.grid_sample(x, g, align_corners=False),
+                    [_arr(1, 2, 4, 4), _arr(1, 3, 3, 2) * 0.5], []),
+    "binary_cross_entropy": (
+        lambda L, x, t: L.nn.functional.binary_cross_entropy(x.sigmoid(), t.sigmoid()),
+        [_arr(3, 4), _arr(3, 4)], []),
+    "kl_div": (lambda L, x, t: L.nn.functional.kl_div(x, t, reduction="batchmean"),
+               [_arr(3, 4), _arr(3, 4)], []),
+    "smooth_l1_loss": (lambda L, x, t: L.nn.functional.smooth_l1_loss(x, t),
+                       [_arr(3, 4), _arr(3, 4)], []),
 }
 
 
@@ -150,6 +177,10 @@ def test_pack_hook_sees_what_pytorch_saves(case, wanted):
     assert got == expected
 
 
+# PyTorch has no second derivative for these (``_cdist_backward``)
+FIRST_ORDER_ONLY = {"cdist"}
+
+
 def _grads(lib, case, wanted):
     """First-order gradients of a weighted sum of the output, and second-order gradients of
     the squared first-order ones, for the inputs that require grad."""
@@ -159,6 +190,8 @@ def _grads(lib, case, wanted):
     weights = lib.tensor(np.linspace(-1.0, 1.5, out.numel()).reshape(tuple(out.shape)))
     live = [x for x in xs if x.requires_grad]
     first = lib.autograd.grad((out * weights).sum(), live, create_graph=True)
+    if case in FIRST_ORDER_ONLY:
+        return [g.detach().numpy() for g in first]
     total = sum((g * g).sum() for g in first if g.requires_grad)
     second = (lib.autograd.grad(total, live, allow_unused=True)
               if isinstance(total, lib.Tensor) else [None] * len(live))
