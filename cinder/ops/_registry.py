@@ -204,15 +204,12 @@ def _read_formulas(cls):
     cls._saves_by_input = reads
 
 
-def _saves_for_mask(cls, mask):
+def _saves_for_mask(cls, mask, values):
     """The names ``cls`` saves as tensors when the inputs whose bits are set in ``mask`` need
-    a gradient; computed once per class and mask (``record`` looks it up on every call)."""
+    a gradient; computed once per class and mask (``record`` looks it up on every call). The
+    first call settles the class from what its first ``record`` was given (``values``)."""
     if not cls.__dict__.get("_settled"):
-        if cls._from_formulas:
-            _read_formulas(cls)
-        cls._settled = True
-        if cls._saves_always == cls._saves:
-            cls._saves_fixed = cls._saves       # no mask needed from now on
+        _settle(cls, values)
     live = set(cls._saves_always)
     for i, names in enumerate(cls._saves_by_input):
         if mask >> i & 1:
@@ -220,6 +217,29 @@ def _saves_for_mask(cls, mask):
     live = frozenset(live)
     cls._saves_for_mask[mask] = live
     return live
+
+
+def _settle(cls, values):
+    """Read the formulas again (their module is loaded by now) and stop guarding names that
+    will not be tensors: a name that is no input of the op and came as no tensor (a size, a
+    flag, an output, a method a formula calls) stays so. When nothing is left to guard, the
+    class is marked fixed and ``record`` skips the mask."""
+    if cls._from_formulas:
+        _read_formulas(cls)
+    plain = set()
+    for key in cls._saves - cls._saves_always:
+        if key in cls._inputs:
+            continue
+        value = values.get(key, _ABSENT)
+        if value is _ABSENT or value is not None and not isinstance(value, Tensor):
+            plain.add(key)
+    cls._saves_always = cls._saves_always | plain
+    cls._settled = True
+    if cls._saves_always == cls._saves:
+        cls._saves_fixed = cls._saves       # no mask needed from now on
+
+
+_ABSENT = object()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -270,7 +290,7 @@ def record(cls, inputs, outputs, **values):
                 bit <<= 1
             live = cls._saves_for_mask.get(mask)
             if live is None:
-                live = _saves_for_mask(cls, mask)
+                live = _saves_for_mask(cls, mask, values)
                 saves = cls._saves    # read again: the first lookup settles the class
         saved = {}
         for key in saves:
