@@ -10,6 +10,7 @@ An op is defined once, in one family file (``pointwise.py``, ``reduction.py``, .
 for the inputs that need a gradient: an op that runs with grad disabled saves nothing at all.
 """
 
+import builtins
 from types import FunctionType
 
 from .. import _C
@@ -122,11 +123,16 @@ def _real_for_real_inputs(grads, metas):
     return tuple(grads)
 
 
-def _names_used(formula):
+_ABSENT = object()
+_BUILTINS = frozenset(vars(builtins))
+
+
+def _names_used(formula, global_names):
     """Every attribute/global name a formula's code mentions: nested lambdas, the functions
     it captured (a wrapper's inner formula) and the helpers of its own module that it calls
     (``_silu_grad(grad, s)`` reads ``s.self`` inside), so a helper's reads count as the
-    formula's own. Over-counting is harmless: ``record`` keeps only the names it is given."""
+    formula's own. Over-counting is harmless: ``record`` keeps only the names it is given.
+    The names that stand for globals or builtins are also collected into ``global_names``."""
     names = set()
     seen = set()
     stack = [formula]
@@ -141,7 +147,9 @@ def _names_used(formula):
             names.update(code.co_names)
             codes.extend(c for c in code.co_consts if hasattr(c, "co_names"))
             for name in code.co_names:
-                helper = fn.__globals__.get(name)
+                helper = fn.__globals__.get(name, _ABSENT)
+                if helper is not _ABSENT or name in _BUILTINS:
+                    global_names.add(name)
                 if type(helper) is FunctionType and helper.__module__ == fn.__module__:
                     stack.append(helper)
         for cell in fn.__closure__ or ():
@@ -189,7 +197,9 @@ def _read_formulas(cls):
     formulas. Done when the class is made, and again when it is first recorded: by then the
     helpers its formulas call, which may be defined further down their module, exist."""
     formulas = cls._formulas
-    reads = tuple(frozenset() if f is None else frozenset(_names_used(f)) for f in formulas)
+    global_names = set()
+    reads = tuple(frozenset() if f is None else frozenset(_names_used(f, global_names))
+                  for f in formulas)
     used = set(cls._saves_also).union(*reads)
     if sum(f is not None for f in formulas) <= 1 or _is_backward_of_backward(cls.__name__):
         always = frozenset(used)       # one formula: its input needs a gradient if recorded
@@ -202,6 +212,7 @@ def _read_formulas(cls):
     cls._saves = frozenset(used)
     cls._saves_always = always
     cls._saves_by_input = reads
+    cls._global_names = frozenset(global_names)
 
 
 def _saves_for_mask(cls, mask, values):
@@ -221,11 +232,17 @@ def _saves_for_mask(cls, mask, values):
 
 def _settle(cls, values):
     """Read the formulas again (their module is loaded by now) and stop guarding names that
-    will not be tensors: a name that is no input of the op and came as no tensor (a size, a
-    flag, an output, a method a formula calls) stays so. When nothing is left to guard, the
-    class is marked fixed and ``record`` skips the mask."""
+    will not be tensors: one that is no input of the op and came as no tensor in this first
+    call (a size, a flag, an output, a method a formula calls) is taken as never one. When
+    nothing is left to guard, the class is marked fixed and ``record`` skips the mask."""
     if cls._from_formulas:
         _read_formulas(cls)
+        # a global or Tensor method the formulas call (``_conj``, ``where``, ``.expand``) is no
+        # saved value unless the first record gave it as one
+        dropped = {k for k in cls._saves if k not in values and k != "result" and
+                   k not in _RESULT_N and (k in cls._global_names or hasattr(Tensor, k))}
+        cls._saves = cls._saves - dropped
+        cls._saves_always = cls._saves_always - dropped
     plain = set()
     for key in cls._saves - cls._saves_always:
         if key in cls._inputs:
@@ -237,9 +254,6 @@ def _settle(cls, values):
     cls._settled = True
     if cls._saves_always == cls._saves:
         cls._saves_fixed = cls._saves       # no mask needed from now on
-
-
-_ABSENT = object()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -293,6 +307,7 @@ def record(cls, inputs, outputs, **values):
                 live = _saves_for_mask(cls, mask, values)
                 saves = cls._saves    # read again: the first lookup settles the class
         saved = {}
+        named = cls._inputs
         for key in saves:
             if key == "result":
                 saved[key] = SavedTensor(outputs[0], is_output=True)
@@ -306,7 +321,7 @@ def record(cls, inputs, outputs, **values):
                     saved[key] = SavedTensor(v) if key in live else None
                 else:
                     saved[key] = v
-                    if key in live and key in cls._inputs and type(v) in _NUMBERS:
+                    if key in named and type(v) in _NUMBERS and key in live:
                         saved[HOLDS_NUMBER] = key    # a wrapped number, to PyTorch
         node._saved = saved
     for i, out in enumerate(outputs):
