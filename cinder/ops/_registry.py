@@ -280,10 +280,12 @@ def record(cls, inputs, outputs, **values):
     keeps only those its formulas use."""
     edges = []
     meta = []
+    scalar_input = False      # an input given as no tensor (maybe a number: ``x * 2``)
     for t in inputs:          # one pass (this runs for every recorded op)
         if t is None:
             edges.append((None, 0))
             meta.append(None)
+            scalar_input = True
             continue
         if t._volatile:
             return _spread_volatile(outputs)
@@ -307,7 +309,6 @@ def record(cls, inputs, outputs, **values):
                 live = _saves_for_mask(cls, mask, values)
                 saves = cls._saves    # read again: the first lookup settles the class
         saved = {}
-        named = cls._inputs
         for key in saves:
             if key == "result":
                 saved[key] = SavedTensor(outputs[0], is_output=True)
@@ -321,7 +322,8 @@ def record(cls, inputs, outputs, **values):
                     saved[key] = SavedTensor(v) if key in live else None
                 else:
                     saved[key] = v
-                    if key in named and type(v) in _NUMBERS and key in live:
+                    if scalar_input and type(v) in _NUMBERS and key in cls._inputs and \
+                            key in live:
                         saved[HOLDS_NUMBER] = key    # a wrapped number, to PyTorch
         node._saved = saved
     for i, out in enumerate(outputs):
