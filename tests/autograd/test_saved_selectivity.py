@@ -299,3 +299,20 @@ def test_an_activation_times_a_frozen_weight_is_not_kept(lib):
     assert ref() is None
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.cos(_ARR_X) * w.numpy().sum(1))
+
+
+@pytest.mark.parametrize("lib", [cinder, torch], ids=["cinder", "torch"])
+def test_values_that_are_not_tensors_outlive_backward(lib):
+    """Backward frees the saved tensors; sizes and scalars stay readable, and a node that kept
+    a Python number for a tensor input (``x * 2``: a wrapped number to PyTorch) is freed."""
+    x = lib.tensor(_ARR_X, requires_grad=True)
+    y = lib.addmm(lib.tensor(_arr(3, 3)), lib.tensor(_ARR_W), x.T, alpha=3)
+    y.sum().backward()
+    assert (y.grad_fn._saved_alpha, y.grad_fn._saved_beta) == (3, 1)
+    assert y.grad_fn._saved_mat2 is None
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        assert y.grad_fn._saved_mat1 is None    # not reached: the read raises
+    z = x * 2
+    z.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        z.sum().backward()
