@@ -392,6 +392,9 @@ def _modified_message(t, expected):
 
 
 _FREED = object()          # what a node's saved values become once backward freed them
+# A key of a node's saved values: it kept a Python number that stands for a tensor input
+# (``x * 2``), which PyTorch saves as a tensor and so frees after backward.
+HOLDS_NUMBER = "\0number"
 _FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you "
@@ -445,21 +448,35 @@ class Node:
 
     def release_saved(self):
         """Free what was saved for backward. A node that saved no tensor (only sizes, scalars)
-        keeps its values: PyTorch lets such a node run a second time."""
+        keeps its values: PyTorch lets such a node run a second time. One that did keeps, for
+        ``grad_fn._saved_<name>``, what was not a tensor (None for a tensor it did not save)."""
         saved = self._saved
         if saved and saved is not _FREED:
-            for value in saved.values():
+            number = saved.get(HOLDS_NUMBER)        # the name of a wrapped number
+            frees = number is not None
+            kept = {}
+            for key, value in saved.items():
                 if type(value) is SavedTensor or (type(value) is tuple and any(
                         type(v) is SavedTensor for v in value)):
-                    self._saved = _FREED
-                    return
+                    frees = True
+                elif key != number:
+                    kept[key] = value
+            if frees:
+                self._saved = _FREED
+                if kept:
+                    self.__dict__["_kept_after_free"] = kept
 
     def __getattr__(self, name):
         # grad_fn._saved_self / _saved_other, as PyTorch exposes them for inspection.
         if name.startswith("_saved_"):
             saved = object.__getattribute__(self, "_saved")
             key = name[len("_saved_"):]
-            if saved is _FREED or (saved is not None and key in saved):
+            if saved is _FREED:
+                kept = self.__dict__.get("_kept_after_free", ())
+                if key in kept:
+                    return kept[key]
+                raise RuntimeError(_FREED_MESSAGE)
+            if saved is not None and key in saved:
                 return self.saved(key, fresh=True)
         elif name.startswith("_raw_saved_"):
             raw = _raw_saved(self, name[len("_raw_saved_"):])

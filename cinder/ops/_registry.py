@@ -6,15 +6,18 @@ An op is defined once, in one family file (``pointwise.py``, ``reduction.py``, .
   vocabulary of PyTorch's ``derivatives.yaml`` (``grad``, ``result``, ``self``, ``other``...).
 ``register`` then publishes ``cinder.<name>``, ``Tensor.<name>``, the in-place ``Tensor.<name>_``
 (with version bump and leaf checks), and ``out=``. ``node_class`` builds the graph-node class
-(``MulBackward0``...) and, by reading which names the formulas use, what the node must save:
-an op that runs with grad disabled saves nothing at all.
+(``MulBackward0``...) and, by reading which names each formula uses, what the node must save
+for the inputs that need a gradient: an op that runs with grad disabled saves nothing at all.
 """
+
+import builtins
+from types import FunctionType
 
 from .. import _C
 from .. import _dtype as D
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
-from ..autograd.graph import BEFORE_INPLACE, Node, SavedTensor
+from ..autograd.graph import BEFORE_INPLACE, HOLDS_NUMBER, Node, SavedTensor
 from ._dispatch import dispatching, dispatching_property
 from .limited_uint import guarded
 
@@ -62,8 +65,24 @@ class OpNode(Node):
 
     __slots__ = ()
     _formulas = ()
-    _saves = frozenset()
+    _inputs = ()
+    _saves = frozenset()          # every name the node may save
+    _saves_always = frozenset()   # of those, saved whichever inputs need a gradient
+    _saves_by_input = ()          # per input: the names its formula reads
+    _saves_also = ()              # read by a joint formula: always saved
+    _from_formulas = False        # made by node_class (what it saves is read off formulas)
+    _saves_for_mask = {}          # live-input bitmask -> tensor names saved (filled lazily)
+    _saves_fixed = None           # _saves when no input's need changes them, else None
     _num_outputs = 1
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._saves_for_mask = {}
+        if "_saves" in cls.__dict__ and "_saves_always" not in cls.__dict__:
+            cls._saves_always = cls._saves_fixed = cls._saves   # hand-written: saves all
+            cls._settled = True
+        else:
+            cls._saves_fixed = None             # settled at its first record
 
     def __getattr__(self, name):
         # Formulas read saved values as attributes: ``s.other``, ``s.result``, ``s.dim``.
@@ -104,37 +123,137 @@ def _real_for_real_inputs(grads, metas):
     return tuple(grads)
 
 
-def _names_used(formula):
-    """Every attribute/global name a formula's code mentions (nested lambdas included)."""
+_ABSENT = object()
+_BUILTINS = frozenset(vars(builtins))
+
+
+def _names_used(formula, global_names):
+    """Every attribute/global name a formula's code mentions: nested lambdas, the functions
+    it captured (a wrapper's inner formula) and the helpers of its own module that it calls
+    (``_silu_grad(grad, s)`` reads ``s.self`` inside), so a helper's reads count as the
+    formula's own. Over-counting is harmless: ``record`` keeps only the names it is given.
+    The names that stand for globals or builtins are also collected into ``global_names``."""
     names = set()
-    stack = [formula.__code__]
+    seen = set()
+    stack = [formula]
     while stack:
-        code = stack.pop()
-        names.update(code.co_names)
-        stack.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+        fn = stack.pop()
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        codes = [fn.__code__]
+        while codes:
+            code = codes.pop()
+            names.update(code.co_names)
+            codes.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+            for name in code.co_names:
+                helper = fn.__globals__.get(name, _ABSENT)
+                if helper is not _ABSENT or name in _BUILTINS:
+                    global_names.add(name)
+                if type(helper) is FunctionType and helper.__module__ == fn.__module__:
+                    stack.append(helper)
+        for cell in fn.__closure__ or ():
+            try:
+                inner = cell.cell_contents
+            except ValueError:        # a cell not filled yet
+                continue
+            if type(inner) is FunctionType:
+                stack.append(inner)
     return names
+
+
+def _is_backward_of_backward(name):
+    """``ThresholdBackwardBackward0``: the node of an op that is itself a backward. PyTorch's
+    code generator saves everything for those (it does not guard their saves)."""
+    return "Backward" in name[:name.rfind("Backward")]
 
 
 def node_class(name, formulas, saves_also=(), num_outputs=1):
     """Build the graph-node class ``name`` from per-input formulas ``{input: f(grad, s)}``.
 
     ``formulas`` is ordered like the op's differentiable inputs; a value of None marks an input
-    that never gets a gradient. The node saves exactly the names the formulas read.
+    that never gets a gradient. A node saves the names the formulas read, and as PyTorch's
+    generated nodes do, a tensor only one input's formula reads is saved only when that input
+    needs a gradient (``x.exp() * 2`` keeps no copy of ``x.exp()`` for the mul). Saved
+    whatever inputs need a gradient: the outputs (``result``...), values that are not tensors,
+    tensors several formulas read, and ``saves_also`` (what a joint formula for several
+    inputs reads: PyTorch does not guard those either).
     """
-    known_inputs = tuple(formulas)
-    used = set(saves_also)
-    for f in formulas.values():
-        if f is not None:
-            used |= _names_used(f)
     cls = type(name, (OpNode,), {
         "__slots__": (),
         "_formulas": tuple(formulas.values()),
-        "_inputs": known_inputs,
-        "_saves": frozenset(used),
+        "_inputs": tuple(formulas),
+        "_saves_also": tuple(saves_also),
+        "_from_formulas": True,
         "_num_outputs": num_outputs,
     })
     cls.__module__ = "cinder.autograd.generated"
+    _read_formulas(cls)
     return cls
+
+
+def _read_formulas(cls):
+    """Set what ``cls`` saves (``_saves``, ``_saves_always``, ``_saves_by_input``) from its
+    formulas. Done when the class is made, and again when it is first recorded: by then the
+    helpers its formulas call, which may be defined further down their module, exist."""
+    formulas = cls._formulas
+    global_names = set()
+    reads = tuple(frozenset() if f is None else frozenset(_names_used(f, global_names))
+                  for f in formulas)
+    used = set(cls._saves_also).union(*reads)
+    if sum(f is not None for f in formulas) <= 1 or _is_backward_of_backward(cls.__name__):
+        always = frozenset(used)       # one formula: its input needs a gradient if recorded
+    else:
+        seen_once, seen_more = set(), set()
+        for r in reads:
+            seen_more |= seen_once & r
+            seen_once |= r
+        always = frozenset(seen_more.union(cls._saves_also))
+    cls._saves = frozenset(used)
+    cls._saves_always = always
+    cls._saves_by_input = reads
+    cls._global_names = frozenset(global_names)
+
+
+def _saves_for_mask(cls, mask, values):
+    """The names ``cls`` saves as tensors when the inputs whose bits are set in ``mask`` need
+    a gradient; computed once per class and mask (``record`` looks it up on every call). The
+    first call settles the class from what its first ``record`` was given (``values``)."""
+    if not cls.__dict__.get("_settled"):
+        _settle(cls, values)
+    live = set(cls._saves_always)
+    for i, names in enumerate(cls._saves_by_input):
+        if mask >> i & 1:
+            live |= names
+    live = frozenset(live)
+    cls._saves_for_mask[mask] = live
+    return live
+
+
+def _settle(cls, values):
+    """Read the formulas again (their module is loaded by now) and stop guarding names that
+    will not be tensors: one that is no input of the op and came as no tensor in this first
+    call (a size, a flag, an output, a method a formula calls) is taken as never one. When
+    nothing is left to guard, the class is marked fixed and ``record`` skips the mask."""
+    if cls._from_formulas:
+        _read_formulas(cls)
+        # a global or Tensor method the formulas call (``_conj``, ``where``, ``.expand``) is no
+        # saved value unless the first record gave it as one
+        dropped = {k for k in cls._saves if k not in values and k != "result" and
+                   k not in _RESULT_N and (k in cls._global_names or hasattr(Tensor, k))}
+        cls._saves = cls._saves - dropped
+        cls._saves_always = cls._saves_always - dropped
+    plain = set()
+    for key in cls._saves - cls._saves_always:
+        if key in cls._inputs:
+            continue
+        value = values.get(key, _ABSENT)
+        if value is _ABSENT or value is not None and not isinstance(value, Tensor):
+            plain.add(key)
+    cls._saves_always = cls._saves_always | plain
+    cls._settled = True
+    if cls._saves_always == cls._saves:
+        cls._saves_fixed = cls._saves       # no mask needed from now on
 
 
 # ----------------------------------------------------------------------------------------------
@@ -151,6 +270,7 @@ def needs_grad(*tensors):
     return False
 
 
+_NUMBERS = (int, float, complex, bool)
 _RESULT_N = {f"result{i}": i for i in range(8)}
 
 
@@ -160,10 +280,12 @@ def record(cls, inputs, outputs, **values):
     keeps only those its formulas use."""
     edges = []
     meta = []
+    scalar_input = False      # an input given as no tensor (maybe a number: ``x * 2``)
     for t in inputs:          # one pass (this runs for every recorded op)
         if t is None:
             edges.append((None, 0))
             meta.append(None)
+            scalar_input = True
             continue
         if t._volatile:
             return _spread_volatile(outputs)
@@ -174,6 +296,18 @@ def record(cls, inputs, outputs, **values):
     node._input_meta = tuple(meta)
     saves = cls._saves
     if saves:
+        live = cls._saves_fixed
+        if live is None:          # what is saved depends on which inputs need a gradient
+            mask = 0
+            bit = 1
+            for fn, _ in edges:
+                if fn is not None:
+                    mask |= bit
+                bit <<= 1
+            live = cls._saves_for_mask.get(mask)
+            if live is None:
+                live = _saves_for_mask(cls, mask, values)
+                saves = cls._saves    # read again: the first lookup settles the class
         saved = {}
         for key in saves:
             if key == "result":
@@ -182,7 +316,15 @@ def record(cls, inputs, outputs, **values):
                 saved[key] = SavedTensor(outputs[_RESULT_N[key]], is_output=True)
             elif key in values:
                 v = values[key]
-                saved[key] = SavedTensor(v) if isinstance(v, Tensor) else v
+                if isinstance(v, Tensor):
+                    # not needed for the inputs that want a gradient: None, as PyTorch's
+                    # grad_fn._saved_<name> answers for a tensor it did not save
+                    saved[key] = SavedTensor(v) if key in live else None
+                else:
+                    saved[key] = v
+                    if scalar_input and type(v) in _NUMBERS and key in cls._inputs and \
+                            key in live:
+                        saved[HOLDS_NUMBER] = key    # a wrapped number, to PyTorch
         node._saved = saved
     for i, out in enumerate(outputs):
         if out is None:

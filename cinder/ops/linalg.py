@@ -36,28 +36,27 @@ def _scaled(t, alpha):
 
 
 def _matmul_grad_self(grad, s):
-    """d(a @ b)/da for any ranks (1-d operands promoted, broadcast batch dims summed)."""
-    a, b = s.self, s.other
-    g = _promoted_grad(grad, a, b)
+    """d(a @ b)/da for any ranks (1-d operands promoted, broadcast batch dims summed). It
+    reads ``a``'s shape only, so that ``a`` is saved only when ``b`` needs a gradient."""
+    b, a_shape = s.other, s.self_shape
+    g = _promoted_grad(grad, len(a_shape), b.dim())
     b2 = b.unsqueeze(-1) if b.dim() == 1 else b
     ga = g.matmul(b2.mH)
-    a_shape = (1,) + tuple(a.shape) if a.dim() == 1 else tuple(a.shape)
-    return ga.sum_to_size(a_shape).reshape(a.shape)
+    return ga.sum_to_size((1,) + a_shape if len(a_shape) == 1 else a_shape).reshape(a_shape)
 
 
 def _matmul_grad_other(grad, s):
-    a, b = s.self, s.other
-    g = _promoted_grad(grad, a, b)
+    a, b_shape = s.self, s.other_shape
+    g = _promoted_grad(grad, a.dim(), len(b_shape))
     a2 = a.unsqueeze(0) if a.dim() == 1 else a
     gb = a2.mH.matmul(g)
-    b_shape = tuple(b.shape) + (1,) if b.dim() == 1 else tuple(b.shape)
-    return gb.sum_to_size(b_shape).reshape(b.shape)
+    return gb.sum_to_size(b_shape + (1,) if len(b_shape) == 1 else b_shape).reshape(b_shape)
 
 
-def _promoted_grad(grad, a, b):
-    if a.dim() == 1:
+def _promoted_grad(grad, a_dim, b_dim):
+    if a_dim == 1:
         grad = grad.unsqueeze(-2)
-    if b.dim() == 1:
+    if b_dim == 1:
         grad = grad.unsqueeze(-1)
     return grad
 
@@ -281,7 +280,8 @@ def _general_matmul(a, b, da, db):
             node = CloneMatmulNode
         else:
             node = UnsafeViewMatmulNode
-        record(node, (a, b), (result,), self=a, other=b)
+        record(node, (a, b), (result,), self=a, other=b, self_shape=tuple(a._data.shape),
+               other_shape=tuple(b._data.shape))
     return result
 
 

@@ -230,7 +230,7 @@ def _index_linear(input, d, idx):
 IndexAddNode = node_class("IndexAddBackward0", {
     "self": lambda grad, s: grad,
     "source": lambda grad, s: _index_source_grad(grad, s) * s.alpha
-    if s.alpha != 1 else _index_source_grad(grad, s)}, saves_also=("dim", "index", "source_sizes"))
+    if s.alpha != 1 else _index_source_grad(grad, s)})
 
 
 def _index_source_grad(grad, s):
