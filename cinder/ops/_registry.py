@@ -10,7 +10,6 @@ An op is defined once, in one family file (``pointwise.py``, ``reduction.py``, .
 for the inputs that need a gradient: an op that runs with grad disabled saves nothing at all.
 """
 
-import builtins
 from types import FunctionType
 
 from .. import _C
@@ -124,15 +123,13 @@ def _real_for_real_inputs(grads, metas):
 
 
 _ABSENT = object()
-_BUILTINS = frozenset(vars(builtins))
 
 
-def _names_used(formula, global_names):
+def _names_used(formula):
     """Every attribute/global name a formula's code mentions: nested lambdas, the functions
     it captured (a wrapper's inner formula) and the helpers of its own module that it calls
     (``_silu_grad(grad, s)`` reads ``s.self`` inside), so a helper's reads count as the
-    formula's own. Over-counting is harmless: ``record`` keeps only the names it is given.
-    The names that stand for globals or builtins are also collected into ``global_names``."""
+    formula's own. Over-counting is harmless: ``record`` keeps only the names it is given."""
     names = set()
     seen = set()
     stack = [formula]
@@ -148,8 +145,6 @@ def _names_used(formula, global_names):
             codes.extend(c for c in code.co_consts if hasattr(c, "co_names"))
             for name in code.co_names:
                 helper = fn.__globals__.get(name, _ABSENT)
-                if helper is not _ABSENT or name in _BUILTINS:
-                    global_names.add(name)
                 if type(helper) is FunctionType and helper.__module__ == fn.__module__:
                     stack.append(helper)
         for cell in fn.__closure__ or ():
@@ -197,8 +192,7 @@ def _read_formulas(cls):
     formulas. Done when the class is made, and again when it is first recorded: by then the
     helpers its formulas call, which may be defined further down their module, exist."""
     formulas = cls._formulas
-    global_names = set()
-    reads = tuple(frozenset() if f is None else frozenset(_names_used(f, global_names))
+    reads = tuple(frozenset() if f is None else frozenset(_names_used(f))
                   for f in formulas)
     used = set(cls._saves_also).union(*reads)
     if sum(f is not None for f in formulas) <= 1 or _is_backward_of_backward(cls.__name__):
@@ -212,7 +206,6 @@ def _read_formulas(cls):
     cls._saves = frozenset(used)
     cls._saves_always = always
     cls._saves_by_input = reads
-    cls._global_names = frozenset(global_names)
 
 
 def _saves_for_mask(cls, mask, values):
@@ -237,12 +230,9 @@ def _settle(cls, values):
     nothing is left to guard, the class is marked fixed and ``record`` skips the mask."""
     if cls._from_formulas:
         _read_formulas(cls)
-        # a global or Tensor method the formulas call (``_conj``, ``where``, ``.expand``) is no
-        # saved value unless the first record gave it as one
-        dropped = {k for k in cls._saves if k not in values and k != "result" and
-                   k not in _RESULT_N and (k in cls._global_names or hasattr(Tensor, k))}
-        cls._saves = cls._saves - dropped
-        cls._saves_always = cls._saves_always - dropped
+    # (Names the formulas use that are helpers or Tensor methods, ``_conj``, ``.expand``, stay
+    # in ``_saves``: a later record may give a value under such a name, ``dim`` or ``input``
+    # say, and it must be saved then. Keys no record gives cost one dict lookup each.)
     plain = set()
     for key in cls._saves - cls._saves_always:
         if key in cls._inputs:
