@@ -12,13 +12,10 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import argparse  # noqa: E402
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-import cinder  # noqa: E402
 
 torch.set_num_threads(1)
 RNG = np.random.default_rng(0)
@@ -49,32 +46,6 @@ def cases():
     ]
 
 
-def once(call, lib, tensor):
-    """Seconds one call takes."""
-    start = time.perf_counter()
-    call(lib, tensor)
-    return time.perf_counter() - start
-
-
-def indices(out):
-    return (out if isinstance(out, (torch.Tensor, cinder.Tensor)) else out[1]).numpy()
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
-    print("| case | cinder | PyTorch | ratio | same indices |")
-    print("|---|---|---|---|---|")
-    for label, arr, call in cases():
-        t, c = torch.from_numpy(arr.copy()), cinder.from_numpy(arr.copy())
-        tt = tc = float("inf")
-        for _ in range(args.rounds):          # alternate, keep each library's best
-            tc = min(tc, once(call, cinder, c))
-            tt = min(tt, once(call, torch, t))
-        same = np.array_equal(indices(call(torch, t)), indices(call(cinder, c)))
-        print(f"| {label} | {tc * 1e3:.1f} ms | {tt * 1e3:.1f} ms | {tc / tt:.2f}x | {same} |")
-
-
 if __name__ == "__main__":
-    main()
+    from bench_ties import run      # the timing loop and table, shared with bench_ties.py
+    run(cases())

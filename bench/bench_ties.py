@@ -72,14 +72,16 @@ def indices(out):
     return (out if isinstance(out, (torch.Tensor, cinder.Tensor)) else out[1]).numpy()
 
 
-def main():
+def run(case_list):
+    """Time each (label, array, call) of ``case_list`` in both libraries and print the table
+    (``--rounds N``, ``--only S...`` read from the command line)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", nargs="*", default=None)
     args = parser.parse_args()
     print("| case | cinder | PyTorch | ratio | same indices |")
     print("|---|---|---|---|---|")
-    for label, arr, call in cases():
+    for label, arr, call in case_list:
         if args.only and not any(s in label for s in args.only):
             continue
         t, c = torch.from_numpy(arr.copy()), cinder.from_numpy(arr.copy())
@@ -93,4 +95,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(cases())
