@@ -10,7 +10,7 @@ from ._random_engine import CPUGeneratorImpl
 from ._tensor import Tensor, make_tensor
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
-           "get_rng_state", "set_rng_state", "fork_rng"]
+           "get_rng_state", "set_rng_state", "fork_rng", "thread_safe_generator"]
 
 
 class Generator:
@@ -97,3 +97,15 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
         yield
     finally:
         default_generator._impl.copy_from(state)
+
+
+def thread_safe_generator():
+    """The generator a DataLoader *thread* worker keeps for itself (draw from it instead of the
+    shared default generator), or None elsewhere (the main process, worker processes), where
+    ops taking ``generator=None`` use the default one. cinder's workers are processes, so this
+    is None everywhere, as in PyTorch for them."""
+    from .utils.data import get_worker_info     # (a layer above: looked up when called)
+    info = get_worker_info()
+    if info is not None and info.worker_method == "thread" and info.rng is not None:
+        return info.rng.torch_generator
+    return None

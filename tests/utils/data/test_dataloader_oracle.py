@@ -229,3 +229,14 @@ def test_iterable_dataset_with_workers(kw):
         dl = L.utils.data.DataLoader(iterable_range(L, 0, 11), num_workers=2, **kw)
         return [list(dl), list(dl)]
     same(run)
+
+
+@pytest.mark.parametrize("lib", [cinder, torch])
+def test_thread_safe_generator_is_none_outside_thread_workers(lib):
+    """``torch.random.thread_safe_generator()`` gives None in the main process and in worker
+    processes (only thread workers own one)."""
+    assert lib.random.thread_safe_generator() is None
+    dl = lib.utils.data.DataLoader(range(2), num_workers=1, collate_fn=lambda b: (
+        b, lib.random.thread_safe_generator() is None))
+    seen = [flag for _, flag in dl]
+    assert seen == [True, True]
