@@ -259,6 +259,10 @@ def _raw_saved(node, key):
     value = saved.get(key) if saved is not None else None
     if type(value) is SavedTensor:
         return _RawSavedTensor(node, key)
+    if value is None and saved is not None and key in saved and \
+            key in getattr(type(node), "_inputs", ()):
+        # a tensor input the node did not need to save: PyTorch's handle holds None
+        return _RawSavedTensor(node, key)
     if type(value) is tuple and any(type(v) is SavedTensor for v in value):
         return tuple(_RawSavedTensor(node, key, i) for i in range(len(value)))
     return None

@@ -135,3 +135,20 @@ def test_hooks_hold_the_saved_values_instead_of_the_tensor(lib):
     np.testing.assert_allclose(g.detach().numpy(), 2 * np.cos(2 * X), rtol=1e-6)
     g.sum().backward()                  # through the rebuilt y's place: a second derivative
     np.testing.assert_allclose(x.grad.numpy(), -4 * np.sin(2 * X), rtol=1e-5)
+
+
+def test_handle_of_a_tensor_input_not_saved():
+    """``x * w`` with only ``x`` needing a gradient saves no ``self``: its handle holds None
+    (unpack gives None, hooks are refused), while ``other`` is saved; a size is no tensor and
+    has no handle."""
+    def scenario(lib):
+        x = lib.tensor(X, requires_grad=True)
+        y = x * lib.tensor(X)
+        raw = y.grad_fn._raw_saved_self
+        out = [isinstance(raw, lib.autograd.SavedTensor), raw.unpack() is None,
+               y.grad_fn._raw_saved_other.unpack()]
+        with pytest.raises(RuntimeError, match="with value None is forbidden"):
+            raw.register_hooks(lambda t: t, lambda t: t)
+        out.append(hasattr(x.sum().grad_fn, "_raw_saved_self_sym_sizes"))
+        return out
+    _both(scenario)
