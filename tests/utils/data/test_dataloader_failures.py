@@ -111,15 +111,18 @@ def test_dead_worker_is_reported_not_hung(how):
     for L in (torch, cinder):
         # Which check notices the dead worker first depends on timing, in PyTorch as here: the
         # usual one raises with the worker's fate as the cause; on a loaded machine the other
-        # (no cause) can win. Up to three tries for the usual one, in each library.
+        # (no cause) can win, or, rarely, the data pipe's EOFError when the main process reads
+        # it before it sees the worker gone. Up to three tries for the usual one, in each
+        # library.
         for _ in range(3):
             start = time.monotonic()
             err, pids = run_to_error(L, how)
             elapsed = time.monotonic() - start
-            assert err[0] is RuntimeError and elapsed < 10
+            assert err[0] in (RuntimeError, EOFError) and elapsed < 10
             assert_clean(pids, before)
-            if ")" in err[2]:
+            if err[0] is RuntimeError and ")" in err[2]:
                 break
+        assert err[0] is RuntimeError
         # The outer message names the pid; its cause says what happened to the worker.
         messages[L.__name__] = [err[1].split("(pid")[0], err[2].split("(pid")[0],
                                 err[2].split(")", 1)[-1]]
