@@ -1,8 +1,8 @@
 """Unchanged PyTorch client programs run on cinder and print what they print on PyTorch.
 
 Each program in this folder is a small, faithful rendering of a well-known PyTorch client (the
-tutorials' "What is torch.nn really?", the 60-minute blitz, the dynamic net and the seq2seq
-translation with attention;
+tutorials' "What is torch.nn really?", the 60-minute blitz, the dynamic net, the seq2seq
+translation with attention and the pruning tutorial (with activation checkpointing);
 pytorch/examples' MNIST, VAE, DCGAN, word language model, time-sequence prediction, super
 resolution and reinforcement learning; nanoGPT; makemore), written as a
 plain `import torch` script. Each is run twice in a subprocess: by `python` with real PyTorch,
@@ -35,7 +35,7 @@ GROUP = os.path.join(HERE, "_group.py")
 # Two groups of about equal running time, one per xdist worker.
 GROUPS = {
     "tutorials_and_examples": ["nn_really", "blitz", "dynamic_net", "mnist", "vae",
-                               "super_resolution", "reinforce"],
+                               "super_resolution", "reinforce", "pruning"],
     "language_models": ["dcgan", "word_lm", "nanogpt", "makemore", "time_sequence", "seq2seq"],
 }
 
