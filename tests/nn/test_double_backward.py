@@ -185,3 +185,30 @@ def test_max_pool_double_backward_reaches_input_with_zeros():
     (g,) = cinder.autograd.grad(CF.max_pool2d(x, 2).sum(), x, create_graph=True)
     (gg,) = cinder.autograd.grad(g.sum(), x)
     assert gg.shape == x.shape and not gg.any()
+
+
+_PIECEWISE = {
+    "leaky_relu": lambda L, t: L.nn.functional.leaky_relu(t, 0.2),
+    "leaky_relu_inplace": lambda L, t: L.nn.functional.leaky_relu(t * 1, 0.2, inplace=True),
+    "hardtanh": lambda L, t: L.nn.functional.hardtanh(t, -0.5, 0.5),
+    "relu6": lambda L, t: L.nn.functional.relu6(t * 4),
+}
+
+
+@pytest.mark.parametrize("name", list(_PIECEWISE))
+def test_piecewise_linear_backward_is_an_op(name):
+    """leaky_relu/hardtanh's gradient is ``leaky_relu_backward``/``hardtanh_backward``, as in
+    PyTorch: under create_graph it requires grad (a zero derivative in the input), prints
+    PyTorch's node, and its own gradient in the input is zeros; a NaN input lets the gradient
+    through hardtanh as PyTorch's does."""
+    data = np.array([-1.0, -0.2, 0.0, 0.3, 0.7, np.nan])
+    seen = []
+    for lib in (cinder, torch):
+        x = lib.tensor(data, requires_grad=True)
+        g, = lib.autograd.grad(_PIECEWISE[name](lib, x).sum(), x, create_graph=True)
+        gg, = lib.autograd.grad(g.sum(), x)
+        seen.append((g.requires_grad, g.grad_fn.name(), g.detach().numpy(), gg.numpy()))
+    (cr, cn, cg, cgg), (tr, tn, tg, tgg) = seen
+    assert (cr, cn) == (tr, tn)
+    np.testing.assert_array_equal(cg, tg)
+    np.testing.assert_array_equal(cgg, tgg)

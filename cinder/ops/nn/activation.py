@@ -229,8 +229,63 @@ def celu_(input, alpha=1.0):
 register("selu", selu, method=False, inplace=None, family="nn.activation")
 register("celu", celu, method=False, inplace=None, family="nn.activation")
 
+# The backward of the piecewise-linear activations is an op of its own, as in PyTorch
+# (``leaky_relu_backward``, ``hardtanh_backward``): linear in the gradient, with a zero
+# derivative in ``self`` that keeps ``self`` in the graph, so a gradient taken with
+# create_graph=True requires grad and prints PyTorch's ``...BackwardBackward0``.
+
+def _zeros_like_grad(grad, s):
+    return wrap(xp_of(grad).zeros_like(grad._data), grad._dtype, grad._device)
+
+
+def _masked_backward(node, grad_output, self, keep, values):
+    """``grad_output`` where ``keep``, else ``grad_output`` times the scalar ``values[1]``
+    (0 when None), recorded as ``node`` over (grad_output, self)."""
+    xp = xp_of(grad_output)
+    g = grad_output._data
+    other = g * values[1] if values[1] is not None else xp.zeros_like(g)
+    res = wrap(xp.where(keep, g, other).astype(g.dtype, copy=False), grad_output._dtype,
+               grad_output._device)
+    if needs_grad(grad_output, self):
+        record(node, (grad_output, self), (res,), self=self, **values[0])
+    return res
+
+
+_LeakyBackwardNode = node_class("LeakyReluBackwardBackward0", {
+    "grad_output": lambda grad, s: leaky_relu_backward(grad, s.self, s.negative_slope,
+                                                       s.self_is_result),
+    "self": _zeros_like_grad})
+
+
+def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+    """The gradient of leaky_relu: ``grad_output`` where ``self > 0``, else times
+    ``negative_slope`` (``self`` may be the result, for the in-place form: same sign)."""
+    return _masked_backward(_LeakyBackwardNode, grad_output, self, self._data > 0,
+                            (dict(negative_slope=negative_slope,
+                                  self_is_result=self_is_result), negative_slope))
+
+
+_HardtanhBackwardNode = node_class("HardtanhBackwardBackward0", {
+    "grad_output": lambda grad, s: hardtanh_backward(grad, s.self, s.min_val, s.max_val),
+    "self": _zeros_like_grad})
+
+
+def hardtanh_backward(grad_output, self, min_val, max_val):
+    """The gradient of hardtanh: ``grad_output`` where ``min_val < self < max_val`` (and where
+    ``self`` is NaN, as PyTorch's ``self <= min || self >= max ? 0 : grad``), else 0."""
+    a = self._data
+    keep = ~((a <= min_val) | (a >= max_val))
+    return _masked_backward(_HardtanhBackwardNode, grad_output, self, keep,
+                            (dict(min_val=min_val, max_val=max_val), None))
+
+
+register("leaky_relu_backward", leaky_relu_backward, method=False, function_too=False,
+         family="nn.activation", nodes=(_LeakyBackwardNode,))
+register("hardtanh_backward", hardtanh_backward, method=False, function_too=False,
+         family="nn.activation", nodes=(_HardtanhBackwardNode,))
+
 _LeakyNode = node_class("LeakyReluBackward0", {
-    "self": lambda grad, s: where(s.self > 0, grad, grad * s.negative_slope)})
+    "self": lambda grad, s: leaky_relu_backward(grad, s.self, s.negative_slope, False)})
 leaky_relu = activation(
     "leaky_relu", lambda xp, a, slope: xp.where(a > 0, a, a * slope), _LeakyNode,
     "leaky_relu_cpu", params=("negative_slope",), node_inplace=inplace_node(_LeakyNode))
@@ -243,7 +298,7 @@ def _hardtanh_kernel(xp, a, lo, hi):
 hardtanh = activation(
     "hardtanh", _hardtanh_kernel,
     node_class("HardtanhBackward0", {
-        "self": lambda grad, s: grad * ((s.self > s.min_val) & (s.self < s.max_val))}),
+        "self": lambda grad, s: hardtanh_backward(grad, s.self, s.min_val, s.max_val)}),
     "hardtanh_cpu", int_ok=True, params=("min_val", "max_val"))
 
 hardsigmoid = activation(
