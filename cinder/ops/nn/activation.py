@@ -20,6 +20,7 @@ from ...autograd import grad_mode
 from .._layouts import row_major
 from .._prep import not_implemented, wrap, xp_of
 from ..pointwise import where
+from ..unary import _zeros_grad
 from .._registry import make_inplace, needs_grad, node_class, record, register
 from ...random import default_generator
 
@@ -234,10 +235,6 @@ register("celu", celu, method=False, inplace=None, family="nn.activation")
 # derivative in ``self`` that keeps ``self`` in the graph, so a gradient taken with
 # create_graph=True requires grad and prints PyTorch's ``...BackwardBackward0``.
 
-def _zeros_like_grad(grad, s):
-    return wrap(xp_of(grad).zeros_like(grad._data), grad._dtype, grad._device)
-
-
 def _masked_backward(node, grad_output, self, keep, values):
     """``grad_output`` where ``keep``, else ``grad_output`` times the scalar ``values[1]``
     (0 when None), recorded as ``node`` over (grad_output, self)."""
@@ -254,7 +251,7 @@ def _masked_backward(node, grad_output, self, keep, values):
 _LeakyBackwardNode = node_class("LeakyReluBackwardBackward0", {
     "grad_output": lambda grad, s: leaky_relu_backward(grad, s.self, s.negative_slope,
                                                        s.self_is_result),
-    "self": _zeros_like_grad})
+    "self": _zeros_grad})
 
 
 def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
@@ -267,7 +264,7 @@ def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
 
 _HardtanhBackwardNode = node_class("HardtanhBackwardBackward0", {
     "grad_output": lambda grad, s: hardtanh_backward(grad, s.self, s.min_val, s.max_val),
-    "self": _zeros_like_grad})
+    "self": _zeros_grad})
 
 
 def hardtanh_backward(grad_output, self, min_val, max_val):
