@@ -84,6 +84,8 @@ TESTED_ELSEWHERE = {
     "stft": "linalg/test_windows.py", "istft": "linalg/test_windows.py",
     "threshold_backward": "test_fast_paths.py",
     "leaky_relu_backward": "nn/test_double_backward.py",
+    "tanh_backward": "nn/test_double_backward.py",
+    "sigmoid_backward": "nn/test_double_backward.py",
     "hardtanh_backward": "nn/test_double_backward.py",
     "cpu": "test_devices.py",
     "cuda": "test_cuda.py",       # runs only where a GPU is present

@@ -124,8 +124,45 @@ sinh = unary("sinh", lambda xp, a: _errstate(xp.sinh, a), node_class("SinhBackwa
     "self": lambda grad, s: grad * _conj(s.self.cosh())}), **_F)
 cosh = unary("cosh", lambda xp, a: _errstate(xp.cosh, a), node_class("CoshBackward0", {
     "self": lambda grad, s: grad * _conj(s.self.sinh())}), **_F)
+# ---- tanh and sigmoid differentiate through ops of their own, as in PyTorch ----------------
+# (``tanh_backward(grad, output)``, ``sigmoid_backward(grad, output)``: one pass computed in
+# float32 for the half types and rounded once, and a node of their own under create_graph,
+# ``TanhBackwardBackward0``, whose formulas are PyTorch's derivatives.yaml entries.)
+
+def _output_backward(name, factor, node):
+    """``name(grad_output, output) = grad_output * conj(factor(output))``, recorded as
+    ``node``."""
+    def op(grad_output, output):
+        xp = xp_of(grad_output)
+        g, o = grad_output._data, output._data
+        half = g.dtype.itemsize == 2 and g.dtype.kind not in "iub"
+        if half:                                # float16/bfloat16: compute in float32
+            g, o = g.astype(np.float32), o.astype(np.float32)
+        f = factor(o)
+        res = g * (xp.conj(f) if f.dtype.kind == "c" else f)
+        res = wrap(res.astype(grad_output._data.dtype, copy=False), grad_output._dtype,
+                   grad_output._device)
+        if needs_grad(grad_output, output):
+            record(node, (grad_output, output), (res,), grad_output=grad_output, output=output)
+        return res
+    op.__name__ = op.__qualname__ = name
+    register(name, op, method=False, function_too=False, family="pointwise", nodes=(node,))
+    return op
+
+
+_TanhBackwardNode = node_class("TanhBackwardBackward0", {
+    "grad_output": lambda grad, s: tanh_backward(grad, _conj(s.output)),
+    "output": lambda grad, s: _conj(grad) * _conj(-2 * _conj(s.output) * s.grad_output)})
+tanh_backward = _output_backward("tanh_backward", lambda o: 1 - o * o, _TanhBackwardNode)
+
+_SigmoidBackwardNode = node_class("SigmoidBackwardBackward0", {
+    "grad_output": lambda grad, s: sigmoid_backward(grad, _conj(s.output)),
+    "output": lambda grad, s: _conj(grad) * s.grad_output * (-2 * _conj(s.output) + 1)})
+sigmoid_backward = _output_backward("sigmoid_backward", lambda o: o * (1 - o),
+                                    _SigmoidBackwardNode)
+
 tanh = unary("tanh", lambda xp, a: xp.tanh(a), node_class("TanhBackward0", {
-    "self": lambda grad, s: grad * _conj(1 - s.result * s.result)}), **_F)
+    "self": lambda grad, s: tanh_backward(grad, s.result)}), **_F)
 for _alias, _target in (("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan")):
     alias(_alias, _target)
 
@@ -137,7 +174,7 @@ def _sigmoid_kernel(xp, a):
 
 
 sigmoid = unary("sigmoid", _sigmoid_kernel, node_class("SigmoidBackward0", {
-    "self": lambda grad, s: grad * _conj(s.result * (1 - s.result))}), **_F)
+    "self": lambda grad, s: sigmoid_backward(grad, s.result)}), **_F)
 
 
 def _relu_kernel(xp, a):

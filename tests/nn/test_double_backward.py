@@ -212,3 +212,32 @@ def test_piecewise_linear_backward_is_an_op(name):
     assert (cr, cn) == (tr, tn)
     np.testing.assert_array_equal(cg, tg)
     np.testing.assert_array_equal(cgg, tgg)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("op", ["tanh", "sigmoid"])
+def test_tanh_sigmoid_backward_are_ops(op, dtype):
+    """tanh's and sigmoid's gradients are ``tanh_backward``/``sigmoid_backward``, as in
+    PyTorch: one pass rounded once for the half types (the same first-order values), a node
+    of their own under create_graph with PyTorch's second derivatives, and the tensors they
+    save (the pack count of a double backward)."""
+    data = np.array([-1.5, -0.3, 0.0, 0.4, 2.0])
+    seen = []
+    for lib in (cinder, torch):
+        dt = getattr(lib, dtype)
+        x = lib.tensor(data, dtype=dt, requires_grad=True)
+        gy = lib.linspace(-1, 1, 5).to(dt).requires_grad_()
+        packed = []
+        with lib.autograd.graph.saved_tensors_hooks(lambda t, seen=packed: seen.append(1) or t,
+                                                    lambda t: t):
+            g, = lib.autograd.grad(getattr(lib, op)(x), x, gy, create_graph=True)
+            gg = lib.autograd.grad((g * g).sum(), (x, gy))
+        seen.append((g.grad_fn.name(), len(packed), g.detach().double().numpy(),
+                     [t.double().numpy() for t in gg]))
+    (cn, cp, cg, cgg), (tn, tp, tg, tgg) = seen
+    assert (cn, cp) == (tn, tp)
+    # (PyTorch's vectorised tanh_backward may fuse 1 - b * b into one rounding: an ulp apart)
+    rtol = {"bfloat16": 1e-2, "float32": 1e-5, "float64": 1e-10}[dtype]
+    np.testing.assert_allclose(cg, tg, rtol=rtol)
+    for c, t in zip(cgg, tgg):
+        np.testing.assert_allclose(c, t, rtol=rtol)
