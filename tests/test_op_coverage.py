@@ -85,6 +85,7 @@ TESTED_ELSEWHERE = {
     "threshold_backward": "test_fast_paths.py",
     "leaky_relu_backward": "nn/test_double_backward.py",
     "tanh_backward": "nn/test_double_backward.py",
+    "gelu_backward": "nn/test_double_backward.py",
     "sigmoid_backward": "nn/test_double_backward.py",
     "hardtanh_backward": "nn/test_double_backward.py",
     "cpu": "test_devices.py",

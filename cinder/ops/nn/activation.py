@@ -115,18 +115,54 @@ def _full_params(name, params, defaults, args, kwargs):
 # Pointwise activations
 # ----------------------------------------------------------------------------------------------
 
-def _gelu_exact_grad(grad, s):
-    x = s.self
-    cdf = 0.5 * (1 + (x * _SQRT1_2).erf())
-    pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
-    return grad * (cdf + x * pdf)
+def _gelu_derivative(xp, x, approximate):
+    """d gelu / dx as arrays (``x`` in float32 or wider)."""
+    if approximate == "tanh":
+        x2 = x * x
+        t = xp.tanh(_K_TANH * (x + 0.044715 * x2 * x))
+        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _K_TANH * (1 + 3 * 0.044715 * x2)
+    cdf = 0.5 * (1 + backend.special_module(xp).erf(x * _SQRT1_2))
+    return cdf + x * (xp.exp(x * x * -0.5) * _INV_SQRT_2PI)
 
 
-def _gelu_tanh_grad(grad, s):
-    x = s.self
+def _gelu_second_derivative(x, approximate):
+    """d^2 gelu / dx^2 in differentiable cinder ops (for gradients of the gradient):
+    ``pdf(x) (2 - x^2)``, or for the tanh form ``(1 - t^2)(u - x t u^2 + 3 k c x^2)`` with
+    ``u = k (1 + 3 c x^2)``, ``t = tanh(k (x + c x^3))``."""
     x2 = x * x
-    t = ((x + 0.044715 * x2 * x) * _K_TANH).tanh()
-    return grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _K_TANH * (1 + 3 * 0.044715 * x2))
+    if approximate == "tanh":
+        u = _K_TANH * (1 + 3 * 0.044715 * x2)
+        t = ((x + 0.044715 * x2 * x) * _K_TANH).tanh()
+        return (1 - t * t) * (u - x * t * u * u + 3 * _K_TANH * 0.044715 * x2)
+    return (x2 * -0.5).exp() * _INV_SQRT_2PI * (2 - x2)
+
+
+# gelu's gradient is an op of its own, as in PyTorch (``gelu_backward``): one NumPy pass
+# (in float32 for the half types, rounded once) instead of a chain of tensor ops, and the
+# node ``GeluBackwardBackward0`` under create_graph.
+_GeluBackwardNode = node_class("GeluBackwardBackward0", {
+    "grad_output": lambda grad, s: gelu_backward(grad, s.self, s.approximate),
+    "self": lambda grad, s: grad * s.grad_output * _gelu_second_derivative(s.self,
+                                                                           s.approximate)})
+
+
+def gelu_backward(grad_output, self, approximate="none"):
+    """``grad_output * gelu'(self)``."""
+    xp = xp_of(grad_output)
+    g, x = grad_output._data, self._data
+    if g.dtype.itemsize == 2:                   # float16/bfloat16: compute in float32
+        g, x = g.astype(np.float32), x.astype(np.float32)
+    res = wrap((g * _gelu_derivative(xp, x, approximate)).astype(grad_output._data.dtype,
+                                                                 copy=False),
+               grad_output._dtype, grad_output._device)
+    if needs_grad(grad_output, self):
+        record(_GeluBackwardNode, (grad_output, self), (res,), grad_output=grad_output,
+               self=self, approximate=approximate)
+    return res
+
+
+register("gelu_backward", gelu_backward, method=False, function_too=False,
+         family="nn.activation", nodes=(_GeluBackwardNode,))
 
 
 def _gelu_kernel(xp, a, approximate):
@@ -136,8 +172,7 @@ def _gelu_kernel(xp, a, approximate):
 
 
 GeluNode = node_class("GeluBackward0", {
-    "self": lambda grad, s: _gelu_tanh_grad(grad, s) if s.approximate == "tanh"
-    else _gelu_exact_grad(grad, s)}, saves_also=("self",))
+    "self": lambda grad, s: gelu_backward(grad, s.self, s.approximate)})
 _gelu = activation("gelu", _gelu_kernel, GeluNode, "GeluKernelImpl", params=("approximate",))
 
 
