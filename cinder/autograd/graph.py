@@ -457,18 +457,18 @@ class Node:
         saved = self._saved
         if saved and saved is not _FREED:
             number = saved.get(HOLDS_NUMBER)        # the name of a wrapped number
-            frees = number is not None
-            kept = {}
-            for key, value in saved.items():
-                if type(value) is SavedTensor or (type(value) is tuple and any(
-                        type(v) is SavedTensor for v in value)):
-                    frees = True
-                elif key != number:
-                    kept[key] = value
-            if frees:
+            gone = [key for key, value in saved.items()
+                    if type(value) is SavedTensor or (type(value) is tuple and any(
+                        type(v) is SavedTensor for v in value))]
+            if gone or number is not None:
+                # the same dict, its tensors dropped, keeps the rest (no copy per node)
+                for key in gone:
+                    del saved[key]
+                if number is not None:
+                    del saved[number], saved[HOLDS_NUMBER]
                 self._saved = _FREED
-                if kept:
-                    self.__dict__["_kept_after_free"] = kept
+                if saved:
+                    self.__dict__["_kept_after_free"] = saved
 
     def __getattr__(self, name):
         # grad_fn._saved_self / _saved_other, as PyTorch exposes them for inspection.
