@@ -7,7 +7,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import backend
 from .._tensor import Tensor
-from ._pointwise_factory import _conj, unary
+from ._pointwise_factory import _REDUCED, _conj, unary
 from ._prep import (
     check_tensor_arg,
     not_implemented,
@@ -135,8 +135,7 @@ def _output_backward(name, factor, node):
     def op(grad_output, output):
         xp = xp_of(grad_output)
         g, o = grad_output._data, output._data
-        half = g.dtype.itemsize == 2 and g.dtype.kind not in "iub"
-        if half:                                # float16/bfloat16: compute in float32
+        if grad_output._dtype in _REDUCED:      # float16/bfloat16: compute in float32
             g, o = g.astype(np.float32), o.astype(np.float32)
         f = factor(o)
         res = g * (xp.conj(f) if f.dtype.kind == "c" else f)

@@ -162,14 +162,6 @@ class DefaultDeviceType:
         return DefaultDeviceType._default_device_type
 
 
-def _device_type_of(*args):
-    """The device type of the first tensor argument not on the CPU, else the default one."""
-    for x in args:
-        if isinstance(x, Tensor) and x.device.type != "cpu":
-            return x.device.type
-    return DefaultDeviceType.get_device_type()
-
-
 def get_device_states(*args):
     """The ids of the non-CPU devices ``args``' tensors are on, and their generators' states.
     cinder's CUDA draws come from the CPU generator, so there is no per-device state: the ids
@@ -212,7 +204,7 @@ class _Replay:
     """What a recomputation must see again: the CPU random state (when ``preserve``) and the
     autocast settings of the forward."""
 
-    def __init__(self, preserve, args):
+    def __init__(self, preserve):
         self.preserve = preserve
         self.rng_state = get_rng_state() if preserve else None
         # PyTorch replays the CPU's autocast and the arguments' device's; cinder's autocast
@@ -242,7 +234,7 @@ class CheckpointFunction(Function):
     def forward(ctx, run_function, preserve_rng_state, *args):
         check_backward_validity(args)
         ctx.run_function = run_function
-        ctx.replay = _Replay(preserve_rng_state, args)
+        ctx.replay = _Replay(preserve_rng_state)
         ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
         ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx.save_for_backward(*(args[i] for i in ctx.tensor_indices))
@@ -423,7 +415,7 @@ def _without_reentrant(function, preserve, context_fn, determinism_check, debug,
         raise ValueError(f"determinism_check should be one of {list(_DETERMINISM_CHECKS)}, but "
                          f"got {determinism_check}")
     forward_context, recompute_context = context_fn()
-    replay = _Replay(preserve, args)
+    replay = _Replay(preserve)
 
     def recompute(*inputs):
         with replay(), recompute_context:

@@ -19,6 +19,7 @@ from ..._tensor import Tensor
 from ...autograd import grad_mode
 from .._layouts import row_major
 from .._prep import not_implemented, wrap, xp_of
+from .._pointwise_factory import _REDUCED
 from ..pointwise import where
 from ..unary import _zeros_grad
 from .._registry import make_inplace, needs_grad, node_class, record, register
@@ -150,7 +151,7 @@ def gelu_backward(grad_output, self, approximate="none"):
     """``grad_output * gelu'(self)``."""
     xp = xp_of(grad_output)
     g, x = grad_output._data, self._data
-    if g.dtype.itemsize == 2:                   # float16/bfloat16: compute in float32
+    if grad_output._dtype in _REDUCED:          # float16/bfloat16: compute in float32
         g, x = g.astype(np.float32), x.astype(np.float32)
     res = wrap((g * _gelu_derivative(xp, x, approximate)).astype(grad_output._data.dtype,
                                                                  copy=False),
